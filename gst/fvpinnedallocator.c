@@ -1,0 +1,94 @@
+#include <string.h>
+#include "fvpinnedallocator.h"
+#include "fv_cuda.h"
+
+typedef struct { GstAllocator parent; } FvPinnedAllocator;
+typedef struct { GstAllocatorClass parent_class; } FvPinnedAllocatorClass;
+
+GType fv_pinned_allocator_get_type (void);
+G_DEFINE_TYPE (FvPinnedAllocator, fv_pinned_allocator, GST_TYPE_ALLOCATOR);
+
+static GQuark pinned_quark;
+
+static GstMemory *
+fv_pinned_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
+{
+  gsize align = params->align | 63;   /* at least 64-byte aligned */
+  gsize maxsize = size + params->prefix + params->padding + align;
+  guint8 *data = fv_cuda_host_alloc (maxsize);
+  if (!data)   /* no GPU after all: ordinary memory still works */
+    return gst_allocator_alloc (NULL, size, params);
+  gsize offset = ((guintptr) data + align) & ~align;
+  offset -= (guintptr) data;
+  GstMemory *mem = gst_memory_new_wrapped (params->flags,
+      data, maxsize, offset + params->prefix, size, data, fv_cuda_host_free);
+  gst_mini_object_set_qdata (GST_MINI_OBJECT (mem), pinned_quark, GINT_TO_POINTER (1), NULL);
+  if ((params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED) && params->prefix)
+    memset (data + offset, 0, params->prefix);
+  return mem;
+}
+
+static void
+fv_pinned_free (GstAllocator *allocator, GstMemory *mem)
+{
+  /* wrapped memories are freed by their own allocator */
+  g_assert_not_reached ();
+}
+
+static void
+fv_pinned_allocator_class_init (FvPinnedAllocatorClass *klass)
+{
+  GstAllocatorClass *ac = GST_ALLOCATOR_CLASS (klass);
+  ac->alloc = fv_pinned_alloc;
+  ac->free = fv_pinned_free;
+  pinned_quark = g_quark_from_static_string ("fv-pinned-memory");
+}
+
+static void
+fv_pinned_allocator_init (FvPinnedAllocator *self)
+{
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstAllocator *
+fv_pinned_allocator_get (void)
+{
+  static GstAllocator *the_one = NULL;
+  if (g_once_init_enter (&the_one)) {
+    GstAllocator *a = g_object_new (fv_pinned_allocator_get_type (), NULL);
+    gst_object_ref_sink (a);
+    GST_OBJECT_FLAG_SET (a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    gst_allocator_register (FV_PINNED_ALLOCATOR_NAME, gst_object_ref (a));
+    g_once_init_leave (&the_one, a);
+  }
+  return gst_object_ref (the_one);
+}
+
+gboolean
+fv_memory_is_pinned (GstMemory *mem)
+{
+  return gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), pinned_quark) != NULL;
+}
+
+GstBufferPool *
+fv_pinned_pool_new (GstCaps *caps, guint min_buffers)
+{
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return NULL;
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocator *alloc = fv_pinned_allocator_get ();
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  params.align = 63;
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info), min_buffers, 0);
+  gst_buffer_pool_config_set_allocator (config, alloc, &params);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_object_unref (alloc);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}

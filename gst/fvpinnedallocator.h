@@ -1,0 +1,24 @@
+/* A GstAllocator of page-locked host memory, so that CUDA copies run at
+ * full bus speed and asynchronously; plain memory where pinning fails. */
+#ifndef FV_PINNED_ALLOCATOR_H
+#define FV_PINNED_ALLOCATOR_H
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define FV_PINNED_ALLOCATOR_NAME "FvPinnedMemory"
+
+/* The process-wide allocator (a new reference). */
+GstAllocator *fv_pinned_allocator_get (void);
+
+/* A video buffer pool of pinned memory for `caps`, configured with the
+ * video meta option; NULL if caps are not video. */
+GstBufferPool *fv_pinned_pool_new (GstCaps *caps, guint min_buffers);
+
+/* TRUE when mem came from the pinned allocator. */
+gboolean fv_memory_is_pinned (GstMemory *mem);
+
+G_END_DECLS
+#endif

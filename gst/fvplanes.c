@@ -1,0 +1,62 @@
+#include <string.h>
+#include "fvplanes.h"
+
+gboolean
+fv_plane_layout_from_info (const GstVideoInfo *info, FvPlaneLayout *layout)
+{
+  const GstVideoFormatInfo *f = info->finfo;
+  memset (layout, 0, sizeof *layout);
+  layout->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f); c++) {
+    guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (f, c);
+    guint bytes = depth > 8 ? 2 : 1;
+    if ((depth != 8 && depth != 16) || GST_VIDEO_FORMAT_INFO_SHIFT (f, c))
+      return FALSE;
+    gint p = GST_VIDEO_FORMAT_INFO_PLANE (f, c);
+    FvPlaneDesc *d = &layout->plane[p];
+    gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
+    d->sample = bytes == 2 ? FV_U16 : FV_U8;
+    d->channels = pstride / bytes;
+    d->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    d->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+    d->w_sub = GST_VIDEO_FORMAT_INFO_W_SUB (f, c);
+    d->h_sub = GST_VIDEO_FORMAT_INFO_H_SUB (f, c);
+    if (!(GST_VIDEO_FORMAT_INFO_HAS_ALPHA (f) && c == GST_VIDEO_COMP_A))
+      d->channel_mask |= 1u << (GST_VIDEO_FORMAT_INFO_POFFSET (f, c) / bytes);
+    if (d->channels < 1 || d->channels > 4)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+fv_image
+fv_plane_image (const FvPlaneLayout *layout, GstVideoFrame *frame, gint p)
+{
+  const FvPlaneDesc *d = &layout->plane[p];
+  return fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (frame, p),
+      GST_VIDEO_FRAME_PLANE_STRIDE (frame, p), d->width, d->height, d->channels,
+      d->sample, FV_MEM_HOST);
+}
+
+void
+fv_copy_rect (const FvPlaneLayout *layout, GstVideoFrame *to, const fv_image *from,
+    gint x, gint y, gint w, gint h)
+{
+  for (gint p = 0; p < layout->n_planes; p++) {
+    const FvPlaneDesc *d = &layout->plane[p];
+    gint x0 = MAX (x, 0) >> d->w_sub, y0 = MAX (y, 0) >> d->h_sub;
+    gint x1 = (x + w + (1 << d->w_sub) - 1) >> d->w_sub;
+    gint y1 = (y + h + (1 << d->h_sub) - 1) >> d->h_sub;
+    x1 = MIN (x1, d->width);
+    y1 = MIN (y1, d->height);
+    if (x1 <= x0 || y1 <= y0)
+      continue;
+    gsize px = (gsize) d->channels * d->sample;
+    guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (to, p);
+    gint dstride = GST_VIDEO_FRAME_PLANE_STRIDE (to, p);
+    for (gint r = y0; r < y1; r++)
+      memcpy (dst + (gsize) r * dstride + x0 * px,
+          (const guint8 *) from[p].data + (gsize) r * from[p].stride + x0 * px,
+          (x1 - x0) * px);
+  }
+}

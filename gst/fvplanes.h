@@ -1,0 +1,46 @@
+/* How a video format maps onto kernel images: one entry per plane, with
+ * its interleaved channels, which of them carry colour (alpha and padding
+ * pass through) and its subsampling. Worked out once in set_info. */
+#ifndef FV_PLANES_H
+#define FV_PLANES_H
+
+#include <gst/video/video.h>
+#include "fv_image.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  gint width, height;     /* samples */
+  gint channels;          /* interleaved samples per pixel */
+  guint channel_mask;     /* colour channels: the ones to process */
+  fv_sample sample;
+  guint w_sub, h_sub;     /* log2 subsampling against the frame */
+} FvPlaneDesc;
+
+typedef struct {
+  gint n_planes;
+  FvPlaneDesc plane[GST_VIDEO_MAX_PLANES];
+} FvPlaneLayout;
+
+/* FALSE for formats whose samples are not whole 8- or 16-bit values. */
+gboolean fv_plane_layout_from_info (const GstVideoInfo *info, FvPlaneLayout *layout);
+
+/* Kernel view of plane p of a mapped frame. */
+fv_image fv_plane_image (const FvPlaneLayout *layout, GstVideoFrame *frame, gint p);
+
+/* A radius along an axis scaled by a subsampling shift, rounded to nearest
+ * (ties up): 3 on luma is 2 on 4:2:0 chroma. */
+static inline gint
+fv_scale_radius (gint radius, guint sub)
+{
+  return sub ? (radius + (1 << (sub - 1))) >> sub : radius;
+}
+
+/* Copies the rectangle (x, y, w, h) in frame pixels, clipped to the frame,
+ * from `from` to `to` in every plane (subsampled planes: every sample the
+ * rectangle touches). Frames must share the layout. */
+void fv_copy_rect (const FvPlaneLayout *layout, GstVideoFrame *to, const fv_image *from,
+    gint x, gint y, gint w, gint h);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,628 @@
+/**
+ * SECTION:element-satfilter
+ * @title: satfilter
+ *
+ * Box filter of any radius in constant time per pixel, through summed-area
+ * tables (SAT): the window mean, the window standard deviation, or an
+ * adaptive threshold against the window mean. On the CPU the SAT rows are
+ * streamed over all cores; on an NVIDIA GPU the table is built with the
+ * bandwidth-efficient tiled algorithm (partial sums carried between square
+ * tiles). Both give the same integers.
+ *
+ * Borders are exact by default (`border=renormalize`: the mean over the part
+ * of the window inside the frame). Each colour channel or plane is filtered,
+ * chroma planes with the radius scaled by their subsampling; alpha and
+ * padding bytes pass through. With `roi-type` set, only the insides of the
+ * GstVideoRegionOfInterestMeta rectangles of that type are filtered.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=I420 ! satfilter radius=8 ! autovideosink
+ * ]| Blurs a test pattern with a 17x17 box.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=GRAY8 ! \
+ *     satfilter mode=threshold radius=15 sensitivity=0.15 ! videoconvert ! autovideosink
+ * ]| Adaptive threshold of a camera, as on an inspection line.
+ * |[
+ * gst-launch-1.0 filesrc location=in.webm ! decodebin ! videoconvert ! \
+ *     satfilter backend=cuda radius=25 ! videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4
+ * ]| Filters a file on the GPU.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <string.h>
+#include <gst/controller/controller.h>
+#include "gstsatfilter.h"
+#include "fv_cuda.h"
+#include "fvpinnedallocator.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_sat_filter_debug);
+#define GST_CAT_DEFAULT gst_sat_filter_debug
+
+#define DEFAULT_RADIUS 3
+#define DEFAULT_MODE FV_BOX_MEAN
+#define DEFAULT_BORDER FV_BORDER_RENORMALIZE
+#define DEFAULT_SENSITIVITY 0.15
+#define DEFAULT_BACKEND GST_FV_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID 0
+#define DEFAULT_THREADS 0
+
+enum {
+  PROP_0,
+  PROP_RADIUS,
+  PROP_MODE,
+  PROP_SENSITIVITY,
+  PROP_BORDER,
+  PROP_ROI_TYPE,
+  PROP_BACKEND,
+  PROP_ACTIVE_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_THREADS,
+};
+
+#define FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, I420, NV12, Y444 }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+GType
+gst_sat_filter_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {FV_BOX_MEAN, "Window mean, rounded to nearest", "mean"},
+    {FV_BOX_STDDEV, "Window standard deviation, rounded to nearest", "stddev"},
+    {FV_BOX_THRESHOLD, "Maximum where pixel > mean*(1-sensitivity), else 0", "threshold"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstSatFilterMode", values));
+  return type;
+}
+
+GType
+gst_sat_filter_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {FV_BORDER_RENORMALIZE, "Mean over the part of the window inside the frame", "renormalize"},
+    {FV_BORDER_REPLICATE, "Edge pixels repeated outwards (aaa|abc)", "replicate"},
+    {FV_BORDER_MIRROR, "Reflected about the edge pixel (cb|abc)", "mirror"},
+    {FV_BORDER_ZERO, "Zero outside the frame", "zero"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstSatFilterBorder", values));
+  return type;
+}
+
+#define gst_sat_filter_parent_class parent_class
+G_DEFINE_TYPE (GstSatFilter, gst_sat_filter, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (satfilter, "satfilter", GST_RANK_NONE, GST_TYPE_SAT_FILTER);
+
+static void
+free_plans (GstSatFilter *self)
+{
+  for (gint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    fv_box_plan_destroy (self->plans[p]);
+    self->plans[p] = NULL;
+  }
+}
+
+static void
+free_scratch (GstSatFilter *self)
+{
+  if (self->scratch_pinned)
+    fv_cuda_host_free (self->scratch);
+  else
+    g_free (self->scratch);
+  self->scratch = NULL;
+  self->scratch_pinned = FALSE;
+}
+
+static void
+free_stream (GstSatFilter *self)
+{
+  fv_cuda_stream_destroy (self->stream);
+  self->stream = NULL;
+}
+
+/* Picks the backend and (re)makes the CUDA stream; posts the error. */
+static gboolean
+resolve_backend (GstSatFilter *self, GstFvBackend requested, gint device)
+{
+  fv_backend active;
+  gchar *why = NULL;
+  if (!gst_fv_backend_resolve (GST_ELEMENT (self), requested, device, &active, &why)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No usable GPU for backend=cuda."),
+        ("%s", why));
+    g_free (why);
+    return FALSE;
+  }
+  if (active == FV_BACKEND_CUDA && (!self->stream || self->stream_device != device)) {
+    free_plans (self);
+    free_stream (self);
+    if (fv_cuda_stream_create (device, &self->stream) != FV_OK) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot create a CUDA stream."),
+          ("%s", fv_last_error ()));
+      return FALSE;
+    }
+    self->stream_device = device;
+  }
+  gboolean changed = !self->have_active || self->active != active;
+  self->active = active;
+  self->have_active = TRUE;
+  if (changed)
+    g_object_notify (G_OBJECT (self), "active-backend");
+  return TRUE;
+}
+
+/* Makes one plan per plane for the current settings and format. */
+static gboolean
+build_plans (GstSatFilter *self)
+{
+  GstVideoFilter *vf = GST_VIDEO_FILTER (self);
+  fv_box_params bp;
+  GstFvBackend backend;
+  gint device;
+  gboolean want_scratch;
+
+  GST_OBJECT_LOCK (self);
+  memset (&bp, 0, sizeof bp);
+  bp.mode = self->mode;
+  bp.border = self->border;
+  bp.sensitivity = self->sensitivity;
+  bp.threads = self->threads;
+  gint radius = self->radius;
+  backend = self->backend;
+  device = self->device_id;
+  want_scratch = self->roi_type != NULL;
+  self->settings_changed = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  free_plans (self);
+  if (!resolve_backend (self, backend, device))
+    return FALSE;
+  if (!vf->negotiated)
+    return TRUE;
+
+  gsize scratch_size = 0, offs[GST_VIDEO_MAX_PLANES];
+  for (gint p = 0; p < self->layout.n_planes; p++) {
+    const FvPlaneDesc *d = &self->layout.plane[p];
+    bp.width = d->width;
+    bp.height = d->height;
+    bp.channels = d->channels;
+    bp.channel_mask = d->channel_mask;
+    bp.sample = d->sample;
+    bp.radius_x = fv_scale_radius (radius, d->w_sub);
+    bp.radius_y = fv_scale_radius (radius, d->h_sub);
+    fv_status st = fv_box_plan_create (&self->plans[p], &bp, self->active,
+        self->stream_device, self->stream);
+    if (st != FV_OK) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Cannot set up the %s box filter for plane %d: %s.",
+              self->active == FV_BACKEND_CUDA ? "CUDA" : "CPU", p, fv_status_string (st)),
+          ("%s", fv_last_error ()));
+      free_plans (self);
+      return FALSE;
+    }
+    offs[p] = scratch_size;
+    scratch_size += GST_ROUND_UP_64 ((gsize) d->width * d->channels * d->sample) * d->height;
+  }
+
+  free_scratch (self);
+  if (want_scratch) {
+    if (self->active == FV_BACKEND_CUDA)
+      self->scratch = fv_cuda_host_alloc (scratch_size);
+    self->scratch_pinned = self->scratch != NULL;
+    if (!self->scratch)
+      self->scratch = g_malloc (scratch_size);
+    for (gint p = 0; p < self->layout.n_planes; p++) {
+      const FvPlaneDesc *d = &self->layout.plane[p];
+      self->scratch_planes[p] = fv_image_make (self->scratch + offs[p],
+          GST_ROUND_UP_64 ((gsize) d->width * d->channels * d->sample), d->width,
+          d->height, d->channels, d->sample, FV_MEM_HOST);
+    }
+  }
+  return TRUE;
+}
+
+static void
+mark_changed (GstSatFilter *self)
+{
+  self->settings_changed = TRUE;
+}
+
+static void
+gst_sat_filter_set_property (GObject *object, guint prop_id, const GValue *value,
+    GParamSpec *pspec)
+{
+  GstSatFilter *self = GST_SAT_FILTER (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_RADIUS:
+      self->radius = g_value_get_uint (value);
+      break;
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_SENSITIVITY:
+      self->sensitivity = g_value_get_double (value);
+      break;
+    case PROP_BORDER:
+      self->border = g_value_get_enum (value);
+      break;
+    case PROP_ROI_TYPE:
+      g_free (self->roi_type);
+      self->roi_type = g_value_dup_string (value);
+      if (self->roi_type && !*self->roi_type)
+        g_clear_pointer (&self->roi_type, g_free);
+      break;
+    case PROP_BACKEND:
+      self->backend = g_value_get_enum (value);
+      break;
+    case PROP_DEVICE_ID:
+      self->device_id = g_value_get_int (value);
+      break;
+    case PROP_THREADS:
+      self->threads = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      GST_OBJECT_UNLOCK (self);
+      return;
+  }
+  mark_changed (self);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_sat_filter_get_property (GObject *object, guint prop_id, GValue *value,
+    GParamSpec *pspec)
+{
+  GstSatFilter *self = GST_SAT_FILTER (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_RADIUS:
+      g_value_set_uint (value, self->radius);
+      break;
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_SENSITIVITY:
+      g_value_set_double (value, self->sensitivity);
+      break;
+    case PROP_BORDER:
+      g_value_set_enum (value, self->border);
+      break;
+    case PROP_ROI_TYPE:
+      g_value_set_string (value, self->roi_type);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_ACTIVE_BACKEND:
+      g_value_set_enum (value, self->have_active ? (GstFvBackend) self->active
+          : GST_FV_BACKEND_AUTO);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, self->device_id);
+      break;
+    case PROP_THREADS:
+      g_value_set_uint (value, self->threads);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_sat_filter_start (GstBaseTransform *trans)
+{
+  GstSatFilter *self = GST_SAT_FILTER (trans);
+  GST_OBJECT_LOCK (self);
+  GstFvBackend backend = self->backend;
+  gint device = self->device_id;
+  self->settings_changed = TRUE;
+  self->proc_max = self->proc_reported = 0;
+  GST_OBJECT_UNLOCK (self);
+  /* fail the state change now rather than at the first frame */
+  return resolve_backend (self, backend, device);
+}
+
+static gboolean
+gst_sat_filter_stop (GstBaseTransform *trans)
+{
+  GstSatFilter *self = GST_SAT_FILTER (trans);
+  free_plans (self);
+  free_scratch (self);
+  free_stream (self);
+  return TRUE;
+}
+
+static gboolean
+gst_sat_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_info,
+    GstCaps *outcaps, GstVideoInfo *out_info)
+{
+  GstSatFilter *self = GST_SAT_FILTER (vf);
+  if (!fv_plane_layout_from_info (in_info, &self->layout)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Unsupported video format %s.",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes",
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
+      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info), self->layout.n_planes);
+  GST_OBJECT_LOCK (self);
+  self->settings_changed = TRUE;   /* plans are made for the new size at the next frame */
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static void
+gst_sat_filter_before_transform (GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_TIMESTAMP (buf));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (trans), ts);
+}
+
+static GstFlowReturn
+run_plans (GstSatFilter *self, GstVideoFrame *in, const fv_image *dst_planes,
+    GstVideoFrame *out)
+{
+  for (gint p = 0; p < self->layout.n_planes; p++) {
+    fv_image src = fv_plane_image (&self->layout, in, p);
+    fv_image dst = dst_planes ? dst_planes[p] : fv_plane_image (&self->layout, out, p);
+    fv_status st = fv_box_execute (self->plans[p], &src, &dst);
+    if (st != FV_OK) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Box filter failed on plane %d: %s.", p,
+              fv_status_string (st)), ("%s", fv_last_error ()));
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+/* Tells the pipeline when frames start taking longer than reported. */
+static void
+account_latency (GstSatFilter *self, GstClockTime spent)
+{
+  gboolean post = FALSE;
+  GST_OBJECT_LOCK (self);
+  if (spent > self->proc_max)
+    self->proc_max = spent;
+  if (self->proc_max > self->proc_reported + GST_MSECOND) {
+    self->proc_reported = GST_ROUND_UP_N (self->proc_max, GST_MSECOND);
+    post = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (post)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+}
+
+static GstFlowReturn
+gst_sat_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFrame *out)
+{
+  GstSatFilter *self = GST_SAT_FILTER (vf);
+  GstFlowReturn ret = GST_FLOW_OK;
+  gint64 t0 = g_get_monotonic_time ();
+
+  GST_OBJECT_LOCK (self);
+  gboolean changed = self->settings_changed;
+  GQuark roi = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
+  GST_OBJECT_UNLOCK (self);
+  if ((changed || !self->plans[0]) && !build_plans (self))
+    return GST_FLOW_ERROR;
+  if (roi && !self->scratch && !build_plans (self))   /* roi-type set meanwhile */
+    return GST_FLOW_ERROR;
+
+  if (!roi) {
+    ret = run_plans (self, in, NULL, out);
+  } else {
+    gpointer state = NULL;
+    GstMeta *meta;
+    gboolean filtered = FALSE;
+    gst_video_frame_copy (out, in);
+    while ((meta = gst_buffer_iterate_meta_filtered (in->buffer, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
+      if (r->roi_type != roi)
+        continue;
+      if (!filtered) {
+        if ((ret = run_plans (self, in, self->scratch_planes, NULL)) != GST_FLOW_OK)
+          return ret;
+        filtered = TRUE;
+      }
+      fv_copy_rect (&self->layout, out, self->scratch_planes, r->x, r->y, r->w, r->h);
+    }
+  }
+  account_latency (self, (g_get_monotonic_time () - t0) * GST_USECOND);
+  return ret;
+}
+
+static gboolean
+gst_sat_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
+    GstQuery *query)
+{
+  GstSatFilter *self = GST_SAT_FILTER (trans);
+  GstCaps *caps;
+  gboolean need_pool;
+
+  if (!self->have_active || self->active != FV_BACKEND_CUDA || !decide_query)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (need_pool && caps) {
+    GstBufferPool *pool = fv_pinned_pool_new (caps, 2);
+    GstVideoInfo info;
+    if (pool && gst_video_info_from_caps (&info, caps)) {
+      GstAllocator *alloc = fv_pinned_allocator_get ();
+      GstAllocationParams params;
+      gst_allocation_params_init (&params);
+      params.align = 63;
+      gst_query_add_allocation_param (query, alloc, &params);
+      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
+      gst_object_unref (alloc);
+      GST_DEBUG_OBJECT (self, "proposing a pool of pinned host memory");
+    }
+    if (pool)
+      gst_object_unref (pool);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_sat_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
+{
+  GstSatFilter *self = GST_SAT_FILTER (trans);
+  if (self->have_active && self->active == FV_BACKEND_CUDA) {
+    GstCaps *caps;
+    GstVideoInfo info;
+    gst_query_parse_allocation (query, &caps, NULL);
+    GstBufferPool *pool = fv_pinned_pool_new (caps, 2);
+    if (pool && gst_video_info_from_caps (&info, caps)) {
+      /* our own pinned pool for output, so downloads run at full speed */
+      if (gst_query_get_n_allocation_pools (query) > 0)
+        gst_query_set_nth_allocation_pool (query, 0, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
+      else
+        gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
+    }
+    if (pool)
+      gst_object_unref (pool);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
+}
+
+static gboolean
+gst_sat_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstSatFilter *self = GST_SAT_FILTER (trans);
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_OBJECT_LOCK (self);
+    GstClockTime ours = self->proc_reported;
+    GST_OBJECT_UNLOCK (self);
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of processing latency",
+        GST_TIME_ARGS (ours));
+    gst_query_set_latency (query, live, min, max);
+  }
+  return ret;
+}
+
+static void
+gst_sat_filter_finalize (GObject *object)
+{
+  GstSatFilter *self = GST_SAT_FILTER (object);
+  free_plans (self);
+  free_scratch (self);
+  free_stream (self);
+  g_free (self->roi_type);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_sat_filter_class_init (GstSatFilterClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+      | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_sat_filter_debug, "satfilter", 0, "satfilter");
+
+  gobject_class->set_property = gst_sat_filter_set_property;
+  gobject_class->get_property = gst_sat_filter_get_property;
+  gobject_class->finalize = gst_sat_filter_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_RADIUS,
+      g_param_spec_uint ("radius", "Radius",
+          "Window radius r: the window is (2r+1)x(2r+1) pixels, on chroma planes "
+          "scaled by the subsampling; may exceed the frame",
+          0, FV_BOX_MAX_RADIUS, DEFAULT_RADIUS, rw));
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode", "What to compute over the window",
+          GST_TYPE_SAT_FILTER_MODE, DEFAULT_MODE, rw));
+  g_object_class_install_property (gobject_class, PROP_SENSITIVITY,
+      g_param_spec_double ("sensitivity", "Sensitivity",
+          "mode=threshold: output is maximum where pixel > mean*(1-sensitivity)",
+          0.0, 1.0, DEFAULT_SENSITIVITY, rw));
+  g_object_class_install_property (gobject_class, PROP_BORDER,
+      g_param_spec_enum ("border", "Border",
+          "How the window is completed outside the frame",
+          GST_TYPE_SAT_FILTER_BORDER, DEFAULT_BORDER, rw));
+  g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
+      g_param_spec_string ("roi-type", "ROI type",
+          "Filter only inside GstVideoRegionOfInterestMeta rectangles of this type "
+          "(e.g. \"face\"); unset: the whole frame",
+          NULL, rw));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where to compute: auto picks CUDA when a usable GPU is present",
+          GST_TYPE_FV_BACKEND, DEFAULT_BACKEND, rw));
+  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
+      g_param_spec_enum ("active-backend", "Active backend",
+          "The backend in use (auto until the element starts)",
+          GST_TYPE_FV_BACKEND, GST_FV_BACKEND_AUTO,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID", "CUDA device to use",
+          0, G_MAXINT, DEFAULT_DEVICE_ID, rw));
+  g_object_class_install_property (gobject_class, PROP_THREADS,
+      g_param_spec_uint ("threads", "Threads", "CPU threads (0 = all cores)",
+          0, 1024, DEFAULT_THREADS, rw));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Summed-area-table box filter", "Filter/Effect/Video",
+      "Box mean, standard deviation or adaptive threshold of any radius in "
+      "constant time per pixel, through summed-area tables on the CPU or a "
+      "tiled SAT on an NVIDIA GPU",
+      "fastvision developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_sat_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_sat_filter_stop);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_sat_filter_before_transform);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_sat_filter_propose_allocation);
+  trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_sat_filter_decide_allocation);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_sat_filter_query);
+  vf_class->set_info = GST_DEBUG_FUNCPTR (gst_sat_filter_set_info);
+  vf_class->transform_frame = GST_DEBUG_FUNCPTR (gst_sat_filter_transform_frame);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_SAT_FILTER_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_SAT_FILTER_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_FV_BACKEND, 0);
+}
+
+static void
+gst_sat_filter_init (GstSatFilter *self)
+{
+  self->radius = DEFAULT_RADIUS;
+  self->mode = DEFAULT_MODE;
+  self->border = DEFAULT_BORDER;
+  self->sensitivity = DEFAULT_SENSITIVITY;
+  self->backend = DEFAULT_BACKEND;
+  self->device_id = DEFAULT_DEVICE_ID;
+  self->threads = DEFAULT_THREADS;
+  self->settings_changed = TRUE;
+  /* drop frames that would arrive late at a live sink */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
+}

@@ -1,0 +1,53 @@
+#ifndef GST_SAT_FILTER_H
+#define GST_SAT_FILTER_H
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+#include "fv_box.h"
+#include "fvbackend.h"
+#include "fvplanes.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_SAT_FILTER (gst_sat_filter_get_type ())
+G_DECLARE_FINAL_TYPE (GstSatFilter, gst_sat_filter, GST, SAT_FILTER, GstVideoFilter)
+
+#define GST_TYPE_SAT_FILTER_MODE (gst_sat_filter_mode_get_type ())
+GType gst_sat_filter_mode_get_type (void);
+#define GST_TYPE_SAT_FILTER_BORDER (gst_sat_filter_border_get_type ())
+GType gst_sat_filter_border_get_type (void);
+
+struct _GstSatFilter {
+  GstVideoFilter parent;
+
+  /* properties, under the object lock */
+  guint radius;
+  fv_box_mode mode;
+  fv_border border;
+  gdouble sensitivity;
+  gchar *roi_type;
+  GstFvBackend backend;
+  gint device_id;
+  guint threads;
+  gboolean settings_changed;   /* plans must be rebuilt before the next frame */
+
+  /* streaming state */
+  fv_backend active;           /* what runs now */
+  gboolean have_active;
+  void *stream;                /* the element's CUDA stream */
+  gint stream_device;
+  FvPlaneLayout layout;
+  fv_box_plan *plans[GST_VIDEO_MAX_PLANES];
+  guint8 *scratch;             /* ROI mode: the filtered frame */
+  fv_image scratch_planes[GST_VIDEO_MAX_PLANES];
+  gboolean scratch_pinned;
+
+  /* latency: the slowest frame so far, as reported downstream */
+  GstClockTime proc_max, proc_reported;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (satfilter);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,17 @@
+/* The fastvision plugin: registers its elements. */
+#include <gst/gst.h>
+#include "gstsatfilter.h"
+
+#define PACKAGE "fastvision"
+#define VERSION "0.1.0"
+
+static gboolean
+plugin_init (GstPlugin *plugin)
+{
+  return GST_ELEMENT_REGISTER (satfilter, plugin);
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, fastvision,
+    "Fast box filtering, FFT convolution, cascade detection and contour filling "
+    "on the CPU and NVIDIA GPUs", plugin_init, VERSION, "LGPL",
+    "fastvision", "fastvision")

@@ -1,0 +1,38 @@
+/* CUDA helpers visible to C code. Everything here also exists in builds
+ * without CUDA, where it reports that no GPU is usable. */
+#ifndef FV_CUDA_H
+#define FV_CUDA_H
+
+#include <stddef.h>
+#include "fv_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when this build has CUDA code. */
+int fv_cuda_built (void);
+
+/* Number of usable devices; 0 without a driver or GPU (never fails). */
+int fv_cuda_device_count (void);
+
+/* FV_OK when `device` can run our kernels; otherwise the reason in why. */
+fv_status fv_cuda_check_device (int device, char *why, size_t why_len);
+
+/* A non-blocking stream on `device`, as an opaque cudaStream_t. */
+fv_status fv_cuda_stream_create (int device, void **stream);
+void fv_cuda_stream_destroy (void *stream);
+
+/* Page-locked host memory (NULL when CUDA is unusable) and its release. */
+void *fv_cuda_host_alloc (size_t size);
+void fv_cuda_host_free (void *ptr);
+
+/* Device memory, for callers that keep frames on the GPU. */
+void *fv_cuda_malloc (size_t size);
+void fv_cuda_free (void *ptr);
+fv_status fv_cuda_memcpy (void *dst, const void *src, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/* Builds without CUDA: the same API, reporting that no GPU can be used. */
+#include <stdio.h>
+#include "fv_cuda.h"
+
+int fv_cuda_built (void) { return 0; }
+int fv_cuda_device_count (void) { return 0; }
+
+fv_status
+fv_cuda_check_device (int device, char *why, size_t why_len)
+{
+  snprintf (why, why_len, "fastvision was built without CUDA (meson option cuda)");
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_cuda_stream_create (int device, void **stream)
+{
+  *stream = NULL;
+  fv_set_last_error ("built without CUDA");
+  return FV_ERR_NO_CUDA;
+}
+
+void fv_cuda_stream_destroy (void *stream) { }
+void *fv_cuda_host_alloc (size_t size) { return NULL; }
+void fv_cuda_host_free (void *ptr) { }
+void *fv_cuda_malloc (size_t size) { return NULL; }
+void fv_cuda_free (void *ptr) { }
+
+fv_status
+fv_cuda_memcpy (void *dst, const void *src, size_t size)
+{
+  return FV_ERR_NO_CUDA;
+}

@@ -1,0 +1,60 @@
+/* Image views shared by every fastvision kernel: a pointer, a row stride in
+ * bytes and interleaved channels, on the host or on a CUDA device. */
+#ifndef FV_IMAGE_H
+#define FV_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  FV_OK = 0,
+  FV_ERR_INVALID,      /* bad parameters or an image that does not match the plan */
+  FV_ERR_NOMEM,
+  FV_ERR_NO_CUDA,      /* built without CUDA, or no usable GPU/driver */
+  FV_ERR_CUDA          /* a CUDA call failed: fv_last_error() says which */
+} fv_status;
+
+typedef enum { FV_U8 = 1, FV_U16 = 2 } fv_sample;  /* value = bytes per sample */
+
+typedef enum { FV_MEM_HOST = 0, FV_MEM_DEVICE = 1 } fv_mem;
+
+typedef enum { FV_BACKEND_CPU = 0, FV_BACKEND_CUDA = 1 } fv_backend;
+
+typedef struct {
+  void *data;        /* first sample of the first row */
+  size_t stride;     /* bytes from one row to the next */
+  int width, height; /* pixels */
+  int channels;      /* interleaved samples per pixel (1..4) */
+  fv_sample sample;
+  fv_mem mem;        /* where data lives */
+} fv_image;
+
+static inline fv_image
+fv_image_make (void *data, size_t stride, int width, int height, int channels,
+    fv_sample sample, fv_mem mem)
+{
+  fv_image im = { data, stride, width, height, channels, sample, mem };
+  return im;
+}
+
+/* Bytes one row of pixels occupies, without padding. */
+static inline size_t
+fv_image_row_bytes (const fv_image *im)
+{
+  return (size_t) im->width * im->channels * im->sample;
+}
+
+const char *fv_status_string (fv_status s);
+
+/* Detail of the last error on this thread (CUDA error names and the like). */
+const char *fv_last_error (void);
+void fv_set_last_error (const char *fmt, ...);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,135 @@
+/* Box-filter plans: parameter checks and dispatch to a backend. */
+#include <stdlib.h>
+#include "fv_box_plan.h"
+
+fv_status
+fv_box_params_validate (const fv_box_params *p)
+{
+  if (!p) {
+    fv_set_last_error ("no parameters");
+    return FV_ERR_INVALID;
+  }
+  if (p->width < 1 || p->height < 1 || p->width > (1 << 20) || p->height > (1 << 20)) {
+    fv_set_last_error ("size %dx%d out of range", p->width, p->height);
+    return FV_ERR_INVALID;
+  }
+  if (p->channels < 1 || p->channels > 4) {
+    fv_set_last_error ("channels %d out of range 1..4", p->channels);
+    return FV_ERR_INVALID;
+  }
+  if (p->sample != FV_U8 && p->sample != FV_U16) {
+    fv_set_last_error ("sample type must be 8 or 16 bit");
+    return FV_ERR_INVALID;
+  }
+  if (p->radius_x < 0 || p->radius_y < 0 || p->radius_x > FV_BOX_MAX_RADIUS
+      || p->radius_y > FV_BOX_MAX_RADIUS) {
+    fv_set_last_error ("radius %dx%d out of range 0..%d", p->radius_x, p->radius_y,
+        FV_BOX_MAX_RADIUS);
+    return FV_ERR_INVALID;
+  }
+  if ((unsigned) p->mode > FV_BOX_THRESHOLD || (unsigned) p->border > FV_BORDER_ZERO) {
+    fv_set_last_error ("unknown mode or border");
+    return FV_ERR_INVALID;
+  }
+  if (!(p->sensitivity >= 0.0 && p->sensitivity <= 1.0)) {
+    fv_set_last_error ("sensitivity %g out of range 0..1", p->sensitivity);
+    return FV_ERR_INVALID;
+  }
+  if (p->threads < 0) {
+    fv_set_last_error ("threads %d negative", p->threads);
+    return FV_ERR_INVALID;
+  }
+  return FV_OK;
+}
+
+int
+fv_box_needs_acc64 (const fv_box_params *p)
+{
+  unsigned long long nx = 2ULL * p->radius_x + 1, ny = 2ULL * p->radius_y + 1;
+  if (p->border == FV_BORDER_RENORMALIZE || p->border == FV_BORDER_ZERO) {
+    /* only samples inside the frame are summed */
+    if (nx > (unsigned long long) p->width) nx = p->width;
+    if (ny > (unsigned long long) p->height) ny = p->height;
+  }
+  unsigned long long maxv = p->sample == FV_U8 ? 255 : 65535;
+  unsigned long long big = nx * ny * maxv;
+  if (p->mode == FV_BOX_STDDEV)
+    big *= maxv;
+  return big > 0xffffffffULL;
+}
+
+fv_status
+fv_box_check_image (const fv_box_params *p, const fv_image *im, const char *what)
+{
+  if (!im || !im->data) {
+    fv_set_last_error ("%s image missing", what);
+    return FV_ERR_INVALID;
+  }
+  if (im->width != p->width || im->height != p->height || im->channels != p->channels
+      || im->sample != p->sample) {
+    fv_set_last_error ("%s image %dx%dx%d (%d-bit) does not match the plan %dx%dx%d (%d-bit)",
+        what, im->width, im->height, im->channels, im->sample * 8, p->width,
+        p->height, p->channels, p->sample * 8);
+    return FV_ERR_INVALID;
+  }
+  if (im->stride < fv_image_row_bytes (im) || im->stride % im->sample) {
+    fv_set_last_error ("%s stride %zu too small or misaligned", what, im->stride);
+    return FV_ERR_INVALID;
+  }
+  return FV_OK;
+}
+
+fv_status
+fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
+    fv_backend backend, int device, void *stream)
+{
+  fv_status st;
+  *out = NULL;
+  if ((st = fv_box_params_validate (params)) != FV_OK)
+    return st;
+  fv_box_plan *plan = calloc (1, sizeof *plan);
+  if (!plan)
+    return FV_ERR_NOMEM;
+  plan->p = *params;
+  plan->backend = backend;
+  plan->acc64 = fv_box_needs_acc64 (params);
+  if (backend == FV_BACKEND_CUDA)
+    st = fv_box_cuda_init (plan, device, stream);
+  else
+    st = fv_box_cpu_init (plan);
+  if (st != FV_OK) {
+    fv_box_plan_destroy (plan);
+    return st;
+  }
+  *out = plan;
+  return FV_OK;
+}
+
+fv_status
+fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+{
+  fv_status st;
+  if (!plan)
+    return FV_ERR_INVALID;
+  if ((st = fv_box_check_image (&plan->p, src, "source")) != FV_OK
+      || (st = fv_box_check_image (&plan->p, dst, "destination")) != FV_OK)
+    return st;
+  if (plan->backend == FV_BACKEND_CUDA)
+    return fv_box_cuda_execute (plan, src, dst);
+  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
+    fv_set_last_error ("a CPU plan needs host images");
+    return FV_ERR_INVALID;
+  }
+  return fv_box_cpu_execute (plan, src, dst);
+}
+
+void
+fv_box_plan_destroy (fv_box_plan *plan)
+{
+  if (!plan)
+    return;
+  if (plan->cuda)
+    fv_box_cuda_free (plan);
+  fv_box_cpu_free (plan);
+  free (plan);
+}

@@ -1,0 +1,68 @@
+/* Box filters through summed-area tables: plan once for a size and its
+ * parameters, execute per frame (in the manner of FFTW and cuFFT).
+ *
+ *   fv_box_plan *plan;
+ *   fv_box_plan_create (&plan, &params, FV_BACKEND_CUDA, device, stream);
+ *   for each frame: fv_box_execute (plan, &src, &dst);
+ *   fv_box_plan_destroy (plan);
+ *
+ * Results are exact integers and identical on every backend. */
+#ifndef FV_BOX_H
+#define FV_BOX_H
+
+#include "../common/fv_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  FV_BOX_MEAN = 0,       /* window mean, rounded to nearest, ties up */
+  FV_BOX_STDDEV,         /* sqrt(mean of squares - squared mean), rounded */
+  FV_BOX_THRESHOLD       /* max value where pixel > mean*(1-sensitivity), else 0 */
+} fv_box_mode;
+
+typedef enum {
+  FV_BORDER_RENORMALIZE = 0, /* mean over the part of the window inside the frame */
+  FV_BORDER_REPLICATE,       /* aaa|abcd|ddd */
+  FV_BORDER_MIRROR,          /* dcb|abcd|cba (edge pixel not repeated) */
+  FV_BORDER_ZERO             /* outside counts as 0, divisor is the full window */
+} fv_border;
+
+/* The largest radius any backend accepts: every sum then fits 64 bits and
+ * the stddev's n*sum(x^2) fits 128. Larger than any frame side. */
+#define FV_BOX_MAX_RADIUS 16383
+
+typedef struct {
+  int width, height;       /* pixels */
+  int channels;            /* interleaved samples per pixel, 1..4 */
+  unsigned channel_mask;   /* bit c set: channel c is filtered, else copied */
+  fv_sample sample;        /* FV_U8 or FV_U16 */
+  int radius_x, radius_y;  /* window (2*radius_x+1) x (2*radius_y+1) */
+  fv_box_mode mode;
+  fv_border border;
+  double sensitivity;      /* FV_BOX_THRESHOLD, 0..1 */
+  int threads;             /* CPU threads, 0 = all cores */
+} fv_box_params;
+
+typedef struct fv_box_plan fv_box_plan;
+
+/* device and stream (a cudaStream_t, or NULL for a plan-owned one) are
+ * used by FV_BACKEND_CUDA only. */
+fv_status fv_box_plan_create (fv_box_plan **plan, const fv_box_params *params,
+    fv_backend backend, int device, void *stream);
+
+/* src and dst must have the plan's size, channels and sample type. A CPU
+ * plan takes host images; a CUDA plan takes host or device images (host
+ * ones are best in pinned memory) and returns when dst is written. */
+fv_status fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
+
+void fv_box_plan_destroy (fv_box_plan *plan);
+
+/* Checks params; on error, fv_last_error() says which one. */
+fv_status fv_box_params_validate (const fv_box_params *params);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,217 @@
+/* Box filter on the GPU: a tiled SAT per filtered channel (and one of
+ * squares for stddev), then one pass that reads four table entries per
+ * pixel (more at the borders, through fv_border_terms) and writes the
+ * rounded result with the same integer arithmetic as the CPU path. */
+#include <cstdlib>
+#include "fv_box_plan.h"
+#include "fv_box_math.h"
+#include "fv_sat_tiles.cuh"
+#include "../common/fv_cuda_check.cuh"
+
+struct fv_box_cuda {
+  int device;
+  cudaStream_t stream;
+  bool own_stream;
+  fv::SatWork work;
+  void *sat, *satsq;        /* tables, width entries per row */
+  void *d_src, *d_dst;      /* staging for host images */
+  size_t d_pitch;
+};
+
+namespace {
+
+struct BoxArgs {
+  const char *src;
+  size_t src_stride;
+  char *dst;
+  size_t dst_stride;
+  int width, height, channels, channel;
+  int rx, ry, border;
+  double k_thr;
+};
+
+/* F(kx, ky) of the border-extended image, from the table. */
+template <typename TACC>
+__device__ TACC
+ext_sat (const TACC *S, int W, int H, long kx, long ky, int border)
+{
+  int ix[6], iy[6];
+  int64_t cx[6], cy[6];
+  int nx = fv_border_terms (kx, W, border, ix, cx);
+  int ny = fv_border_terms (ky, H, border, iy, cy);
+  TACC s = 0;
+  for (int j = 0; j < ny; j++) {
+    if (iy[j] < 0)
+      continue;
+    TACC row = 0;
+    for (int i = 0; i < nx; i++)
+      if (ix[i] >= 0)
+        row += (TACC) cx[i] * S[(size_t) iy[j] * W + ix[i]];
+    s += (TACC) cy[j] * row;
+  }
+  return s;
+}
+
+template <typename TACC>
+__device__ __forceinline__ TACC
+window_sum (const TACC *S, const BoxArgs &a, int x, int y)
+{
+  const int W = a.width, H = a.height;
+  const int xa = x + a.rx, xb = x - a.rx - 1, ya = y + a.ry, yb = y - a.ry - 1;
+  if (xb >= -1 && xa < W && yb >= -1 && ya < H) {
+    TACC s = S[(size_t) ya * W + xa];
+    if (xb >= 0)
+      s -= S[(size_t) ya * W + xb];
+    if (yb >= 0) {
+      s -= S[(size_t) yb * W + xa];
+      if (xb >= 0)
+        s += S[(size_t) yb * W + xb];
+    }
+    return s;
+  }
+  return ext_sat (S, W, H, xa, ya, a.border) - ext_sat (S, W, H, xb, ya, a.border)
+      - ext_sat (S, W, H, xa, yb, a.border) + ext_sat (S, W, H, xb, yb, a.border);
+}
+
+template <typename TIN, typename TACC, int MODE>
+__global__ void
+box_from_sat (const TACC *S, const TACC *Q, BoxArgs a)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= a.width || y >= a.height)
+    return;
+  const uint64_t n = (uint64_t) fv_window_count (x, a.rx, a.width, a.border)
+      * fv_window_count (y, a.ry, a.height, a.border);
+  const TACC s = window_sum (S, a, x, y);
+  const size_t off = (size_t) x * a.channels + a.channel;
+  TIN *out = (TIN *) (a.dst + (size_t) y * a.dst_stride) + off;
+  if (MODE == FV_BOX_MEAN) {
+    *out = (TIN) fv_round_mean (s, n, 1.0 / (2.0 * (double) n));
+  } else if (MODE == FV_BOX_STDDEV) {
+    *out = (TIN) fv_round_stddev (s, window_sum (Q, a, x, y), n);
+  } else {
+    const TIN p = *((const TIN *) (a.src + (size_t) y * a.src_stride) + off);
+    *out = fv_threshold_above (p, s, n, a.k_thr) ? (TIN) (sizeof (TIN) == 1 ? 255 : 65535) : 0;
+  }
+}
+
+template <typename TIN, typename TACC>
+cudaError_t
+run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
+{
+  fv::SatSrc s = { a.src, a.src_stride, p->width, p->height, p->channels, a.channel, false };
+  TACC *S = (TACC *) c->sat, *Q = (TACC *) c->satsq;
+  cudaError_t e = fv::sat_launch<TIN, TACC> (c->work, s, false, S, p->width, c->stream);
+  if (e == cudaSuccess && p->mode == FV_BOX_STDDEV)
+    e = fv::sat_launch<TIN, TACC> (c->work, s, true, Q, p->width, c->stream);
+  if (e != cudaSuccess)
+    return e;
+  dim3 block (32, 8), grid ((p->width + 31) / 32, (p->height + 7) / 8);
+  switch (p->mode) {
+    case FV_BOX_MEAN:
+      box_from_sat<TIN, TACC, FV_BOX_MEAN><<<grid, block, 0, c->stream>>> (S, Q, a);
+      break;
+    case FV_BOX_STDDEV:
+      box_from_sat<TIN, TACC, FV_BOX_STDDEV><<<grid, block, 0, c->stream>>> (S, Q, a);
+      break;
+    default:
+      box_from_sat<TIN, TACC, FV_BOX_THRESHOLD><<<grid, block, 0, c->stream>>> (S, Q, a);
+      break;
+  }
+  return cudaGetLastError ();
+}
+
+}  // namespace
+
+extern "C" fv_status
+fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
+{
+  const fv_box_params *p = &plan->p;
+  fv_box_cuda *c = (fv_box_cuda *) calloc (1, sizeof (fv_box_cuda));
+  if (!c)
+    return FV_ERR_NOMEM;
+  plan->cuda = c;
+  c->device = device;
+  FV_CUDA_TRY (cudaSetDevice (device));
+  if (stream) {
+    c->stream = (cudaStream_t) stream;
+  } else {
+    FV_CUDA_TRY (cudaStreamCreateWithFlags (&c->stream, cudaStreamNonBlocking));
+    c->own_stream = true;
+  }
+  const size_t acc = plan->acc64 ? 8 : 4, cells = (size_t) p->width * p->height;
+  FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, acc));
+  FV_CUDA_TRY (cudaMalloc (&c->sat, acc * cells));
+  if (p->mode == FV_BOX_STDDEV)
+    FV_CUDA_TRY (cudaMalloc (&c->satsq, acc * cells));
+  const size_t row = (size_t) p->width * p->channels * p->sample;
+  FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, row, p->height));
+  size_t pitch2;
+  FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, row, p->height));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+{
+  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  const fv_box_params *p = &plan->p;
+  const size_t row = fv_image_row_bytes (src);
+  FV_CUDA_TRY (cudaSetDevice (c->device));
+  BoxArgs a;
+  a.src = (const char *) src->data;
+  a.src_stride = src->stride;
+  if (src->mem == FV_MEM_HOST) {
+    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride, row,
+        p->height, cudaMemcpyHostToDevice, c->stream));
+    a.src = (const char *) c->d_src;
+    a.src_stride = c->d_pitch;
+  }
+  a.dst = (char *) dst->data;
+  a.dst_stride = dst->stride;
+  if (dst->mem == FV_MEM_HOST) {
+    a.dst = (char *) c->d_dst;
+    a.dst_stride = c->d_pitch;
+  }
+  a.width = p->width; a.height = p->height; a.channels = p->channels;
+  a.rx = p->radius_x; a.ry = p->radius_y; a.border = p->border;
+  a.k_thr = 1.0 - p->sensitivity;
+  if (p->channel_mask != (1u << p->channels) - 1)   /* unfiltered channels pass through */
+    FV_CUDA_TRY (cudaMemcpy2DAsync (a.dst, a.dst_stride, a.src, a.src_stride, row,
+        p->height, cudaMemcpyDeviceToDevice, c->stream));
+  for (int ch = 0; ch < p->channels; ch++) {
+    if (!(p->channel_mask & (1u << ch)))
+      continue;
+    a.channel = ch;
+    cudaError_t e;
+    if (p->sample == FV_U8)
+      e = plan->acc64 ? run_channel<uint8_t, uint64_t> (c, p, a) : run_channel<uint8_t, uint32_t> (c, p, a);
+    else
+      e = plan->acc64 ? run_channel<uint16_t, uint64_t> (c, p, a) : run_channel<uint16_t, uint32_t> (c, p, a);
+    FV_CUDA_TRY (e);
+  }
+  if (dst->mem == FV_MEM_HOST)
+    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, row,
+        p->height, cudaMemcpyDeviceToHost, c->stream));
+  FV_CUDA_TRY (cudaStreamSynchronize (c->stream));
+  return FV_OK;
+}
+
+extern "C" void
+fv_box_cuda_free (fv_box_plan *plan)
+{
+  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  if (!c)
+    return;
+  cudaSetDevice (c->device);
+  fv::sat_work_free (&c->work);
+  cudaFree (c->sat);
+  cudaFree (c->satsq);
+  cudaFree (c->d_src);
+  cudaFree (c->d_dst);
+  if (c->own_stream && c->stream)
+    cudaStreamDestroy (c->stream);
+  free (c);
+  plan->cuda = nullptr;
+}

@@ -1,0 +1,41 @@
+/* The box-filter plan, shared by its CPU and CUDA halves (private). */
+#ifndef FV_BOX_PLAN_H
+#define FV_BOX_PLAN_H
+
+#include "fv_box.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fv_box_plan {
+  fv_box_params p;
+  fv_backend backend;
+  int acc64;            /* window sums need 64 bits (else 32, modulo 2^32) */
+  /* CPU */
+  int nthreads;
+  void *scratch;        /* nthreads blocks of scratch_stride bytes */
+  size_t scratch_stride;
+  /* CUDA */
+  void *cuda;           /* struct fv_box_cuda, see fv_box_cuda.cu */
+};
+
+fv_status fv_box_cpu_init (fv_box_plan *plan);
+fv_status fv_box_cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
+void fv_box_cpu_free (fv_box_plan *plan);
+
+fv_status fv_box_cuda_init (fv_box_plan *plan, int device, void *stream);
+fv_status fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
+void fv_box_cuda_free (fv_box_plan *plan);
+
+/* Whether window sums (and sums of squares, in stddev mode) can exceed
+ * 32 bits for these parameters. */
+int fv_box_needs_acc64 (const fv_box_params *p);
+
+/* Checks an image against the plan. */
+fv_status fv_box_check_image (const fv_box_params *p, const fv_image *im, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

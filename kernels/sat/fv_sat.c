@@ -1,0 +1,69 @@
+/* SAT plans: checks and dispatch. */
+#include <stdlib.h>
+#include "fv_sat_plan.h"
+#include "../common/fv_parallel.h"
+
+fv_status
+fv_sat_plan_create (fv_sat_plan **out, const fv_sat_params *p, fv_backend backend,
+    int device, void *stream)
+{
+  *out = NULL;
+  if (!p || p->width < 1 || p->height < 1 || p->channels < 1 || p->channels > 4
+      || p->channel < 0 || p->channel >= p->channels
+      || (p->sample != FV_U8 && p->sample != FV_U16)
+      || (p->type != FV_SAT_U32 && p->type != FV_SAT_U64) || p->threads < 0) {
+    fv_set_last_error ("invalid SAT parameters");
+    return FV_ERR_INVALID;
+  }
+  fv_sat_plan *pl = calloc (1, sizeof *pl);
+  if (!pl)
+    return FV_ERR_NOMEM;
+  pl->p = *p;
+  pl->backend = backend;
+  fv_status st = FV_OK;
+  if (backend == FV_BACKEND_CUDA) {
+    st = fv_sat_cuda_init (pl, device, stream);
+  } else {
+    int n = fv_threads_resolve (p->threads);
+    pl->nthreads = n > p->height ? p->height : n;
+    pl->carry = malloc ((size_t) p->type * p->width * (pl->nthreads + 1));
+    if (!pl->carry)
+      st = FV_ERR_NOMEM;
+  }
+  if (st != FV_OK) {
+    fv_sat_plan_destroy (pl);
+    return st;
+  }
+  *out = pl;
+  return FV_OK;
+}
+
+fv_status
+fv_sat_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstride)
+{
+  if (!pl || !src || !src->data || !table || src->width != pl->p.width
+      || src->height != pl->p.height || src->channels != pl->p.channels
+      || src->sample != pl->p.sample
+      || tstride < (size_t) pl->p.width * pl->p.type) {
+    fv_set_last_error ("SAT source or table does not match the plan");
+    return FV_ERR_INVALID;
+  }
+  if (pl->backend == FV_BACKEND_CUDA)
+    return fv_sat_cuda_execute (pl, src, table, tstride);
+  if (src->mem != FV_MEM_HOST) {
+    fv_set_last_error ("a CPU plan needs host images");
+    return FV_ERR_INVALID;
+  }
+  return fv_sat_cpu_execute (pl, src, table, tstride);
+}
+
+void
+fv_sat_plan_destroy (fv_sat_plan *pl)
+{
+  if (!pl)
+    return;
+  if (pl->cuda)
+    fv_sat_cuda_free (pl);
+  free (pl->carry);
+  free (pl);
+}

@@ -1,0 +1,84 @@
+/* CPU summed-area table in two parallel passes over row strips: each strip
+ * sums its columns; the sums above each strip are carried in; then each
+ * strip writes its table rows once, starting from the row above it. */
+#include <stdlib.h>
+#include <string.h>
+#include "fv_sat_plan.h"
+#include "../common/fv_parallel.h"
+
+#define SAT_STRIP(NAME, TIN, TACC)                                              \
+  static void NAME##_colsum (const fv_image *src, int ch, int sq, int y0, int y1, \
+      TACC *col)                                                                \
+  {                                                                             \
+    const int W = src->width, C = src->channels;                                \
+    memset (col, 0, sizeof (TACC) * W);                                         \
+    for (int y = y0; y < y1; y++) {                                             \
+      const TIN *r = (const TIN *) ((const char *) src->data + (size_t) y * src->stride) + ch; \
+      if (sq)                                                                   \
+        for (int x = 0; x < W; x++) col[x] += (TACC) r[x * C] * r[x * C];       \
+      else                                                                      \
+        for (int x = 0; x < W; x++) col[x] += r[x * C];                         \
+    }                                                                           \
+  }                                                                             \
+  static void NAME##_rows (const fv_image *src, int ch, int sq, int y0, int y1, \
+      const TACC *above, char *table, size_t tstride)                          \
+  {                                                                             \
+    const int W = src->width, C = src->channels;                                \
+    const TACC *prev = above;                                                   \
+    for (int y = y0; y < y1; y++) {                                             \
+      const TIN *r = (const TIN *) ((const char *) src->data + (size_t) y * src->stride) + ch; \
+      TACC *o = (TACC *) (table + (size_t) y * tstride), run = 0;               \
+      for (int x = 0; x < W; x++) {                                             \
+        TACC v = r[x * C];                                                      \
+        run += sq ? v * v : v;                                                  \
+        o[x] = prev[x] + run;                                                   \
+      }                                                                         \
+      prev = o;                                                                 \
+    }                                                                           \
+  }                                                                             \
+  static void NAME (fv_sat_plan *pl, const fv_image *src, char *table, size_t tstride) \
+  {                                                                             \
+    const int W = src->width, H = src->height, n = pl->nthreads;                \
+    const int ch = pl->p.channel, sq = pl->p.squared;                           \
+    TACC *carry = (TACC *) pl->carry; /* n+1 rows: column sums, then row above */ \
+    _Pragma ("omp parallel for num_threads(n) schedule(static, 1)")             \
+    for (int t = 0; t < n; t++) {                                               \
+      int y0, y1;                                                               \
+      fv_split_range (H, n, t, &y0, &y1);                                       \
+      NAME##_colsum (src, ch, sq, y0, y1, carry + (size_t) t * W);              \
+    }                                                                           \
+    /* turn column sums into the table row just above each strip */           \
+    TACC *acc = carry + (size_t) n * W;                                         \
+    memset (acc, 0, sizeof (TACC) * W);                                         \
+    for (int t = 0; t < n; t++) {                                               \
+      TACC *c = carry + (size_t) t * W, run = 0;                                \
+      for (int x = 0; x < W; x++) {                                             \
+        TACC v = c[x];                                                          \
+        acc[x] += v;                                                            \
+        run += acc[x] - v;                                                      \
+        c[x] = run;                                                             \
+      }                                                                         \
+    }                                                                           \
+    _Pragma ("omp parallel for num_threads(n) schedule(static, 1)")             \
+    for (int t = 0; t < n; t++) {                                               \
+      int y0, y1;                                                               \
+      fv_split_range (H, n, t, &y0, &y1);                                       \
+      NAME##_rows (src, ch, sq, y0, y1, carry + (size_t) t * W, table, tstride); \
+    }                                                                           \
+  }
+
+SAT_STRIP (sat_u8_a32, uint8_t, uint32_t)
+SAT_STRIP (sat_u8_a64, uint8_t, uint64_t)
+SAT_STRIP (sat_u16_a32, uint16_t, uint32_t)
+SAT_STRIP (sat_u16_a64, uint16_t, uint64_t)
+
+fv_status
+fv_sat_cpu_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstride)
+{
+  int a64 = pl->p.type == FV_SAT_U64;
+  if (pl->p.sample == FV_U8)
+    (a64 ? sat_u8_a64 : sat_u8_a32) (pl, src, table, tstride);
+  else
+    (a64 ? sat_u16_a64 : sat_u16_a32) (pl, src, table, tstride);
+  return FV_OK;
+}

@@ -1,0 +1,29 @@
+/* The SAT plan, shared by its CPU and CUDA halves (private). */
+#ifndef FV_SAT_PLAN_H
+#define FV_SAT_PLAN_H
+
+#include "fv_sat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fv_sat_plan {
+  fv_sat_params p;
+  fv_backend backend;
+  int nthreads;
+  void *carry;          /* CPU: per-strip column sums */
+  void *cuda;
+};
+
+fv_status fv_sat_cpu_execute (fv_sat_plan *plan, const fv_image *src, void *table,
+    size_t table_stride);
+fv_status fv_sat_cuda_init (fv_sat_plan *plan, int device, void *stream);
+fv_status fv_sat_cuda_execute (fv_sat_plan *plan, const fv_image *src, void *table,
+    size_t table_stride);
+void fv_sat_cuda_free (fv_sat_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

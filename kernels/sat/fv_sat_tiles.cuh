@@ -1,0 +1,327 @@
+/* The bandwidth-efficient tiled summed-area table on the GPU.
+ *
+ * The frame is cut into square TILE x TILE tiles (one block of 8 warps each).
+ *   pass 1 reads each tile once and writes its row sums (one per row, into a
+ *          [tile column][y] array) and its column sums ([tile row][x]), both
+ *          coalesced, and the tile's total;
+ *   pass 2 scans those partial sums across tiles: row sums become the
+ *          carry from the tiles to the left, column sums the carry from the
+ *          tiles above, tile totals the corner pivots (sum of all tiles above
+ *          and to the left);
+ *   pass 3 reads each tile again, scans its rows with warp shuffles, adds
+ *          the carries, scans down its columns and writes the table once.
+ * Global traffic is about 2 reads of the image, 1 write of the table and
+ * 8wh/TILE for the partial sums, instead of the 6wh of scan-transpose-scan. */
+#ifndef FV_SAT_TILES_CUH
+#define FV_SAT_TILES_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace fv {
+
+constexpr int TILE = 128;
+constexpr int WARPS = 8;
+constexpr int ROWS_PER_WARP = TILE / WARPS;  /* 16 */
+constexpr int COLS_PER_LANE = TILE / 32;     /* 4 */
+
+struct SatSrc {
+  const char *data;
+  size_t stride;   /* bytes */
+  int width, height, channels, channel;
+  bool vec4;       /* one 8-bit channel, rows 4-byte aligned: load 4 at once */
+};
+
+/* Device scratch for one table of w x h. */
+struct SatWork {
+  void *rowsum, *colsum, *tiles;
+  int ntx, nty;
+};
+
+template <typename TACC>
+__device__ __forceinline__ TACC
+warp_inclusive_scan (TACC v, int lane)
+{
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    TACC u = __shfl_up_sync (0xffffffffu, v, d);
+    if (lane >= d)
+      v += u;
+  }
+  return v;
+}
+
+template <typename TACC>
+__device__ __forceinline__ TACC
+warp_sum (TACC v)
+{
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1)
+    v += __shfl_xor_sync (0xffffffffu, v, d);
+  return v;
+}
+
+/* Four consecutive samples of the chosen channel (zero outside the image),
+ * squared when SQ. */
+template <typename TIN, typename TACC, bool SQ>
+__device__ __forceinline__ void
+load4 (const SatSrc &s, int x, int y, TACC v[4])
+{
+  if (y >= s.height) {
+    v[0] = v[1] = v[2] = v[3] = 0;
+    return;
+  }
+  const TIN *row = (const TIN *) (s.data + (size_t) y * s.stride);
+  if (sizeof (TIN) == 1 && s.vec4 && x + 3 < s.width) {
+    uchar4 q = __ldg ((const uchar4 *) (row + x));
+    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      v[k] = x + k < s.width ? (TACC) __ldg (row + (size_t) (x + k) * s.channels + s.channel) : 0;
+  }
+  if (SQ) {
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      v[k] *= v[k];
+  }
+}
+
+/* Inclusive scan of 128 values held 4 per lane, in lane order. */
+template <typename TACC>
+__device__ __forceinline__ void
+row_scan (TACC v[4], int lane)
+{
+  v[1] += v[0]; v[2] += v[1]; v[3] += v[2];
+  TACC incl = warp_inclusive_scan (v[3], lane);
+  TACC excl = incl - v[3];
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    v[k] += excl;
+}
+
+/* Shared-memory slot of column c = lane*4 + k: lanes of one k are
+ * consecutive words, so warps store without bank conflicts. */
+__device__ __forceinline__ int slot (int lane, int k) { return k * 32 + lane; }
+
+template <typename TIN, typename TACC, bool SQ>
+__global__ void __launch_bounds__ (WARPS * 32)
+sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
+{
+  const int tx = blockIdx.x, ty = blockIdx.y;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int x = tx * TILE + lane * 4, yb = ty * TILE + w * ROWS_PER_WARP;
+  __shared__ TACC sh[WARPS][TILE];
+  __shared__ TACC part[4];
+  TACC col[4] = { 0, 0, 0, 0 };
+#pragma unroll 4
+  for (int i = 0; i < ROWS_PER_WARP; i++) {
+    TACC v[4];
+    load4<TIN, TACC, SQ> (s, x, yb + i, v);
+    TACC r = warp_sum<TACC> (v[0] + v[1] + v[2] + v[3]);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      col[k] += v[k];
+    if (lane == 0 && yb + i < s.height)
+      rowsum[(size_t) tx * s.height + yb + i] = r;
+  }
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    sh[w][slot (lane, k)] = col[k];
+  __syncthreads ();
+  if (threadIdx.x < TILE) {
+    const int j = threadIdx.x;   /* slot j holds column (j%32)*4 + j/32 */
+    TACC c = 0;
+#pragma unroll
+    for (int q = 0; q < WARPS; q++)
+      c += sh[q][j];
+    const int xx = tx * TILE + (j & 31) * 4 + (j >> 5);
+    if (xx < s.width)
+      colsum[(size_t) ty * s.width + xx] = c;
+    c = warp_sum<TACC> (c);
+    if (lane == 0)
+      part[w] = c;
+  }
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    tiles[(size_t) ty * ntx + tx] = part[0] + part[1] + part[2] + part[3];
+}
+
+/* Exclusive running sum of n values spaced `step` apart, in place; loads
+ * are issued in groups so that they overlap. */
+template <typename TACC>
+__device__ __forceinline__ void
+exclusive_run (TACC *p, int n, size_t step)
+{
+  TACC run = 0;
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    TACC v[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+      v[k] = p[(size_t) (i + k) * step];
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+      p[(size_t) (i + k) * step] = run;
+      run += v[k];
+    }
+  }
+  for (; i < n; i++) {
+    TACC v = p[(size_t) i * step];
+    p[(size_t) i * step] = run;
+    run += v;
+  }
+}
+
+template <typename TACC>
+__global__ void
+sat_pass2 (TACC *rowsum, TACC *colsum, TACC *tiles, int width, int height,
+    int ntx, int nty, int nbr, int nbc)
+{
+  const int b = blockIdx.x;
+  if (b < nbr) {
+    int y = b * blockDim.x + threadIdx.x;
+    if (y < height)
+      exclusive_run (rowsum + y, ntx, (size_t) height);
+  } else if (b < nbr + nbc) {
+    int x = (b - nbr) * blockDim.x + threadIdx.x;
+    if (x < width)
+      exclusive_run (colsum + x, nty, (size_t) width);
+  } else {
+    for (int t = threadIdx.x; t < ntx; t += blockDim.x)
+      exclusive_run (tiles + t, nty, (size_t) ntx);
+    __syncthreads ();
+    for (int t = threadIdx.x; t < nty; t += blockDim.x)
+      exclusive_run (tiles + (size_t) t * ntx, ntx, 1);
+  }
+}
+
+template <typename TIN, typename TACC, bool SQ>
+__global__ void __launch_bounds__ (WARPS * 32)
+sat_pass3 (SatSrc s, const TACC *rowcarry, const TACC *colcarry, const TACC *pivots,
+    TACC *out, size_t ostride, bool vec_store, int ntx)
+{
+  const int tx = blockIdx.x, ty = blockIdx.y;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int x = tx * TILE + lane * 4, yb = ty * TILE + w * ROWS_PER_WARP;
+  __shared__ TACC top[TILE];
+  __shared__ TACC tot[WARPS][TILE];
+
+  if (w == 0) {  /* the table row just above the tile */
+    TACC v[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      v[k] = x + k < s.width ? colcarry[(size_t) ty * s.width + x + k] : 0;
+    row_scan (v, lane);
+    const TACC p = pivots[(size_t) ty * ntx + tx];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      top[slot (lane, k)] = v[k] + p;
+  }
+  TACC v[ROWS_PER_WARP][4];
+  TACC col[4] = { 0, 0, 0, 0 };
+#pragma unroll
+  for (int i = 0; i < ROWS_PER_WARP; i++) {
+    const int y = yb + i;
+    load4<TIN, TACC, SQ> (s, x, y, v[i]);
+    row_scan (v[i], lane);
+    const TACC rc = y < s.height ? rowcarry[(size_t) tx * s.height + y] : 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      v[i][k] += rc;
+      col[k] += v[i][k];
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    tot[w][slot (lane, k)] = col[k];
+  __syncthreads ();
+  TACC acc[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    acc[k] = top[slot (lane, k)];
+    for (int q = 0; q < w; q++)
+      acc[k] += tot[q][slot (lane, k)];
+  }
+#pragma unroll
+  for (int i = 0; i < ROWS_PER_WARP; i++) {
+    const int y = yb + i;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      acc[k] += v[i][k];
+    if (y >= s.height)
+      continue;
+    TACC *o = out + (size_t) y * ostride + x;
+    if (sizeof (TACC) == 4 && vec_store && x + 3 < s.width) {
+      *(uint4 *) o = make_uint4 ((uint32_t) acc[0], (uint32_t) acc[1],
+          (uint32_t) acc[2], (uint32_t) acc[3]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        if (x + k < s.width)
+          o[k] = acc[k];
+    }
+  }
+}
+
+}  // namespace fv
+#endif
+
+#ifndef FV_SAT_TILES_LAUNCH
+#define FV_SAT_TILES_LAUNCH
+namespace fv {
+
+/* Scratch for tables up to w x h with accumulator size acc. */
+static inline cudaError_t
+sat_work_alloc (SatWork *wk, int w, int h, size_t acc)
+{
+  wk->ntx = (w + TILE - 1) / TILE;
+  wk->nty = (h + TILE - 1) / TILE;
+  wk->rowsum = wk->colsum = wk->tiles = nullptr;
+  cudaError_t e = cudaMalloc (&wk->rowsum, acc * wk->ntx * (size_t) h);
+  if (e == cudaSuccess)
+    e = cudaMalloc (&wk->colsum, acc * wk->nty * (size_t) w);
+  if (e == cudaSuccess)
+    e = cudaMalloc (&wk->tiles, acc * wk->nty * (size_t) wk->ntx);
+  return e;
+}
+
+static inline void
+sat_work_free (SatWork *wk)
+{
+  cudaFree (wk->rowsum);
+  cudaFree (wk->colsum);
+  cudaFree (wk->tiles);
+  wk->rowsum = wk->colsum = wk->tiles = nullptr;
+}
+
+/* Three launches on `stream`; out is a device table of ostride elements
+ * per row. */
+template <typename TIN, typename TACC>
+static cudaError_t
+sat_launch (const SatWork &wk, SatSrc s, bool squared, TACC *out, size_t ostride,
+    cudaStream_t stream)
+{
+  s.vec4 = sizeof (TIN) == 1 && s.channels == 1 && ((uintptr_t) s.data & 3) == 0
+      && (s.stride & 3) == 0;
+  bool vstore = ((uintptr_t) out & 15) == 0 && (ostride * sizeof (TACC)) % 16 == 0;
+  dim3 grid (wk.ntx, wk.nty);
+  TACC *rs = (TACC *) wk.rowsum, *cs = (TACC *) wk.colsum, *ts = (TACC *) wk.tiles;
+  if (squared)
+    sat_pass1<TIN, TACC, true><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, wk.ntx);
+  else
+    sat_pass1<TIN, TACC, false><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, wk.ntx);
+  const int tb = 256, nbr = (s.height + tb - 1) / tb, nbc = (s.width + tb - 1) / tb;
+  sat_pass2<TACC><<<nbr + nbc + 1, tb, 0, stream>>> (rs, cs, ts, s.width, s.height,
+      wk.ntx, wk.nty, nbr, nbc);
+  if (squared)
+    sat_pass3<TIN, TACC, true><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, out,
+        ostride, vstore, wk.ntx);
+  else
+    sat_pass3<TIN, TACC, false><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, out,
+        ostride, vstore, wk.ntx);
+  return cudaGetLastError ();
+}
+
+}  // namespace fv
+#endif
