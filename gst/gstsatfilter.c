@@ -36,6 +36,7 @@
 #include "gstsatfilter.h"
 #include "fv_cuda.h"
 #include "fvpinnedallocator.h"
+#include "fvmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sat_filter_debug);
 #define GST_CAT_DEFAULT gst_sat_filter_debug
@@ -525,6 +526,13 @@ gst_sat_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQue
   return ret;
 }
 
+static gboolean
+gst_sat_filter_transform_meta (GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
+    GstBuffer *inbuf)
+{
+  return fv_meta_survives_filter (meta);
+}
+
 static void
 gst_sat_filter_finalize (GObject *object)
 {
@@ -604,6 +612,7 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_sat_filter_propose_allocation);
   trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_sat_filter_decide_allocation);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_sat_filter_query);
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_sat_filter_transform_meta);
   vf_class->set_info = GST_DEBUG_FUNCPTR (gst_sat_filter_set_info);
   vf_class->transform_frame = GST_DEBUG_FUNCPTR (gst_sat_filter_transform_frame);
 

@@ -97,8 +97,8 @@ FV_ROWS (const fv_box_plan *pl, const fv_image *src, const fv_image *dst,
       if (p->mode == FV_BOX_MEAN && x >= xl && x < xr)
         continue;
       const uint64_t n = (uint64_t) fv_window_count (x, rx, W, border) * ny;
-      int ia[6], ib[6];
-      int64_t ca[6], cb[6];
+      int ia[8], ib[8];
+      int64_t ca[8], cb[8];
       int na = fv_border_terms (x + (long) rx, W, border, ia, ca);
       int nb = fv_border_terms (x - (long) rx - 1, W, border, ib, cb);
       for (int c = 0; c < C; c++) {

@@ -35,8 +35,8 @@ template <typename TACC>
 __device__ TACC
 ext_sat (const TACC *S, int W, int H, long kx, long ky, int border)
 {
-  int ix[6], iy[6];
-  int64_t cx[6], cy[6];
+  int ix[8], iy[8];
+  int64_t cx[8], cy[8];
   int nx = fv_border_terms (kx, W, border, ix, cx);
   int ny = fv_border_terms (ky, H, border, iy, cy);
   TACC s = 0;

@@ -34,7 +34,7 @@ fv_border_map (long j, int n, int border)
 /* The prefix sum of the border-extended sequence, F(k) = sum e(j) over
  * 0 <= j <= k (and -sum over k < j < 0 for negative k), written as a sum of
  * coef[i] * P(idx[i]) where P is the prefix sum of the n real samples and
- * P(-1) = 0. At most 6 terms. This is what lets a SAT serve any border in
+ * P(-1) = 0. At most 7 terms (callers keep room for 8). This is what lets a SAT serve any border in
  * O(1) per pixel, whatever the radius. */
 FV_HD int
 fv_border_terms (long k, int n, int border, int *idx, int64_t *coef)

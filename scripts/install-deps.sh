@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what building, testing and the demo need on Debian 12, and only
+# what is missing (apt-get, through sudo when not root).
+set -euo pipefail
+pkgs=(meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev
+      libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+      gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
+pkgs+=("$@")
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,178 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fvtest.h"
+
+int fvt_failures, fvt_checks;
+
+fv_image
+fvt_image_new (int w, int h, int channels, fv_sample sample, int pad, fvt_rng *rng)
+{
+  size_t stride = ((size_t) w * channels + pad) * sample;
+  uint8_t *data = malloc (stride * h + 1);
+  /* padding holds a pattern that must survive the filter */
+  memset (data, 0xA5, stride * h + 1);
+  fv_image im = fv_image_make (data, stride, w, h, channels, sample, FV_MEM_HOST);
+  if (rng)
+    fvt_image_fill (&im, rng, sample == FV_U8 ? 255 : 65535);
+  return im;
+}
+
+void
+fvt_image_free (fv_image *im)
+{
+  free (im->data);
+  im->data = NULL;
+}
+
+uint32_t
+fvt_get (const fv_image *im, int x, int y, int c)
+{
+  const uint8_t *row = (const uint8_t *) im->data + (size_t) y * im->stride;
+  size_t i = (size_t) x * im->channels + c;
+  return im->sample == FV_U8 ? row[i] : ((const uint16_t *) row)[i];
+}
+
+void
+fvt_set (fv_image *im, int x, int y, int c, uint32_t v)
+{
+  uint8_t *row = (uint8_t *) im->data + (size_t) y * im->stride;
+  size_t i = (size_t) x * im->channels + c;
+  if (im->sample == FV_U8)
+    row[i] = (uint8_t) v;
+  else
+    ((uint16_t *) row)[i] = (uint16_t) v;
+}
+
+void
+fvt_image_fill (fv_image *im, fvt_rng *rng, uint32_t max)
+{
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++)
+      for (int c = 0; c < im->channels; c++)
+        fvt_set (im, x, y, c, fvt_next (rng) % (max + 1));
+}
+
+fv_image *
+fvt_load_pnm (const char *path)
+{
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return NULL;
+  char magic[3] = { 0 };
+  int w, h, maxv;
+  if (fscanf (f, "%2s %d %d %d", magic, &w, &h, &maxv) != 4 || maxv != 255
+      || (strcmp (magic, "P5") && strcmp (magic, "P6"))) {
+    fclose (f);
+    return NULL;
+  }
+  fgetc (f);
+  int ch = magic[1] == '6' ? 3 : 1;
+  fv_image *im = malloc (sizeof *im);
+  *im = fvt_image_new (w, h, ch, FV_U8, 0, NULL);
+  size_t n = (size_t) w * h * ch;
+  if (fread (im->data, 1, n, f) != n) {
+    fvt_image_free (im);
+    free (im);
+    im = NULL;
+  }
+  fclose (f);
+  return im;
+}
+
+/* Border completion, written plainly from each mode's description. */
+static int
+ref_map (long j, int n, fv_border b, int *inside)
+{
+  *inside = j >= 0 && j < n;
+  if (*inside)
+    return (int) j;
+  switch (b) {
+    case FV_BORDER_REPLICATE:
+      return j < 0 ? 0 : n - 1;
+    case FV_BORDER_MIRROR:
+      if (n == 1)
+        return 0;
+      while (j < 0 || j >= n)   /* reflect about the edge samples */
+        j = j < 0 ? -j : 2L * (n - 1) - j;
+      return (int) j;
+    default:
+      return -1;
+  }
+}
+
+uint32_t
+fvt_ref_box (const fv_box_params *p, const fv_image *src, int x, int y, int c)
+{
+  typedef unsigned __int128 u128;
+  u128 sum = 0, sumsq = 0;
+  uint64_t n = 0;
+  for (long dy = -p->radius_y; dy <= p->radius_y; dy++) {
+    int iny, sy = ref_map (y + dy, p->height, p->border, &iny);
+    for (long dx = -p->radius_x; dx <= p->radius_x; dx++) {
+      int inx, sx = ref_map (x + dx, p->width, p->border, &inx);
+      int inside = inx && iny;
+      if (p->border == FV_BORDER_RENORMALIZE && !inside)
+        continue;       /* not part of the window at all */
+      n++;
+      if (sx < 0 || sy < 0)
+        continue;       /* zero border: counted, adds nothing */
+      uint64_t v = fvt_get (src, sx, sy, c);
+      sum += v;
+      sumsq += (u128) v * v;
+    }
+  }
+  uint32_t maxv = p->sample == FV_U8 ? 255 : 65535;
+  switch (p->mode) {
+    case FV_BOX_MEAN:     /* round(sum/n), ties up */
+      return (uint32_t) ((2 * sum + n) / (2 * (u128) n));
+    case FV_BOX_STDDEV: { /* round(sqrt(sumsq/n - (sum/n)^2)) = round(sqrt(v)/n) */
+      u128 v = n * sumsq - sum * sum, n2 = (u128) n * n;
+      uint64_t q = (uint64_t) floorl (sqrtl ((long double) v) / n + 0.5L);
+      /* settle ties exactly: q is right iff (2q-1)^2 n^2 <= 4v < (2q+1)^2 n^2 */
+      while (q > 0 && (u128) (2 * q - 1) * (2 * q - 1) * n2 > 4 * v)
+        q--;
+      while ((u128) (2 * q + 1) * (2 * q + 1) * n2 <= 4 * v)
+        q++;
+      return (uint32_t) q;
+    }
+    default: {            /* pixel > mean*(1-s), times n on both sides */
+      uint32_t px = fvt_get (src, x, y, c);
+      return (double) px * (double) n > (double) (uint64_t) sum * (1.0 - p->sensitivity)
+          ? maxv : 0;
+    }
+  }
+}
+
+long
+fvt_check_box (const fv_box_params *p, const fv_image *src, const fv_image *dst,
+    const char *label)
+{
+  long bad = 0;
+  for (int y = 0; y < p->height; y++)
+    for (int x = 0; x < p->width; x++)
+      for (int c = 0; c < p->channels; c++) {
+        uint32_t want = (p->channel_mask >> c) & 1 ? fvt_ref_box (p, src, x, y, c)
+            : fvt_get (src, x, y, c);
+        uint32_t got = fvt_get (dst, x, y, c);
+        if (want != got && bad++ < 3)
+          fprintf (stderr, "  %s: (%d,%d,c%d) got %u want %u\n", label, x, y, c, got, want);
+      }
+  /* padding after each row must be untouched */
+  size_t row = fv_image_row_bytes (dst);
+  for (int y = 0; y < dst->height; y++)
+    for (size_t i = row; i < dst->stride; i++)
+      if (((uint8_t *) dst->data)[(size_t) y * dst->stride + i] != 0xA5) {
+        if (bad++ < 3)
+          fprintf (stderr, "  %s: padding of row %d overwritten\n", label, y);
+        break;
+      }
+  return bad;
+}
+
+int
+fvt_summary (const char *name)
+{
+  printf ("%s: %d checks, %d failed\n", name, fvt_checks, fvt_failures);
+  return fvt_failures ? 1 : 0;
+}

@@ -1,0 +1,59 @@
+/* Helpers shared by the kernel tests: random images with padded strides,
+ * PNM loading, and references written straight from the definitions. */
+#ifndef FVTEST_H
+#define FVTEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "fv_box.h"
+
+#define FVTEST_SKIP 77
+
+typedef struct {
+  uint64_t s;
+} fvt_rng;
+
+static inline uint32_t
+fvt_next (fvt_rng *r)
+{
+  r->s ^= r->s << 13;
+  r->s ^= r->s >> 7;
+  r->s ^= r->s << 17;
+  return (uint32_t) (r->s >> 11);
+}
+
+/* An image with a padded stride, filled with random samples (or pattern
+ * `smooth` != 0 for a smooth gradient with noise, closer to real frames). */
+fv_image fvt_image_new (int w, int h, int channels, fv_sample sample, int pad,
+    fvt_rng *rng);
+void fvt_image_free (fv_image *im);
+void fvt_image_fill (fv_image *im, fvt_rng *rng, uint32_t max);
+uint32_t fvt_get (const fv_image *im, int x, int y, int c);
+void fvt_set (fv_image *im, int x, int y, int c, uint32_t v);
+
+/* P5/P6 8-bit PNM; NULL on failure. */
+fv_image *fvt_load_pnm (const char *path);
+
+/* The filter's output at (x, y, c) by summing the window directly. */
+uint32_t fvt_ref_box (const fv_box_params *p, const fv_image *src, int x, int y, int c);
+
+/* Counts mismatches between dst and the reference over every pixel and
+ * channel (unmasked channels must equal src); prints the first few. */
+long fvt_check_box (const fv_box_params *p, const fv_image *src, const fv_image *dst,
+    const char *label);
+
+/* Test bookkeeping: every check counted, failures printed. */
+extern int fvt_failures, fvt_checks;
+#define FVT_CHECK(cond, ...)                                      \
+  do {                                                            \
+    fvt_checks++;                                                 \
+    if (!(cond)) {                                                \
+      fvt_failures++;                                             \
+      fprintf (stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
+      fprintf (stderr, __VA_ARGS__);                              \
+      fputc ('\n', stderr);                                       \
+    }                                                             \
+  } while (0)
+int fvt_summary (const char *name);
+
+#endif

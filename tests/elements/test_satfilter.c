@@ -1,0 +1,467 @@
+/* satfilter in GstHarness: every format against the reference, property
+ * changes and a resolution change mid-stream, roi-type, padded strides,
+ * the pool it proposes, controllers, bad caps and backend errors. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/controller/controller.h>
+#include <gst/video/video.h>
+#include <gst/base/gstbasetransform.h>
+#include "fvtest.h"
+#include "fv_cuda.h"
+
+/* What each format must look like to the kernel, written out by hand so the
+ * element's own mapping is checked too: per plane, channels, the channel
+ * mask of colour samples, and the subsampling shifts. */
+typedef struct { int channels; unsigned mask; int wsub, hsub; } PlaneSpec;
+typedef struct { const char *format; int n; PlaneSpec pl[3]; int bits; } FormatSpec;
+
+static const FormatSpec formats[] = {
+  {"GRAY8", 1, {{1, 0x1, 0, 0}}, 8},
+  {"GRAY16_LE", 1, {{1, 0x1, 0, 0}}, 16},
+  {"RGB", 1, {{3, 0x7, 0, 0}}, 8},
+  {"BGR", 1, {{3, 0x7, 0, 0}}, 8},
+  {"RGBA", 1, {{4, 0x7, 0, 0}}, 8},
+  {"BGRA", 1, {{4, 0x7, 0, 0}}, 8},
+  {"RGBx", 1, {{4, 0x7, 0, 0}}, 8},
+  {"BGRx", 1, {{4, 0x7, 0, 0}}, 8},
+  {"ARGB", 1, {{4, 0xE, 0, 0}}, 8},
+  {"ABGR", 1, {{4, 0xE, 0, 0}}, 8},
+  {"I420", 3, {{1, 0x1, 0, 0}, {1, 0x1, 1, 1}, {1, 0x1, 1, 1}}, 8},
+  {"NV12", 2, {{1, 0x1, 0, 0}, {2, 0x3, 1, 1}}, 8},
+  {"Y444", 3, {{1, 0x1, 0, 0}, {1, 0x1, 0, 0}, {1, 0x1, 0, 0}}, 8},
+};
+
+static gboolean have_gpu;
+
+static GstBuffer *
+random_buffer (const GstVideoInfo *info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  GstMapInfo map;
+  fvt_rng rng = { 0x1234567ull + seed };
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = fvt_next (&rng) & 0xff;
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (info),
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+      (gsize *) info->offset, (gint *) info->stride);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+static const FormatSpec *
+spec_for (const char *format)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    if (!strcmp (formats[i].format, format))
+      return &formats[i];
+  return NULL;
+}
+
+/* Checks out against the reference filter of in; inside (x,y,w,h) only
+ * when w > 0, elsewhere out must equal in. Returns mismatching samples. */
+static long
+check_output (const GstVideoInfo *in_info, GstBuffer *in, GstBuffer *out, guint radius,
+    fv_box_mode mode, fv_border border, double sens, int rx0, int ry0, int rw, int rh)
+{
+  const FormatSpec *fs = spec_for (gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)));
+  GstVideoFrame fi, fo;
+  long bad = 0;
+  fail_unless (fs != NULL);
+  fail_unless (gst_video_frame_map (&fi, (GstVideoInfo *) in_info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, (GstVideoInfo *) in_info, out, GST_MAP_READ));
+  fail_unless_equals_int (GST_VIDEO_FRAME_N_PLANES (&fi), fs->n);
+  for (int p = 0; p < fs->n; p++) {
+    const PlaneSpec *ps = &fs->pl[p];
+    fv_box_params bp = { 0 };
+    bp.width = GST_VIDEO_FRAME_COMP_WIDTH (&fi, p == 0 ? 0 : (fs->n == 2 ? 1 : p));
+    bp.height = GST_VIDEO_FRAME_COMP_HEIGHT (&fi, p == 0 ? 0 : (fs->n == 2 ? 1 : p));
+    bp.channels = ps->channels;
+    bp.channel_mask = ps->mask;
+    bp.sample = fs->bits == 16 ? FV_U16 : FV_U8;
+    bp.radius_x = ps->wsub ? (radius + 1) >> 1 : radius;
+    bp.radius_y = ps->hsub ? (radius + 1) >> 1 : radius;
+    bp.mode = mode; bp.border = border; bp.sensitivity = sens;
+    fv_image a = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (&fi, p),
+        GST_VIDEO_FRAME_PLANE_STRIDE (&fi, p), bp.width, bp.height, bp.channels, bp.sample,
+        FV_MEM_HOST);
+    fv_image b = a;
+    b.data = GST_VIDEO_FRAME_PLANE_DATA (&fo, p);
+    b.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, p);
+    for (int y = 0; y < bp.height; y++)
+      for (int x = 0; x < bp.width; x++) {
+        int fx = x << ps->wsub, fy = y << ps->hsub;
+        int in_roi = rw <= 0 || (fx + (1 << ps->wsub) > rx0 && fx < rx0 + rw
+            && fy + (1 << ps->hsub) > ry0 && fy < ry0 + rh);
+        for (int c = 0; c < bp.channels; c++) {
+          uint32_t want = in_roi && (ps->mask >> c & 1) ? fvt_ref_box (&bp, &a, x, y, c)
+              : fvt_get (&a, x, y, c);
+          uint32_t got = fvt_get (&b, x, y, c);
+          if (want != got && bad++ < 3)
+            GST_ERROR ("%s plane %d (%d,%d,c%d): got %u want %u", fs->format, p, x, y, c,
+                got, want);
+        }
+      }
+  }
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  return bad;
+}
+
+static GstHarness *
+new_harness (const char *format, int w, int h, const char *props, GstVideoInfo *info)
+{
+  GstHarness *hh = gst_harness_new ("satfilter");
+  gchar **kv = g_strsplit (props ? props : "", " ", -1);
+  for (gchar **p = kv; *p; p++) {
+    gchar *eq = strchr (*p, '=');
+    if (!eq)
+      continue;
+    *eq = '\0';
+    gst_util_set_object_arg (G_OBJECT (hh->element), *p, eq + 1);
+  }
+  g_strfreev (kv);
+  gst_video_info_set_format (info, gst_video_format_from_string (format), w, h);
+  GstCaps *caps = gst_video_info_to_caps (info);
+  gst_harness_set_src_caps (hh, caps);
+  return hh;
+}
+
+static long
+push_and_check (GstHarness *hh, const GstVideoInfo *info, guint32 seed, guint radius,
+    fv_box_mode mode, fv_border border, double sens)
+{
+  GstBuffer *in = random_buffer (info, seed);
+  GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  long bad = check_output (info, in, out, radius, mode, border, sens, 0, 0, 0, 0);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  return bad;
+}
+
+GST_START_TEST (test_every_format)
+{
+  const char *backends[] = { "cpu", "cuda" };
+  for (int b = 0; b < (have_gpu ? 2 : 1); b++)
+    for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+      GstVideoInfo info;
+      gchar *props = g_strdup_printf ("radius=3 backend=%s", backends[b]);
+      GstHarness *hh = new_harness (formats[i].format, 37, 23, props, &info);
+      long bad = push_and_check (hh, &info, i, 3, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0);
+      fail_unless (bad == 0, "%s (%s): %ld samples wrong", formats[i].format, backends[b], bad);
+      gst_harness_teardown (hh);
+      g_free (props);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_modes_and_borders)
+{
+  for (int mode = 0; mode <= FV_BOX_THRESHOLD; mode++)
+    for (int border = 0; border <= FV_BORDER_ZERO; border++) {
+      GstVideoInfo info;
+      GstHarness *hh = new_harness ("I420", 33, 17, "backend=cpu", &info);
+      GEnumClass *mc = g_type_class_ref (g_type_from_name ("GstSatFilterMode"));
+      GEnumClass *bc = g_type_class_ref (g_type_from_name ("GstSatFilterBorder"));
+      g_object_set (hh->element, "radius", 5, "sensitivity", 0.1, NULL);
+      gst_util_set_object_arg (G_OBJECT (hh->element), "mode",
+          g_enum_get_value (mc, mode)->value_nick);
+      gst_util_set_object_arg (G_OBJECT (hh->element), "border",
+          g_enum_get_value (bc, border)->value_nick);
+      fail_unless (push_and_check (hh, &info, mode * 7 + border, 5, mode, border, 0.1) == 0,
+          "mode %d border %d", mode, border);
+      g_type_class_unref (mc);
+      g_type_class_unref (bc);
+      gst_harness_teardown (hh);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_property_change_midstream)
+{
+  GstVideoInfo info;
+  GstHarness *hh = new_harness ("RGBA", 40, 30, "radius=1", &info);
+  fail_unless (push_and_check (hh, &info, 1, 1, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0) == 0);
+  g_object_set (hh->element, "radius", 6, NULL);
+  fail_unless (push_and_check (hh, &info, 2, 6, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0) == 0);
+  gst_util_set_object_arg (G_OBJECT (hh->element), "mode", "threshold");
+  g_object_set (hh->element, "sensitivity", 0.3, NULL);
+  fail_unless (push_and_check (hh, &info, 3, 6, FV_BOX_THRESHOLD, FV_BORDER_RENORMALIZE, 0.3) == 0);
+  gst_util_set_object_arg (G_OBJECT (hh->element), "border", "mirror");
+  gst_util_set_object_arg (G_OBJECT (hh->element), "mode", "stddev");
+  g_object_set (hh->element, "radius", 50, NULL);   /* larger than the frame */
+  fail_unless (push_and_check (hh, &info, 4, 50, FV_BOX_STDDEV, FV_BORDER_MIRROR, 0) == 0);
+  gst_harness_teardown (hh);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_resolution_change)
+{
+  GstVideoInfo info;
+  GstHarness *hh = new_harness ("NV12", 32, 24, "radius=2", &info);
+  fail_unless (push_and_check (hh, &info, 5, 2, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0) == 0);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 47, 31);
+  gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
+  fail_unless (push_and_check (hh, &info, 6, 2, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0) == 0);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY16_LE, 9, 5);
+  gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
+  fail_unless (push_and_check (hh, &info, 7, 2, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0) == 0);
+  gst_harness_teardown (hh);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_roi_type)
+{
+  GstVideoInfo info;
+  GstHarness *hh = new_harness ("I420", 64, 48, "radius=4 roi-type=face", &info);
+  GstBuffer *in = random_buffer (&info, 8);
+  gst_buffer_add_video_region_of_interest_meta (in, "face", 10, 9, 21, 15);
+  gst_buffer_add_video_region_of_interest_meta (in, "car", 40, 30, 10, 10);
+  GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  fail_unless (check_output (&info, in, out, 4, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0,
+          10, 9, 21, 15) == 0);
+  /* the metas travel on */
+  guint n = 0;
+  gpointer state = NULL;
+  while (gst_buffer_iterate_meta_filtered (out, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    n++;
+  fail_unless_equals_int (n, 2);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+
+  /* no matching rectangle: the frame passes unchanged */
+  in = random_buffer (&info, 9);
+  out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  GstMapInfo a, b;
+  gst_buffer_map (in, &a, GST_MAP_READ);
+  gst_buffer_map (out, &b, GST_MAP_READ);
+  fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0);
+  gst_buffer_unmap (in, &a);
+  gst_buffer_unmap (out, &b);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hh);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_padded_strides)
+{
+  GstVideoInfo info, padded;
+  GstHarness *hh = new_harness ("I420", 50, 20, "radius=3", &info);
+  /* the same frame laid out with wide rows, described by its video meta */
+  padded = info;
+  gsize off = 0;
+  for (guint p = 0; p < 3; p++) {
+    padded.stride[p] = GST_ROUND_UP_16 (info.stride[p]) + 48;
+    padded.offset[p] = off;
+    off += (gsize) padded.stride[p] * (p ? 10 : 20) + 16;
+  }
+  padded.size = off;
+  GstBuffer *in = random_buffer (&padded, 10);
+  GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  fail_unless (check_output (&padded, in, out, 3, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0,
+          0, 0, 0, 0) == 0);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hh);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_proposed_pool)
+{
+  const char *backends[] = { "cpu", "cuda" };
+  for (int b = 0; b < (have_gpu ? 2 : 1); b++) {
+    GstVideoInfo info;
+    gchar *props = g_strdup_printf ("backend=%s", backends[b]);
+    GstHarness *hh = new_harness ("RGBA", 64, 32, props, &info);
+    g_free (props);
+    GstCaps *caps = gst_video_info_to_caps (&info);
+    GstQuery *q = gst_query_new_allocation (caps, TRUE);
+    fail_unless (gst_pad_peer_query (hh->srcpad, q));
+    fail_unless (gst_query_get_n_allocation_pools (q) >= 1);
+    fail_unless (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, NULL));
+    GstBufferPool *pool = NULL;
+    guint size;
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, NULL, NULL);
+    fail_unless (pool != NULL);
+    fail_unless (size >= GST_VIDEO_INFO_SIZE (&info));
+    if (b == 1) {   /* on the GPU path: page-locked memory */
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+      GstAllocator *alloc = NULL;
+      gst_buffer_pool_config_get_allocator (config, &alloc, NULL);
+      fail_unless (alloc != NULL);
+      fail_unless (g_str_has_prefix (G_OBJECT_TYPE_NAME (alloc), "FvPinned"));
+      gst_structure_free (config);
+      fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+      GstBuffer *buf = NULL;
+      fail_unless (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) == GST_FLOW_OK);
+      gst_buffer_unref (buf);
+      gst_buffer_pool_set_active (pool, FALSE);
+    }
+    gst_object_unref (pool);
+    gst_query_unref (q);
+    gst_caps_unref (caps);
+    gst_harness_teardown (hh);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_controller)
+{
+  GstVideoInfo info;
+  GstHarness *hh = new_harness ("GRAY8", 30, 20, "radius=1", &info);
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  gst_object_add_control_binding (GST_OBJECT (hh->element),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (hh->element), "radius", cs));
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (cs), 0, 7);
+  fail_unless (push_and_check (hh, &info, 11, 7, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0) == 0);
+  guint r;
+  g_object_get (hh->element, "radius", &r, NULL);
+  fail_unless_equals_int (r, 7);
+  gst_object_unref (cs);
+  gst_harness_teardown (hh);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_refuses_other_caps)
+{
+  GstHarness *hh = gst_harness_new ("satfilter");
+  gst_harness_set_src_caps_str (hh, "video/x-raw,format=YUY2,width=16,height=16,framerate=30/1");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 16 * 16 * 2, NULL);
+  fail_unless_equals_int (gst_harness_push (hh, buf), GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (hh);
+}
+GST_END_TEST;
+
+/* backend=cuda on a machine without a usable GPU fails the state change
+ * with a message that says why; auto falls back to the CPU. */
+GST_START_TEST (test_backend_choice)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=GRAY8,width=32,height=16 ! satfilter name=f backend=cuda ! fakesink", NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  GstStateChangeReturn ret = gst_element_set_state (pipe, GST_STATE_PAUSED);
+  if (!have_gpu) {
+    fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
+    GstMessage *m = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR);
+    fail_unless (m != NULL);
+    GError *err = NULL;
+    gchar *dbg = NULL;
+    gst_message_parse_error (m, &err, &dbg);
+    fail_unless (strstr (err->message, "GPU") != NULL, "%s", err->message);
+    fail_unless (dbg && strstr (dbg, "backend=cuda") != NULL, "%s", dbg);
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (m);
+  } else {
+    fail_unless (ret != GST_STATE_CHANGE_FAILURE);
+    gst_element_get_state (pipe, NULL, NULL, GST_CLOCK_TIME_NONE);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_util_set_object_arg (G_OBJECT (f), "backend", "auto");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  gst_element_get_state (pipe, NULL, NULL, GST_CLOCK_TIME_NONE);
+  gint active;
+  g_object_get (f, "active-backend", &active, NULL);
+  fail_unless_equals_int (active, have_gpu ? 1 : 0);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (f);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_latency_query)
+{
+  /* a slow frame (one thread, stddev, large HD frame) takes well over 1 ms,
+   * which the element must add to the latency it reports */
+  GstElement *pipe = gst_parse_launch ("videotestsrc is-live=true num-buffers=3 ! "
+      "capsfilter name=c caps=video/x-raw,format=RGB,width=1920,height=1080,framerate=30/1 ! "
+      "satfilter name=f radius=40 mode=stddev threads=1 backend=cpu ! fakesink sync=true", NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+  gst_message_unref (m);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+  GstClockTime ours, theirs;
+  gboolean live;
+  GstQuery *q = gst_query_new_latency ();
+  fail_unless (gst_pad_query (GST_BASE_TRANSFORM_SRC_PAD (f), q));
+  gst_query_parse_latency (q, &live, &ours, NULL);
+  fail_unless (live);
+  gst_query_unref (q);
+  q = gst_query_new_latency ();
+  fail_unless (gst_pad_query (GST_BASE_TRANSFORM_SRC_PAD (c), q));
+  gst_query_parse_latency (q, &live, &theirs, NULL);
+  gst_query_unref (q);
+  fail_unless (ours >= theirs + GST_MSECOND, "latency %" GST_TIME_FORMAT " upstream %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (ours), GST_TIME_ARGS (theirs));
+  gst_object_unref (f);
+  gst_object_unref (c);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_cuda_equals_cpu)
+{
+  if (!have_gpu)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    for (int mode = 0; mode <= FV_BOX_THRESHOLD; mode++) {
+      GstVideoInfo info;
+      GstBuffer *res[2];
+      for (int b = 0; b < 2; b++) {
+        gchar *props = g_strdup_printf ("radius=9 backend=%s", b ? "cuda" : "cpu");
+        GstHarness *hh = new_harness (formats[i].format, 333, 221, props, &info);
+        g_object_set (hh->element, "mode", mode, NULL);
+        res[b] = gst_harness_push_and_pull (hh, random_buffer (&info, 100 + i));
+        gst_harness_teardown (hh);
+        g_free (props);
+      }
+      GstVideoFrame fa, fb;
+      gst_video_frame_map (&fa, &info, res[0], GST_MAP_READ);
+      gst_video_frame_map (&fb, &info, res[1], GST_MAP_READ);
+      for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++)
+        for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, p); y++)
+          fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p),
+                  (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p),
+                  GST_VIDEO_FRAME_COMP_WIDTH (&fa, p) * GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, p)) == 0,
+              "%s mode %d plane %u row %d differs", formats[i].format, mode, p, y);
+      gst_video_frame_unmap (&fa);
+      gst_video_frame_unmap (&fb);
+      gst_buffer_unref (res[0]);
+      gst_buffer_unref (res[1]);
+    }
+}
+GST_END_TEST;
+
+static Suite *
+satfilter_suite (void)
+{
+  Suite *s = suite_create ("satfilter");
+  TCase *tc = tcase_create ("general");
+  have_gpu = fv_cuda_device_count () > 0;
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_every_format);
+  tcase_add_test (tc, test_modes_and_borders);
+  tcase_add_test (tc, test_property_change_midstream);
+  tcase_add_test (tc, test_resolution_change);
+  tcase_add_test (tc, test_roi_type);
+  tcase_add_test (tc, test_padded_strides);
+  tcase_add_test (tc, test_proposed_pool);
+  tcase_add_test (tc, test_controller);
+  tcase_add_test (tc, test_refuses_other_caps);
+  tcase_add_test (tc, test_backend_choice);
+  tcase_add_test (tc, test_latency_query);
+  tcase_add_test (tc, test_cuda_equals_cpu);
+  return s;
+}
+
+GST_CHECK_MAIN (satfilter);

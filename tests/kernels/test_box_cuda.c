@@ -1,0 +1,96 @@
+/* The CUDA box filter must equal the CPU one bit for bit (the CPU one is
+ * checked against the reference in test_box_cpu), for host and device
+ * images. Skipped (77) without a GPU. */
+#include <stdlib.h>
+#include <string.h>
+#include "box_cases.h"
+#include "fv_cuda.h"
+
+static long
+compare (const fv_image *a, const fv_image *b)
+{
+  long bad = 0;
+  size_t row = fv_image_row_bytes (a);
+  for (int y = 0; y < a->height; y++)
+    if (memcmp ((char *) a->data + y * a->stride, (char *) b->data + y * b->stride, row))
+      bad++;
+  return bad;
+}
+
+static void
+run_case (const fv_box_params *p, int src_pad, int dst_pad, void *user)
+{
+  fvt_rng *rng = user;
+  fv_image src = fvt_image_new (p->width, p->height, p->channels, p->sample, src_pad, rng);
+  fv_image want = fvt_image_new (p->width, p->height, p->channels, p->sample, dst_pad, NULL);
+  fv_image got = fvt_image_new (p->width, p->height, p->channels, p->sample, dst_pad, NULL);
+  fv_box_plan *cpu, *gpu;
+  char label[160];
+  snprintf (label, sizeof label, "%dx%dx%d %d-bit r=%d,%d mode=%d border=%d mask=%x",
+      p->width, p->height, p->channels, p->sample * 8, p->radius_x, p->radius_y, p->mode,
+      p->border, p->channel_mask);
+  FVT_CHECK (fv_box_plan_create (&cpu, p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "cpu plan");
+  fv_status st = fv_box_plan_create (&gpu, p, FV_BACKEND_CUDA, 0, NULL);
+  FVT_CHECK (st == FV_OK, "%s: cuda plan: %s", label, fv_last_error ());
+  if (st == FV_OK) {
+    fv_box_execute (cpu, &src, &want);
+    st = fv_box_execute (gpu, &src, &got);
+    FVT_CHECK (st == FV_OK, "%s: cuda execute: %s", label, fv_last_error ());
+    long bad = compare (&want, &got);
+    FVT_CHECK (bad == 0, "%s: %ld rows differ from the CPU", label, bad);
+    fv_box_plan_destroy (gpu);
+  }
+  fv_box_plan_destroy (cpu);
+  fvt_image_free (&src);
+  fvt_image_free (&want);
+  fvt_image_free (&got);
+}
+
+/* Device images in and out, at a size that spans many tiles. */
+static void
+device_images (fvt_rng *rng, int w, int h, int ch, fv_sample s, int radius, fv_box_mode mode)
+{
+  fv_box_params p = { 0 };
+  p.width = w; p.height = h; p.channels = ch; p.channel_mask = ch == 4 ? 0x7 : (1u << ch) - 1;
+  p.sample = s; p.radius_x = p.radius_y = radius; p.mode = mode; p.sensitivity = 0.15;
+  fv_image src = fvt_image_new (w, h, ch, s, 0, rng);
+  fv_image want = fvt_image_new (w, h, ch, s, 0, NULL), got = want;
+  got.data = malloc (want.stride * h);
+  size_t bytes = src.stride * h;
+  void *dsrc = fv_cuda_malloc (bytes), *ddst = fv_cuda_malloc (bytes);
+  fv_cuda_memcpy (dsrc, src.data, bytes);
+  fv_image dsrc_im = src, ddst_im = want;
+  dsrc_im.data = dsrc; dsrc_im.mem = FV_MEM_DEVICE;
+  ddst_im.data = ddst; ddst_im.mem = FV_MEM_DEVICE;
+  fv_box_plan *cpu, *gpu;
+  fv_box_plan_create (&cpu, &p, FV_BACKEND_CPU, 0, NULL);
+  FVT_CHECK (fv_box_plan_create (&gpu, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK, "plan");
+  fv_box_execute (cpu, &src, &want);
+  FVT_CHECK (fv_box_execute (gpu, &dsrc_im, &ddst_im) == FV_OK, "exec: %s", fv_last_error ());
+  fv_cuda_memcpy (got.data, ddst, bytes);
+  FVT_CHECK (compare (&want, &got) == 0, "device images %dx%dx%d r=%d mode=%d differ",
+      w, h, ch, radius, mode);
+  fv_box_plan_destroy (cpu);
+  fv_box_plan_destroy (gpu);
+  fv_cuda_free (dsrc);
+  fv_cuda_free (ddst);
+  fvt_image_free (&src);
+  fvt_image_free (&want);
+  free (got.data);
+}
+
+int
+main (void)
+{
+  if (fv_cuda_device_count () == 0) {
+    printf ("test_box_cuda: no GPU, skipped\n");
+    return FVTEST_SKIP;
+  }
+  fvt_rng rng = { 0xC0FFEE };
+  box_for_each_case (run_case, &rng);
+  device_images (&rng, 1920, 1080, 1, FV_U8, 15, FV_BOX_MEAN);
+  device_images (&rng, 1920, 1080, 4, FV_U8, 7, FV_BOX_STDDEV);
+  device_images (&rng, 3840, 2160, 1, FV_U16, 100, FV_BOX_THRESHOLD);
+  device_images (&rng, 7680, 4320, 1, FV_U8, 100, FV_BOX_MEAN);
+  return fvt_summary ("test_box_cuda");
+}
