@@ -457,7 +457,7 @@ gst_sat_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_que
   GstCaps *caps;
   gboolean need_pool;
 
-  if (!self->have_active || self->active != FV_BACKEND_CUDA || !decide_query)
+  if (!self->have_active || self->active != FV_BACKEND_CUDA)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
         decide_query, query);
 
@@ -492,7 +492,17 @@ gst_sat_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
     gst_query_parse_allocation (query, &caps, NULL);
     GstBufferPool *pool = fv_pinned_pool_new (caps, 2);
     if (pool && gst_video_info_from_caps (&info, caps)) {
-      /* our own pinned pool for output, so downloads run at full speed */
+      /* our own pinned pool for output, so downloads run at full speed; the
+       * base class configures it with the first allocator of the query */
+      GstAllocator *alloc = fv_pinned_allocator_get ();
+      GstAllocationParams params;
+      gst_allocation_params_init (&params);
+      params.align = 63;
+      if (gst_query_get_n_allocation_params (query) > 0)
+        gst_query_set_nth_allocation_param (query, 0, alloc, &params);
+      else
+        gst_query_add_allocation_param (query, alloc, &params);
+      gst_object_unref (alloc);
       if (gst_query_get_n_allocation_pools (query) > 0)
         gst_query_set_nth_allocation_pool (query, 0, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
       else

@@ -55,7 +55,8 @@ fv_box_needs_acc64 (const fv_box_params *p)
   unsigned long long big = nx * ny * maxv;
   if (p->mode == FV_BOX_STDDEV)
     big *= maxv;
-  return big > 0xffffffffULL;
+  /* 31 bits, so that CPU sums convert to double as signed 32-bit integers */
+  return big > 0x7fffffffULL;
 }
 
 fv_status

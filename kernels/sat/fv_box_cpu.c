@@ -8,38 +8,115 @@
 #include "fv_sat_cpu_util.h"
 #include "../common/fv_parallel.h"
 
+/* the row loops are built for AVX2 too, picked at run time */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FV_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#else
+#define FV_CLONES
+#endif
+
+/* Pz[C + x*C + c] = sum of V[x'*C + c] over x' <= x, one register per
+ * channel (a store-to-load chain through memory would cost 4x). */
+#define FV_PREFIX(Pz, V, W, C)                                          \
+  do {                                                                  \
+    if ((C) == 1) {                                                     \
+      TACC a0 = 0;                                                      \
+      for (int x = 0; x < (W); x++)                                     \
+        (Pz)[1 + x] = a0 += (V)[x];                                     \
+    } else if ((C) == 3) {                                              \
+      TACC a0 = 0, a1 = 0, a2 = 0;                                      \
+      for (int x = 0; x < (W); x++) {                                   \
+        (Pz)[3 + 3 * x] = a0 += (V)[3 * x];                             \
+        (Pz)[4 + 3 * x] = a1 += (V)[3 * x + 1];                         \
+        (Pz)[5 + 3 * x] = a2 += (V)[3 * x + 2];                         \
+      }                                                                 \
+    } else if ((C) == 4) {                                              \
+      TACC a0 = 0, a1 = 0, a2 = 0, a3 = 0;                              \
+      for (int x = 0; x < (W); x++) {                                   \
+        (Pz)[4 + 4 * x] = a0 += (V)[4 * x];                             \
+        (Pz)[5 + 4 * x] = a1 += (V)[4 * x + 1];                         \
+        (Pz)[6 + 4 * x] = a2 += (V)[4 * x + 2];                         \
+        (Pz)[7 + 4 * x] = a3 += (V)[4 * x + 3];                         \
+      }                                                                 \
+    } else {                                                            \
+      for (int i = 0; i < (W) * (C); i++)                               \
+        (Pz)[i + (C)] = (Pz)[i] + (V)[i];                               \
+    }                                                                   \
+  } while (0)
+
 #define TIN uint8_t
 #define TACC uint32_t
+#define SACC int32_t
 #define FV_ROWS rows_u8_a32
 #include "fv_box_cpu_rows.h"
 #undef TACC
 #undef FV_ROWS
+#undef SACC
 #define TACC uint64_t
+#define SACC int64_t
 #define FV_ROWS rows_u8_a64
 #include "fv_box_cpu_rows.h"
 #undef TIN
 #undef TACC
+#undef SACC
 #undef FV_ROWS
 #define TIN uint16_t
 #define TACC uint32_t
+#define SACC int32_t
 #define FV_ROWS rows_u16_a32
 #include "fv_box_cpu_rows.h"
 #undef TACC
+#undef SACC
 #undef FV_ROWS
 #define TACC uint64_t
+#define SACC int64_t
 #define FV_ROWS rows_u16_a64
 #include "fv_box_cpu_rows.h"
 #undef TIN
 #undef TACC
+#undef SACC
 #undef FV_ROWS
 
 typedef void (*rows_fn) (const fv_box_plan *, const fv_image *, const fv_image *,
     int, int, char *);
 
+/* Interior range and the terms of every border column. */
+static fv_status
+make_columns (fv_box_plan *plan)
+{
+  const fv_box_params *p = &plan->p;
+  const int W = p->width, rx = p->radius_x;
+  plan->xl = rx < W ? rx : W;
+  plan->xr = W - 1 - rx >= plan->xl ? W - rx : plan->xl;
+  plan->cols = calloc (W, sizeof (fv_col_terms));
+  if (!plan->cols)
+    return FV_ERR_NOMEM;
+  for (int x = 0; x < W; x++) {
+    fv_col_terms *ct = &plan->cols[x];
+    int ia[8], ib[8];
+    int64_t ca[8], cb[8];
+    int na = fv_border_terms (x + (long) rx, W, p->border, ia, ca);
+    int nb = fv_border_terms (x - (long) rx - 1, W, p->border, ib, cb);
+    ct->count = fv_window_count (x, rx, W, p->border);
+    for (int t = 0; t < na; t++) {
+      ct->idx[ct->n] = ia[t] + 1;
+      ct->coef[ct->n++] = ca[t];
+    }
+    for (int t = 0; t < nb; t++) {
+      ct->idx[ct->n] = ib[t] + 1;
+      ct->coef[ct->n++] = -cb[t];
+    }
+  }
+  return FV_OK;
+}
+
 fv_status
 fv_box_cpu_init (fv_box_plan *plan)
 {
   const fv_box_params *p = &plan->p;
+  fv_status st = make_columns (plan);
+  if (st != FV_OK)
+    return st;
   int n = fv_threads_resolve (p->threads);
   if (n > p->height)
     n = p->height;
@@ -82,5 +159,7 @@ void
 fv_box_cpu_free (fv_box_plan *plan)
 {
   free (plan->scratch);
+  free (plan->cols);
   plan->scratch = NULL;
+  plan->cols = NULL;
 }

@@ -8,7 +8,7 @@
  * as a streaming SAT that never stores the whole table. Sums wrap modulo
  * the accumulator width, which is exact as long as one window's sum fits. */
 
-static void
+FV_CLONES static void
 FV_ROWS (const fv_box_plan *pl, const fv_image *src, const fv_image *dst,
     int y0, int y1, char *scratch)
 {
@@ -71,52 +71,55 @@ FV_ROWS (const fv_box_plan *pl, const fv_image *src, const fv_image *dst,
         }
       }
     }
-    /* running horizontal prefix, per channel */
-    for (int i = 0; i < WC; i++)
-      Pz[i + C] = Pz[i] + V[i];
+    /* running horizontal prefix, per channel, sums kept in registers */
+    FV_PREFIX (Pz, V, W, C);
     if (want_sq)
-      for (int i = 0; i < WC; i++)
-        PQz[i + C] = PQz[i] + VQ[i];
+      FV_PREFIX (PQz, VQ, W, C);
 
     const TIN *in = SROW (y);
     TIN *out = (TIN *) (dbase + (size_t) y * dst->stride);
     const int ny = fv_window_count (y, ry, H, border);
-    /* interior columns: the whole window inside the row */
-    int xl = rx < W ? rx : W, xr = W - 1 - rx >= xl ? W - rx : xl;
+    const int xl = pl->xl, xr = pl->xr;
+    const int lo = (rx + 1) * C, hi = rx * C;
 
+    /* interior columns: the window lies inside the row, n is constant */
+    const uint64_t n_in = (uint64_t) (2 * rx + 1) * ny;
+    const double inv_in = 1.0 / (double) n_in;
     if (p->mode == FV_BOX_MEAN) {
-      const uint64_t n = (uint64_t) (2 * rx + 1) * ny;
-      const double inv = 1.0 / (2.0 * (double) n), nd = (double) n;
-      const int lo = (rx + 1) * C, hi = rx * C;
       for (int i = xl * C; i < xr * C; i++) {
         TACC s = Pz[i + lo] - Pz[i - hi];
-        out[i] = (TIN) floor (((double) s * 2.0 + nd) * inv + 0x1p-33);
+        out[i] = (TIN) (int32_t) ((double) (SACC) s * inv_in + FV_HALF_UP);
       }
+    } else if (p->mode == FV_BOX_THRESHOLD) {
+      const double nd = (double) n_in;
+      for (int i = xl * C; i < xr * C; i++) {
+        TACC s = Pz[i + lo] - Pz[i - hi];
+        out[i] = (double) in[i] * nd > (double) (SACC) s * k_thr ? maxv : 0;
+      }
+    } else {
+      for (int i = xl * C; i < xr * C; i++)
+        out[i] = (TIN) fv_round_stddev (Pz[i + lo] - Pz[i - hi], PQz[i + lo] - PQz[i - hi], n_in);
     }
+
+    /* border columns: the extended row's prefix, from precomputed terms */
     for (int x = 0; x < W; x++) {
-      if (p->mode == FV_BOX_MEAN && x >= xl && x < xr)
-        continue;
-      const uint64_t n = (uint64_t) fv_window_count (x, rx, W, border) * ny;
-      int ia[8], ib[8];
-      int64_t ca[8], cb[8];
-      int na = fv_border_terms (x + (long) rx, W, border, ia, ca);
-      int nb = fv_border_terms (x - (long) rx - 1, W, border, ib, cb);
+      if (x == xl && xr > xl)
+        x = xr;
+      if (x >= W)
+        break;
+      const fv_col_terms *ct = &pl->cols[x];
+      const uint64_t n = (uint64_t) ct->count * ny;
       for (int c = 0; c < C; c++) {
         TACC s = 0, q = 0;
-        for (int t = 0; t < na; t++)
-          s += (TACC) ca[t] * Pz[(size_t) (ia[t] + 1) * C + c];
-        for (int t = 0; t < nb; t++)
-          s -= (TACC) cb[t] * Pz[(size_t) (ib[t] + 1) * C + c];
-        if (want_sq) {
-          for (int t = 0; t < na; t++)
-            q += (TACC) ca[t] * PQz[(size_t) (ia[t] + 1) * C + c];
-          for (int t = 0; t < nb; t++)
-            q -= (TACC) cb[t] * PQz[(size_t) (ib[t] + 1) * C + c];
-        }
+        for (int t = 0; t < ct->n; t++)
+          s += (TACC) ct->coef[t] * Pz[(size_t) ct->idx[t] * C + c];
+        if (want_sq)
+          for (int t = 0; t < ct->n; t++)
+            q += (TACC) ct->coef[t] * PQz[(size_t) ct->idx[t] * C + c];
         const int i = x * C + c;
         switch (p->mode) {
           case FV_BOX_MEAN:
-            out[i] = (TIN) fv_round_mean (s, n, 1.0 / (2.0 * (double) n));
+            out[i] = (TIN) fv_round_mean (s, 1.0 / (double) n);
             break;
           case FV_BOX_STDDEV:
             out[i] = (TIN) fv_round_stddev (s, q, n);

@@ -87,7 +87,7 @@ box_from_sat (const TACC *S, const TACC *Q, BoxArgs a)
   const size_t off = (size_t) x * a.channels + a.channel;
   TIN *out = (TIN *) (a.dst + (size_t) y * a.dst_stride) + off;
   if (MODE == FV_BOX_MEAN) {
-    *out = (TIN) fv_round_mean (s, n, 1.0 / (2.0 * (double) n));
+    *out = (TIN) fv_round_mean (s, 1.0 / (double) n);
   } else if (MODE == FV_BOX_STDDEV) {
     *out = (TIN) fv_round_stddev (s, window_sum (Q, a, x, y), n);
   } else {

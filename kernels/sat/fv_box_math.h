@@ -93,14 +93,16 @@ fv_window_count (int x, int r, int n, int border)
   return hi - lo + 1;
 }
 
-/* floor(sum/n + 1/2) for sum/n <= 65535.5 and n <= 2^30, exactly: the
- * double error (< 2^-36) stays below eps = 2^-33, which stays below the
- * smallest non-zero distance 1/(2n) of the true quotient to an integer. */
+/* floor(sum/n + 1/2), exactly, for sum/n <= 65535 and n <= 2^30: the
+ * double error of sum*inv_n + 1/2 (< 2^-34) stays below the guard 2^-33,
+ * and guard plus error stay below 1/(2n), the smallest non-zero distance of
+ * the true value to the next integer. Truncation is floor: all positive. */
+#define FV_HALF_UP (0.5 + 0x1p-33)
+
 FV_HD uint32_t
-fv_round_mean (uint64_t sum, uint64_t n, double inv_2n)
+fv_round_mean (uint64_t sum, double inv_n)
 {
-  double a = (double) (2 * sum + n);
-  return (uint32_t) floor (a * inv_2n + 0x1p-33);
+  return (uint32_t) ((double) sum * inv_n + FV_HALF_UP);
 }
 
 /* Rounded standard deviation: the q with (2q-1)^2 n^2 <= 4v < (2q+1)^2 n^2

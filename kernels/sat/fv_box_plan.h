@@ -8,12 +8,23 @@
 extern "C" {
 #endif
 
+/* One border column of the CPU filter: its window sum as a combination of
+ * the row's zero-padded prefix sums Pz[idx] (Pz[0] = 0), and how many
+ * samples the window counts along x. */
+typedef struct {
+  int n, count;
+  int idx[16];
+  int64_t coef[16];
+} fv_col_terms;
+
 struct fv_box_plan {
   fv_box_params p;
   fv_backend backend;
   int acc64;            /* window sums need 64 bits (else 32, modulo 2^32) */
   /* CPU */
   int nthreads;
+  int xl, xr;           /* interior columns [xl, xr): window inside the row */
+  fv_col_terms *cols;   /* per column; used outside [xl, xr) */
   void *scratch;        /* nthreads blocks of scratch_stride bytes */
   size_t scratch_stride;
   /* CUDA */

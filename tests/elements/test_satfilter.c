@@ -31,7 +31,15 @@ static const FormatSpec formats[] = {
   {"Y444", 3, {{1, 0x1, 0, 0}, {1, 0x1, 0, 0}, {1, 0x1, 0, 0}}, 8},
 };
 
+/* CUDA must not be touched before check forks each test, so the GPU is
+ * looked for inside the tests. */
 static gboolean have_gpu;
+
+static void
+setup (void)
+{
+  have_gpu = fv_cuda_device_count () > 0;
+}
 
 static GstBuffer *
 random_buffer (const GstVideoInfo *info, guint32 seed)
@@ -446,7 +454,7 @@ satfilter_suite (void)
 {
   Suite *s = suite_create ("satfilter");
   TCase *tc = tcase_create ("general");
-  have_gpu = fv_cuda_device_count () > 0;
+  tcase_add_checked_fixture (tc, setup, NULL);
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_every_format);

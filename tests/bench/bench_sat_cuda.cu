@@ -1,0 +1,190 @@
+// GPU benchmark of the tiled SAT and the box filter (not run by CI).
+// Kernel times by CUDA events (median of many runs, inputs rotated so the
+// 50 MB L2 does not hold them), against the device's copy bandwidth and
+// NPP's nppiIntegral when libnppist is present.
+//   bench_sat_cuda [--quick]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <vector>
+#include <cuda_runtime.h>
+#include "fv_sat.h"
+#include "fv_box.h"
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+  fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (e_)); exit (1); } } while (0)
+
+static cudaStream_t stream;
+static const int NSETS = 4;
+
+template <typename F>
+static double
+median_ms (F &&fn, int reps)
+{
+  cudaEvent_t a, b;
+  CK (cudaEventCreate (&a));
+  CK (cudaEventCreate (&b));
+  for (int i = 0; i < 3; i++)
+    fn (i);
+  std::vector<float> t;
+  for (int i = 0; i < reps; i++) {
+    CK (cudaEventRecord (a, stream));
+    fn (i);
+    CK (cudaEventRecord (b, stream));
+    CK (cudaEventSynchronize (b));
+    float ms;
+    CK (cudaEventElapsedTime (&ms, a, b));
+    t.push_back (ms);
+  }
+  std::sort (t.begin (), t.end ());
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  return t[t.size () / 2];
+}
+
+// NPP through dlopen, so the benchmark builds where NPP headers are absent.
+struct NppCtx {
+  cudaStream_t hStream;
+  int nCudaDeviceId, nMultiProcessorCount, nMaxThreadsPerMultiProcessor, nMaxThreadsPerBlock;
+  size_t nSharedMemPerBlock;
+  int nCudaDevAttrComputeCapabilityMajor, nCudaDevAttrComputeCapabilityMinor;
+  unsigned int nStreamFlags;
+  int nReserved0;
+  char spare[64];
+};
+struct NppSize { int width, height; };
+typedef int (*npp_integral_fn) (const unsigned char *, int, int *, int, NppSize, int, NppCtx);
+
+static npp_integral_fn
+load_npp (NppCtx *ctx)
+{
+  const char *names[] = { "libnppist.so", "libnppist.so.13", "libnppist.so.12" };
+  void *h = nullptr;
+  for (const char *n : names)
+    if ((h = dlopen (n, RTLD_NOW)))
+      break;
+  if (!h)
+    return nullptr;
+  npp_integral_fn f = (npp_integral_fn) dlsym (h, "nppiIntegral_8u32s_C1R_Ctx");
+  cudaDeviceProp p;
+  cudaGetDeviceProperties (&p, 0);
+  memset (ctx, 0, sizeof *ctx);
+  ctx->hStream = stream;
+  ctx->nMultiProcessorCount = p.multiProcessorCount;
+  ctx->nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+  ctx->nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+  ctx->nSharedMemPerBlock = p.sharedMemPerBlock;
+  ctx->nCudaDevAttrComputeCapabilityMajor = p.major;
+  ctx->nCudaDevAttrComputeCapabilityMinor = p.minor;
+  cudaStreamGetFlags (stream, &ctx->nStreamFlags);
+  return f;
+}
+
+int
+main (int argc, char **argv)
+{
+  bool quick = argc > 1 && !strcmp (argv[1], "--quick");
+  const int reps = quick ? 20 : 100;
+  CK (cudaSetDevice (0));
+  CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  cudaDeviceProp prop;
+  CK (cudaGetDeviceProperties (&prop, 0));
+  printf ("# device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount,
+      prop.l2CacheSize >> 20);
+  NppCtx npp_ctx;
+  npp_integral_fn npp = load_npp (&npp_ctx);
+  printf ("# NPP nppiIntegral: %s\n", npp ? "found" : "not found");
+  struct { const char *name; int w, h; } sizes[] = {
+    {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320} };
+  printf ("| size | op | fastvision ms | GB/s | copy-bound ms | %% of copy BW | NPP ms | NPP / ours |\n");
+  printf ("|---|---|---|---|---|---|---|---|\n");
+  for (auto &s : sizes) {
+    const size_t px = (size_t) s.w * s.h;
+    // SAT: 8-bit in, 32-bit out; rotate inputs/outputs over NSETS buffers
+    std::vector<unsigned char *> src (NSETS);
+    std::vector<unsigned int *> tab (NSETS);
+    std::vector<unsigned char> host (px);
+    for (size_t i = 0; i < px; i++)
+      host[i] = (unsigned char) (i * 2654435761u >> 24);
+    for (int i = 0; i < NSETS; i++) {
+      CK (cudaMalloc (&src[i], px));
+      CK (cudaMalloc (&tab[i], px * 4));
+      CK (cudaMemcpy (src[i], host.data (), px, cudaMemcpyHostToDevice));
+    }
+    fv_sat_params sp = { s.w, s.h, 1, 0, FV_U8, FV_SAT_U32, 0, 0 };
+    fv_sat_plan *plan;
+    if (fv_sat_plan_create (&plan, &sp, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
+      fprintf (stderr, "plan failed: %s\n", fv_last_error ());
+      return 1;
+    }
+    double sat_ms = median_ms ([&] (int i) {
+      fv_image im = fv_image_make (src[i % NSETS], s.w, s.w, s.h, 1, FV_U8, FV_MEM_DEVICE);
+      fv_sat_execute (plan, &im, tab[i % NSETS], (size_t) s.w * 4);
+    }, reps);
+    // the floor: one read of the frame and one write of the table
+    unsigned char *cbuf;
+    CK (cudaMalloc (&cbuf, px * 5));
+    double copy_ms = median_ms ([&] (int i) {
+      CK (cudaMemcpyAsync (cbuf, tab[i % NSETS], px * 5 / 2, cudaMemcpyDeviceToDevice, stream));
+    }, reps);
+    double copy_gbs = px * 5 / (copy_ms * 1e6);   // read + write bytes per second
+    double floor_ms = px * 5 / (copy_gbs * 1e6);
+    double npp_ms = -1;
+    if (npp) {
+      int *ntab;
+      CK (cudaMalloc (&ntab, (size_t) (s.w + 1) * (s.h + 1) * 4));
+      npp_ms = median_ms ([&] (int i) {
+        npp (src[i % NSETS], s.w, ntab, (s.w + 1) * 4, NppSize { s.w, s.h }, 0, npp_ctx);
+      }, quick ? 5 : 20);
+      cudaFree (ntab);
+    }
+    printf ("| %s | SAT u8->u32 | %.4f | %.0f | %.4f | %.0f%% |", s.name, sat_ms,
+        px * 5 / (sat_ms * 1e6), floor_ms, 100.0 * floor_ms / sat_ms);
+    if (npp)
+      printf (" %.4f | %.1fx |\n", npp_ms, npp_ms / sat_ms);
+    else
+      printf (" - | - |\n");
+    fv_sat_plan_destroy (plan);
+    cudaFree (cbuf);
+    // box filters, device images
+    for (int ch : {1, 4})
+      for (int r : {15, 100}) {
+        fv_box_params bp = {};
+        bp.width = s.w; bp.height = s.h; bp.channels = ch;
+        bp.channel_mask = ch == 4 ? 0x7 : 1; bp.sample = FV_U8;
+        bp.radius_x = bp.radius_y = r; bp.mode = FV_BOX_MEAN;
+        fv_box_plan *bplan;
+        if (fv_box_plan_create (&bplan, &bp, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
+          fprintf (stderr, "box plan failed: %s\n", fv_last_error ());
+          return 1;
+        }
+        unsigned char *bin, *bout;
+        CK (cudaMalloc (&bin, px * ch));
+        CK (cudaMalloc (&bout, px * ch));
+        CK (cudaMemset (bin, 77, px * ch));
+        fv_image a = fv_image_make (bin, (size_t) s.w * ch, s.w, s.h, ch, FV_U8, FV_MEM_DEVICE);
+        fv_image b = fv_image_make (bout, (size_t) s.w * ch, s.w, s.h, ch, FV_U8, FV_MEM_DEVICE);
+        double ms = median_ms ([&] (int) { fv_box_execute (bplan, &a, &b); }, reps / 2);
+        // and from pinned host memory, as the element runs
+        unsigned char *hin, *hout;
+        CK (cudaMallocHost (&hin, px * ch));
+        CK (cudaMallocHost (&hout, px * ch));
+        memset (hin, 77, px * ch);
+        fv_image ha = a, hb = b;
+        ha.data = hin; ha.mem = FV_MEM_HOST;
+        hb.data = hout; hb.mem = FV_MEM_HOST;
+        double hms = median_ms ([&] (int) { fv_box_execute (bplan, &ha, &hb); }, reps / 4);
+        printf ("| %s | box mean r=%d %s | %.4f (device) / %.4f (pinned host in+out) | | | | | |\n",
+            s.name, r, ch == 1 ? "GRAY8" : "RGBA", ms, hms);
+        fv_box_plan_destroy (bplan);
+        cudaFree (bin); cudaFree (bout); cudaFreeHost (hin); cudaFreeHost (hout);
+      }
+    for (int i = 0; i < NSETS; i++) {
+      cudaFree (src[i]);
+      cudaFree (tab[i]);
+    }
+  }
+  return 0;
+}
