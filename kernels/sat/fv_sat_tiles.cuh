@@ -2,14 +2,14 @@
  *
  * The frame is cut into square TILE x TILE tiles (one block of 8 warps each).
  *   pass 1 reads each tile once and writes its row sums (one per row, into a
- *          [tile column][y] array) and its column sums ([tile row][x]), both
- *          coalesced, and the tile's total;
- *   pass 2 scans those partial sums across tiles: row sums become the
- *          carry from the tiles to the left, column sums the carry from the
- *          tiles above, tile totals the corner pivots (sum of all tiles above
- *          and to the left);
+ *          [y][tile column] array) and its column sums ([tile row][x]);
+ *   pass 2 scans those partial sums across tiles: row sums become the carry
+ *          from the tiles to the left (one warp scan per row), column sums
+ *          the carry from the tiles above, and tile totals the corner pivots
+ *          (the sum of every tile above and to the left);
  *   pass 3 reads each tile again, scans its rows with warp shuffles, adds
- *          the carries, scans down its columns and writes the table once.
+ *          the carries and the pivot, scans down its columns and writes the
+ *          table once.
  * Global traffic is about 2 reads of the image, 1 write of the table and
  * 8wh/TILE for the partial sums, instead of the 6wh of scan-transpose-scan. */
 #ifndef FV_SAT_TILES_CUH
@@ -123,7 +123,7 @@ sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
     for (int k = 0; k < 4; k++)
       col[k] += v[k];
     if (lane == 0 && yb + i < s.height)
-      rowsum[(size_t) tx * s.height + yb + i] = r;
+      rowsum[(size_t) (yb + i) * ntx + tx] = r;
   }
 #pragma unroll
   for (int k = 0; k < 4; k++)
@@ -147,52 +147,72 @@ sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
     tiles[(size_t) ty * ntx + tx] = part[0] + part[1] + part[2] + part[3];
 }
 
-/* Exclusive running sum of n values spaced `step` apart, in place; loads
- * are issued in groups so that they overlap. */
+/* Exclusive running sum of n values spaced `step` apart, in place. Up to
+ * 64 values are loaded before the first is used, so one round trip to
+ * memory serves a whole column of tiles. */
 template <typename TACC>
 __device__ __forceinline__ void
 exclusive_run (TACC *p, int n, size_t step)
 {
   TACC run = 0;
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    TACC v[8];
+  for (int i = 0; i < n; i += 64) {
+    TACC v[64];
 #pragma unroll
-    for (int k = 0; k < 8; k++)
-      v[k] = p[(size_t) (i + k) * step];
+    for (int k = 0; k < 64; k++)
+      v[k] = i + k < n ? p[(size_t) (i + k) * step] : 0;
 #pragma unroll
-    for (int k = 0; k < 8; k++) {
-      p[(size_t) (i + k) * step] = run;
+    for (int k = 0; k < 64; k++) {
+      if (i + k < n)
+        p[(size_t) (i + k) * step] = run;
       run += v[k];
     }
   }
-  for (; i < n; i++) {
-    TACC v = p[(size_t) i * step];
-    p[(size_t) i * step] = run;
-    run += v;
+}
+
+/* Exclusive scan of n contiguous values by one warp, in place. */
+template <typename TACC>
+__device__ __forceinline__ void
+warp_exclusive_run (TACC *r, int n, int lane)
+{
+  TACC carry = 0;
+  for (int t0 = 0; t0 < n; t0 += 64) {
+    TACC a = t0 + lane < n ? r[t0 + lane] : 0;
+    TACC b = t0 + 32 + lane < n ? r[t0 + 32 + lane] : 0;
+    TACC ia = warp_inclusive_scan (a, lane), ib = warp_inclusive_scan (b, lane);
+    TACC ta = __shfl_sync (0xffffffffu, ia, 31), tb = __shfl_sync (0xffffffffu, ib, 31);
+    if (t0 + lane < n)
+      r[t0 + lane] = carry + ia - a;
+    if (t0 + 32 + lane < n)
+      r[t0 + 32 + lane] = carry + ta + ib - b;
+    carry += ta + tb;
   }
 }
 
+/* Pass 2, one launch: a warp per row turns row sums into carries from the
+ * left; a thread per column turns column sums into carries from above; the
+ * last block turns tile totals into corner pivots (the sum of every tile
+ * above and to the left). */
 template <typename TACC>
-__global__ void
-sat_pass2 (TACC *rowsum, TACC *colsum, TACC *tiles, int width, int height,
-    int ntx, int nty, int nbr, int nbc)
+__global__ void __launch_bounds__ (256)
+sat_pass2 (TACC *rowsum, TACC *colsum, TACC *tiles, int width, int height, int ntx, int nty,
+    int row_blocks, int col_blocks)
 {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int b = blockIdx.x;
-  if (b < nbr) {
-    int y = b * blockDim.x + threadIdx.x;
+  if (b < row_blocks) {
+    const int y = b * 8 + w;
     if (y < height)
-      exclusive_run (rowsum + y, ntx, (size_t) height);
-  } else if (b < nbr + nbc) {
-    int x = (b - nbr) * blockDim.x + threadIdx.x;
+      warp_exclusive_run (rowsum + (size_t) y * ntx, ntx, lane);
+  } else if (b < row_blocks + col_blocks) {
+    const int x = (b - row_blocks) * 256 + threadIdx.x;
     if (x < width)
       exclusive_run (colsum + x, nty, (size_t) width);
   } else {
-    for (int t = threadIdx.x; t < ntx; t += blockDim.x)
-      exclusive_run (tiles + t, nty, (size_t) ntx);
+    for (int ty = w; ty < nty; ty += 8)          /* along x within each tile row */
+      warp_exclusive_run (tiles + (size_t) ty * ntx, ntx, lane);
     __syncthreads ();
-    for (int t = threadIdx.x; t < nty; t += blockDim.x)
-      exclusive_run (tiles + (size_t) t * ntx, ntx, 1);
+    for (int tx = threadIdx.x; tx < ntx; tx += 256)   /* then down the tile rows */
+      exclusive_run (tiles + tx, nty, (size_t) ntx);
   }
 }
 
@@ -204,57 +224,62 @@ sat_pass3 (SatSrc s, const TACC *rowcarry, const TACC *colcarry, const TACC *piv
   const int tx = blockIdx.x, ty = blockIdx.y;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int x = tx * TILE + lane * 4, yb = ty * TILE + w * ROWS_PER_WARP;
-  __shared__ TACC top[TILE];
   __shared__ TACC tot[WARPS][TILE];
-
-  if (w == 0) {  /* the table row just above the tile */
-    TACC v[4];
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      v[k] = x + k < s.width ? colcarry[(size_t) ty * s.width + x + k] : 0;
-    row_scan (v, lane);
-    const TACC p = pivots[(size_t) ty * ntx + tx];
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      top[slot (lane, k)] = v[k] + p;
-  }
-  TACC v[ROWS_PER_WARP][4];
-  TACC col[4] = { 0, 0, 0, 0 };
-#pragma unroll
+  /* first sweep: this warp's column totals. The rows are read again in the
+   * second sweep (from cache) rather than kept in registers, which keeps
+   * enough warps resident to cover memory latency. */
+  TACC col[4] = { 0, 0, 0, 0 }, rcs = 0;
+#pragma unroll 8
   for (int i = 0; i < ROWS_PER_WARP; i++) {
     const int y = yb + i;
-    load4<TIN, TACC, SQ> (s, x, y, v[i]);
-    row_scan (v[i], lane);
-    const TACC rc = y < s.height ? rowcarry[(size_t) tx * s.height + y] : 0;
+    TACC v[4];
+    load4<TIN, TACC, SQ> (s, x, y, v);
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
-      v[i][k] += rc;
-      col[k] += v[i][k];
-    }
+    for (int k = 0; k < 4; k++)
+      col[k] += v[k];
+    rcs += y < s.height ? rowcarry[(size_t) y * ntx + tx] : 0;
   }
+  /* summing rows then scanning along x equals scanning each row then summing */
+  row_scan (col, lane);
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    col[k] += rcs;
 #pragma unroll
   for (int k = 0; k < 4; k++)
     tot[w][slot (lane, k)] = col[k];
   __syncthreads ();
+  /* the table row above the tile: its pivot plus the carried column sums
+   * scanned along the tile's columns */
   TACC acc[4];
 #pragma unroll
-  for (int k = 0; k < 4; k++) {
-    acc[k] = top[slot (lane, k)];
+  for (int k = 0; k < 4; k++)
+    acc[k] = x + k < s.width ? colcarry[(size_t) ty * s.width + x + k] : 0;
+  row_scan (acc, lane);
+  const TACC pivot = pivots[(size_t) ty * ntx + tx];
+#pragma unroll
+  for (int k = 0; k < 4; k++) {   /* plus the rows of the warps above */
+    acc[k] += pivot;
     for (int q = 0; q < w; q++)
       acc[k] += tot[q][slot (lane, k)];
   }
-#pragma unroll
+#pragma unroll 4
   for (int i = 0; i < ROWS_PER_WARP; i++) {
     const int y = yb + i;
+    TACC v[4];
+    load4<TIN, TACC, SQ> (s, x, y, v);
+    row_scan (v, lane);
+    const TACC rc = y < s.height ? rowcarry[(size_t) y * ntx + tx] : 0;
 #pragma unroll
     for (int k = 0; k < 4; k++)
-      acc[k] += v[i][k];
+      acc[k] += v[k] + rc;
     if (y >= s.height)
       continue;
     TACC *o = out + (size_t) y * ostride + x;
     if (sizeof (TACC) == 4 && vec_store && x + 3 < s.width) {
-      *(uint4 *) o = make_uint4 ((uint32_t) acc[0], (uint32_t) acc[1],
-          (uint32_t) acc[2], (uint32_t) acc[3]);
+      /* streaming store: the table must not push the tile, about to be
+       * read again by its neighbours' second sweep, out of L2 */
+      __stcs ((uint4 *) o, make_uint4 ((uint32_t) acc[0], (uint32_t) acc[1],
+          (uint32_t) acc[2], (uint32_t) acc[3]));
     } else {
 #pragma unroll
       for (int k = 0; k < 4; k++)
@@ -311,15 +336,15 @@ sat_launch (const SatWork &wk, SatSrc s, bool squared, TACC *out, size_t ostride
     sat_pass1<TIN, TACC, true><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, wk.ntx);
   else
     sat_pass1<TIN, TACC, false><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, wk.ntx);
-  const int tb = 256, nbr = (s.height + tb - 1) / tb, nbc = (s.width + tb - 1) / tb;
-  sat_pass2<TACC><<<nbr + nbc + 1, tb, 0, stream>>> (rs, cs, ts, s.width, s.height,
-      wk.ntx, wk.nty, nbr, nbc);
+  const int row_blocks = (s.height + 7) / 8, col_blocks = (s.width + 255) / 256;
+  sat_pass2<TACC><<<row_blocks + col_blocks + 1, 256, 0, stream>>> (rs, cs, ts, s.width,
+      s.height, wk.ntx, wk.nty, row_blocks, col_blocks);
   if (squared)
-    sat_pass3<TIN, TACC, true><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, out,
-        ostride, vstore, wk.ntx);
+    sat_pass3<TIN, TACC, true><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, out, ostride,
+        vstore, wk.ntx);
   else
-    sat_pass3<TIN, TACC, false><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, out,
-        ostride, vstore, wk.ntx);
+    sat_pass3<TIN, TACC, false><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, out, ostride,
+        vstore, wk.ntx);
   return cudaGetLastError ();
 }
 
