@@ -7,6 +7,9 @@
 #include "fv_box_math.h"
 #include "fv_sat_cpu_util.h"
 #include "../common/fv_parallel.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* the row loops are built for AVX2 too, picked at run time */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -15,11 +18,48 @@
 #define FV_CLONES
 #endif
 
+/* Inclusive prefix sums of n 32-bit values per channel (c = 1 or 4
+ * interleaved), four lanes at a time: the dependency chain runs once per
+ * vector instead of once per value. */
+static inline void
+fv_prefix_u32 (uint32_t *out, const uint32_t *in, int n, int c)
+{
+  int i = 0;
+#ifdef __SSE2__
+  __m128i carry = _mm_setzero_si128 ();
+  if (c == 4) {
+    for (; i + 4 <= n; i += 4) {
+      carry = _mm_add_epi32 (carry, _mm_loadu_si128 ((const __m128i *) (in + i)));
+      _mm_storeu_si128 ((__m128i *) (out + i), carry);
+    }
+    return;
+  }
+  for (; i + 4 <= n; i += 4) {
+    __m128i x = _mm_loadu_si128 ((const __m128i *) (in + i));
+    x = _mm_add_epi32 (x, _mm_slli_si128 (x, 4));
+    x = _mm_add_epi32 (x, _mm_slli_si128 (x, 8));
+    x = _mm_add_epi32 (x, carry);
+    _mm_storeu_si128 ((__m128i *) (out + i), x);
+    carry = _mm_shuffle_epi32 (x, 0xff);
+  }
+#endif
+  uint32_t run = i ? out[i - 1] : 0;
+  if (c == 1)
+    for (; i < n; i++)
+      out[i] = run += in[i];
+  else
+    for (; i < n; i++)
+      out[i] = (i >= c ? out[i - c] : 0) + in[i];
+}
+
 /* Pz[C + x*C + c] = sum of V[x'*C + c] over x' <= x, one register per
  * channel (a store-to-load chain through memory would cost 4x). */
 #define FV_PREFIX(Pz, V, W, C)                                          \
   do {                                                                  \
-    if ((C) == 1) {                                                     \
+    if (sizeof (TACC) == 4 && ((C) == 1 || (C) == 4)) {                 \
+      fv_prefix_u32 ((uint32_t *) (Pz) + (C), (const uint32_t *) (V),   \
+          (W) * (C), (C));                                              \
+    } else if ((C) == 1) {                                              \
       TACC a0 = 0;                                                      \
       for (int x = 0; x < (W); x++)                                     \
         (Pz)[1 + x] = a0 += (V)[x];                                     \

@@ -28,10 +28,17 @@
     for (int y = y0; y < y1; y++) {                                             \
       const TIN *r = (const TIN *) ((const char *) src->data + (size_t) y * src->stride) + ch; \
       TACC *o = (TACC *) (table + (size_t) y * tstride), run = 0;               \
-      for (int x = 0; x < W; x++) {                                             \
-        TACC v = r[x * C];                                                      \
-        run += sq ? v * v : v;                                                  \
-        o[x] = prev[x] + run;                                                   \
+      if (C == 1 && !sq) { /* the common case, without strides or squares */    \
+        for (int x = 0; x < W; x++) {                                           \
+          run += r[x];                                                          \
+          o[x] = prev[x] + run;                                                 \
+        }                                                                       \
+      } else {                                                                  \
+        for (int x = 0; x < W; x++) {                                           \
+          TACC v = r[x * C];                                                    \
+          run += sq ? v * v : v;                                                \
+          o[x] = prev[x] + run;                                                 \
+        }                                                                       \
       }                                                                         \
       prev = o;                                                                 \
     }                                                                           \
