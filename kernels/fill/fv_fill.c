@@ -1,0 +1,73 @@
+/* Fill plans: checks and dispatch. */
+#include <stdlib.h>
+#include "fv_fill_plan.h"
+
+static fv_status
+check_image (const fv_fill_params *p, const fv_image *im, const char *what)
+{
+  if (!im || !im->data || im->width != p->width || im->height != p->height
+      || im->channels != 1 || im->sample != FV_U8 || im->stride < (size_t) p->width) {
+    fv_set_last_error ("%s image does not match the plan (%dx%d GRAY8)", what, p->width,
+        p->height);
+    return FV_ERR_INVALID;
+  }
+  return FV_OK;
+}
+
+fv_status
+fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend backend,
+    int device, void *stream)
+{
+  *out = NULL;
+  if (!p || p->width < 1 || p->height < 1 || p->width > (1 << 16) || p->height > (1 << 16)
+      || p->threshold > 254 || p->fill_value > 255
+      || (p->connectivity != 4 && p->connectivity != 8)
+      || (p->output != FV_FILL_FILLED && p->output != FV_FILL_HOLES)
+      || (long long) p->width * p->height >= (1LL << 31)
+      || p->seeds < 0 || p->threads < 0) {
+    fv_set_last_error ("invalid fill parameters");
+    return FV_ERR_INVALID;
+  }
+  fv_fill_plan *pl = calloc (1, sizeof *pl);
+  if (!pl)
+    return FV_ERR_NOMEM;
+  pl->p = *p;
+  pl->backend = backend;
+  fv_status st = backend == FV_BACKEND_CUDA ? fv_fill_cuda_init (pl, device, stream)
+      : fv_fill_cpu_init (pl);
+  if (st != FV_OK) {
+    fv_fill_plan_destroy (pl);
+    return st;
+  }
+  *out = pl;
+  return FV_OK;
+}
+
+fv_status
+fv_fill_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
+{
+  fv_status st;
+  if (!pl)
+    return FV_ERR_INVALID;
+  if ((st = check_image (&pl->p, src, "source")) != FV_OK
+      || (st = check_image (&pl->p, dst, "destination")) != FV_OK)
+    return st;
+  if (pl->backend == FV_BACKEND_CUDA)
+    return fv_fill_cuda_execute (pl, src, dst);
+  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
+    fv_set_last_error ("a CPU plan needs host images");
+    return FV_ERR_INVALID;
+  }
+  return fv_fill_cpu_execute (pl, src, dst);
+}
+
+void
+fv_fill_plan_destroy (fv_fill_plan *pl)
+{
+  if (!pl)
+    return;
+  if (pl->cuda)
+    fv_fill_cuda_free (pl);
+  fv_fill_cpu_free (pl);
+  free (pl);
+}

@@ -1,0 +1,44 @@
+/* Seedless filling of closed contours: every pixel that cannot reach the
+ * frame border through background pixels is filled. Plan once per size,
+ * execute per frame.
+ *
+ * Contour pixels are those > threshold; the rest is background, connected
+ * 4-ways (default) or 8-ways. FV_FILL_FILLED gives fill_value on contours
+ * and enclosed background, 0 elsewhere (scipy.ndimage.binary_fill_holes);
+ * FV_FILL_HOLES gives fill_value on enclosed background only. */
+#ifndef FV_FILL_H
+#define FV_FILL_H
+
+#include "../common/fv_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { FV_FILL_FILLED = 0, FV_FILL_HOLES = 1 } fv_fill_output;
+
+typedef struct {
+  int width, height;
+  unsigned threshold;      /* 0..254 */
+  unsigned fill_value;     /* 0..255 */
+  int connectivity;        /* of the background: 4 or 8 */
+  fv_fill_output output;
+  int seeds;               /* CPU interior seeds, 0 = from size and cores */
+  int threads;             /* CPU threads, 0 = all cores */
+} fv_fill_params;
+
+typedef struct fv_fill_plan fv_fill_plan;
+
+fv_status fv_fill_plan_create (fv_fill_plan **plan, const fv_fill_params *params,
+    fv_backend backend, int device, void *stream);
+
+/* GRAY8 images of the plan's size (one channel). A CUDA plan takes host or
+ * device images and returns when dst is written. */
+fv_status fv_fill_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
+
+void fv_fill_plan_destroy (fv_fill_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

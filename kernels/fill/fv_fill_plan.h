@@ -1,0 +1,36 @@
+/* The fill plan, shared by its CPU and CUDA halves (private). */
+#ifndef FV_FILL_PLAN_H
+#define FV_FILL_PLAN_H
+
+#include "fv_fill.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fv_fill_plan {
+  fv_fill_params p;
+  fv_backend backend;
+  /* CPU */
+  int nthreads, nseeds;
+  uint32_t *labels;        /* width*height, 0 = not reached */
+  void *thread_state;      /* per thread: fill stack, local union-find */
+  uint32_t *parent;        /* global union-find over seed labels */
+  uint8_t *outside;        /* per label: joined to the border label */
+  uint64_t rng;
+  /* CUDA */
+  void *cuda;
+};
+
+fv_status fv_fill_cpu_init (fv_fill_plan *plan);
+fv_status fv_fill_cpu_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
+void fv_fill_cpu_free (fv_fill_plan *plan);
+
+fv_status fv_fill_cuda_init (fv_fill_plan *plan, int device, void *stream);
+fv_status fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
+void fv_fill_cuda_free (fv_fill_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,257 @@
+/* autofill's kernel against a plain breadth-first fill from the border,
+ * pixel for pixel: random blobs, the real binary images, and the hard
+ * shapes (spirals, snaking corridors, one-pixel gaps, contours on the
+ * border, nested rings, checkerboards, empty and full frames, 1xN, Nx1,
+ * odd widths, padded strides), both connectivities, both outputs, on the
+ * CPU with one and several threads and, with --cuda, on the GPU. */
+#include <stdlib.h>
+#include <string.h>
+#include "fvtest.h"
+#include "fv_fill.h"
+#include "fv_cuda.h"
+
+static fv_backend backend = FV_BACKEND_CPU;
+
+/* The definition: background (<= thr) reachable from the border through
+ * background, 4- or 8-connected, is outside; everything else is filled. */
+static void
+reference (const fv_image *src, unsigned thr, int conn, fv_fill_output output,
+    unsigned fv, uint8_t *out)
+{
+  const int W = src->width, H = src->height;
+  uint8_t *seen = calloc ((size_t) W * H, 1);
+  int *queue = malloc (sizeof (int) * (size_t) W * H);
+  size_t qh = 0, qt = 0;
+#define BGR(x, y) (((uint8_t *) src->data)[(size_t) (y) * src->stride + (x)] <= thr)
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      if ((x == 0 || y == 0 || x == W - 1 || y == H - 1) && BGR (x, y)) {
+        seen[(size_t) y * W + x] = 1;
+        queue[qt++] = y * W + x;
+      }
+  while (qh < qt) {
+    int p = queue[qh++], x = p % W, y = p / W;
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++) {
+        if ((!dx && !dy) || (conn == 4 && dx && dy))
+          continue;
+        int nx = x + dx, ny = y + dy;
+        if (nx < 0 || ny < 0 || nx >= W || ny >= H || seen[(size_t) ny * W + nx] || !BGR (nx, ny))
+          continue;
+        seen[(size_t) ny * W + nx] = 1;
+        queue[qt++] = ny * W + nx;
+      }
+  }
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int contour = !BGR (x, y);
+      int enclosed = !contour && !seen[(size_t) y * W + x];
+      out[(size_t) y * W + x] = enclosed || (contour && output == FV_FILL_FILLED) ? fv : 0;
+    }
+  free (seen);
+  free (queue);
+}
+
+static void
+check (const char *name, const fv_image *src, unsigned thr)
+{
+  const int W = src->width, H = src->height;
+  uint8_t *want = malloc ((size_t) W * H);
+  for (int conn = 4; conn <= 8; conn += 4)
+    for (int output = 0; output <= 1; output++)
+      for (int threads = 1; threads <= 3; threads += 2) {
+        fv_fill_params p = { W, H, thr, 200 + output, conn, output, threads == 1 ? 0 : 7, threads };
+        if (backend == FV_BACKEND_CUDA && threads > 1)
+          continue;
+        reference (src, thr, conn, output, p.fill_value, want);
+        fv_fill_plan *plan;
+        fv_status st = fv_fill_plan_create (&plan, &p, backend, 0, NULL);
+        FVT_CHECK (st == FV_OK, "%s: plan: %s", name, fv_last_error ());
+        if (st != FV_OK)
+          continue;
+        fv_image dst = fvt_image_new (W, H, 1, FV_U8, 9, NULL);
+        for (int rep = 0; rep < 2; rep++) {   /* plans are reused frame after frame */
+          st = fv_fill_execute (plan, src, &dst);
+          FVT_CHECK (st == FV_OK, "%s: execute: %s", name, fv_last_error ());
+          long bad = 0;
+          for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+              uint8_t g = ((uint8_t *) dst.data)[(size_t) y * dst.stride + x];
+              if (g != want[(size_t) y * W + x] && bad++ < 3)
+                fprintf (stderr, "  %s %dx%d conn %d output %d threads %d: (%d,%d) got %u want %u\n",
+                    name, W, H, conn, output, threads, x, y, g, want[(size_t) y * W + x]);
+            }
+          for (int y = 0; y < H; y++)
+            for (size_t i = W; i < dst.stride; i++)
+              bad += ((uint8_t *) dst.data)[(size_t) y * dst.stride + i] != 0xA5;
+          FVT_CHECK (bad == 0, "%s %dx%d conn %d output %d threads %d: %ld wrong", name, W, H,
+              conn, output, threads, bad);
+        }
+        fvt_image_free (&dst);
+        fv_fill_plan_destroy (plan);
+      }
+  free (want);
+}
+
+static fv_image
+blank (int w, int h, int pad)
+{
+  fv_image im = fvt_image_new (w, h, 1, FV_U8, pad, NULL);
+  for (int y = 0; y < h; y++)
+    memset ((uint8_t *) im.data + (size_t) y * im.stride, 0, w);
+  return im;
+}
+
+static void
+put (fv_image *im, int x, int y)
+{
+  if (x >= 0 && y >= 0 && x < im->width && y < im->height)
+    fvt_set (im, x, y, 0, 255);
+}
+
+static void
+rect (fv_image *im, int x0, int y0, int x1, int y1)
+{
+  for (int x = x0; x <= x1; x++) { put (im, x, y0); put (im, x, y1); }
+  for (int y = y0; y <= y1; y++) { put (im, x0, y); put (im, x1, y); }
+}
+
+static void
+circle (fv_image *im, int cx, int cy, int r)
+{
+  /* one-pixel outline, 8-connected (diagonal steps let 8-connected
+   * background through, 4-connected not) */
+  int x = r, y = 0, e = 1 - r;
+  while (x >= y) {
+    int pts[8][2] = { {x, y}, {y, x}, {-y, x}, {-x, y}, {-x, -y}, {-y, -x}, {y, -x}, {x, -y} };
+    for (int i = 0; i < 8; i++)
+      put (im, cx + pts[i][0], cy + pts[i][1]);
+    y++;
+    if (e < 0) e += 2 * y + 1; else { x--; e += 2 * (y - x) + 1; }
+  }
+}
+
+static void
+shapes (void)
+{
+  char name[64];
+  /* nested rings: a ring inside a hole inside a ring, several levels */
+  fv_image im = blank (61, 47, 3);
+  for (int k = 0; k < 6; k++)
+    rect (&im, 2 + 4 * k, 2 + 3 * k, 58 - 4 * k, 44 - 3 * k);
+  check ("nested rings", &im, 127);
+  fvt_image_free (&im);
+  /* circles, some cut open by one pixel, some touching the border */
+  im = blank (200, 150, 0);
+  circle (&im, 40, 40, 30); circle (&im, 40, 40, 12); circle (&im, 130, 70, 45);
+  circle (&im, 195, 140, 20); circle (&im, 5, 120, 25);
+  fvt_set (&im, 130 + 45, 70, 0, 0);   /* a one-pixel gap */
+  check ("circles", &im, 127);
+  fvt_image_free (&im);
+  /* a square spiral with a one-pixel corridor, closed and open */
+  for (int open = 0; open <= 1; open++) {
+    im = blank (101, 99, 1);
+    int x0 = 0, y0 = 0, x1 = 100, y1 = 98;
+    while (x1 - x0 > 4 && y1 - y0 > 4) {
+      for (int x = x0; x <= x1; x++) put (&im, x, y0);
+      for (int y = y0; y <= y1; y++) put (&im, x1, y);
+      for (int x = x0; x <= x1; x++) put (&im, x, y1);
+      for (int y = y0 + 2; y <= y1; y++) put (&im, x0, y);
+      x0 += 2; y0 += 2; x1 -= 2; y1 -= 2;
+      put (&im, x0 - 1, y0 - 1 + 1);
+    }
+    if (open)
+      fvt_set (&im, 50, 0, 0, 0);
+    snprintf (name, sizeof name, "spiral%s", open ? " (open)" : "");
+    check (name, &im, 127);
+    fvt_image_free (&im);
+  }
+  /* a snaking corridor: walls every other row, alternating openings */
+  im = blank (257, 64, 5);
+  for (int y = 1; y < 63; y += 2)
+    for (int x = 0; x < 257; x++)
+      if (y % 4 == 1 ? x != 255 : x != 1)
+        put (&im, x, y);
+  rect (&im, 0, 0, 256, 63);
+  fvt_set (&im, 255, 63, 0, 0);   /* the corridor opens on the border at one end */
+  check ("snake", &im, 127);
+  fvt_image_free (&im);
+  /* checkerboards: 4-connected background is all enclosed, 8 leaks */
+  im = blank (33, 31, 2);
+  for (int y = 0; y < 31; y++)
+    for (int x = 0; x < 33; x++)
+      if ((x + y) & 1)
+        put (&im, x, y);
+  check ("checkerboard", &im, 127);
+  fvt_image_free (&im);
+  /* empty, full, and thin frames */
+  int sizes[][2] = { {1, 1}, {1, 40}, {40, 1}, {2, 2}, {3, 3}, {5, 4} };
+  for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int v = 0; v <= 255; v += 255) {
+      im = blank (sizes[i][0], sizes[i][1], 1);
+      for (int y = 0; y < im.height; y++)
+        for (int x = 0; x < im.width; x++)
+          fvt_set (&im, x, y, 0, v);
+      if (sizes[i][0] >= 3 && sizes[i][1] >= 3 && !v)
+        rect (&im, 0, 0, im.width - 1, im.height - 1);
+      snprintf (name, sizeof name, "flat %d", v);
+      check (name, &im, 127);
+      fvt_image_free (&im);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *data = "tests/data";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--cuda"))
+      backend = FV_BACKEND_CUDA;
+    else
+      data = argv[i];
+  }
+  if (backend == FV_BACKEND_CUDA && fv_cuda_device_count () == 0) {
+    printf ("test_fill --cuda: no GPU, skipped\n");
+    return FVTEST_SKIP;
+  }
+  fvt_rng rng = { 4242 };
+  shapes ();
+  /* random blobs at several densities and odd sizes */
+  int sizes[][2] = { {1, 1}, {3, 7}, {17, 1}, {1, 17}, {127, 33}, {250, 131}, {641, 479} };
+  for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int dens = 10; dens <= 70; dens += 20) {
+      fv_image im = fvt_image_new (sizes[i][0], sizes[i][1], 1, FV_U8, (int) i % 3 * 4, NULL);
+      for (int y = 0; y < im.height; y++)
+        for (int x = 0; x < im.width; x++)
+          fvt_set (&im, x, y, 0, (int) (fvt_next (&rng) % 100) < dens ? 200 : 30);
+      char name[64];
+      snprintf (name, sizeof name, "random %d%%", dens);
+      check (name, &im, 127);
+      check (name, &im, 199);   /* threshold just under the contour value */
+      fvt_image_free (&im);
+    }
+  /* the real binary images, and their negatives */
+  const char *files[] = { "pic3.pgm", "pic1.pgm", "bw_text.pgm", "horse.pgm" };
+  for (int i = 0; i < 4; i++) {
+    char path[512];
+    snprintf (path, sizeof path, "%s/%s", data, files[i]);
+    fv_image *im = fvt_load_pnm (path);
+    FVT_CHECK (im != NULL, "cannot read %s", path);
+    if (!im)
+      continue;
+    check (files[i], im, 127);
+    for (int y = 0; y < im->height; y++)
+      for (int x = 0; x < im->width; x++)
+        fvt_set (im, x, y, 0, 255 - fvt_get (im, x, y, 0));
+    check (files[i], im, 127);
+    fvt_image_free (im);
+    free (im);
+  }
+  /* bad parameters */
+  fv_fill_params p = { 10, 10, 255, 255, 4, FV_FILL_FILLED, 0, 0 };
+  fv_fill_plan *plan;
+  FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID, "threshold 255");
+  p.threshold = 127; p.connectivity = 6;
+  FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID, "connectivity 6");
+  return fvt_summary (backend == FV_BACKEND_CUDA ? "test_fill --cuda" : "test_fill");
+}
