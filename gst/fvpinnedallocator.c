@@ -92,3 +92,55 @@ fv_pinned_pool_new (GstCaps *caps, guint min_buffers)
   }
   return pool;
 }
+
+static void
+set_first_param (GstQuery *query)
+{
+  GstAllocator *alloc = fv_pinned_allocator_get ();
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  params.align = 63;
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_set_nth_allocation_param (query, 0, alloc, &params);
+  else
+    gst_query_add_allocation_param (query, alloc, &params);
+  gst_object_unref (alloc);
+}
+
+void
+fv_pinned_propose_allocation (GstQuery *query)
+{
+  GstCaps *caps;
+  gboolean need_pool;
+  GstVideoInfo info;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool || !caps || !gst_video_info_from_caps (&info, caps))
+    return;
+  GstBufferPool *pool = fv_pinned_pool_new (caps, 2);
+  if (!pool)
+    return;
+  set_first_param (query);
+  gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
+  gst_object_unref (pool);
+}
+
+void
+fv_pinned_decide_allocation (GstQuery *query)
+{
+  GstCaps *caps;
+  GstVideoInfo info;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return;
+  GstBufferPool *pool = fv_pinned_pool_new (caps, 2);
+  if (!pool)
+    return;
+  /* the base class configures the first pool with the first allocator */
+  set_first_param (query);
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
+  gst_object_unref (pool);
+}

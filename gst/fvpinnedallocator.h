@@ -22,3 +22,15 @@ gboolean fv_memory_is_pinned (GstMemory *mem);
 
 G_END_DECLS
 #endif
+
+G_BEGIN_DECLS
+
+/* propose_allocation on a CUDA path: video meta, and a pool of pinned
+ * memory when upstream wants one. */
+void fv_pinned_propose_allocation (GstQuery *query);
+
+/* decide_allocation on a CUDA path: makes a pinned pool (and allocator)
+ * the first choice, before the base class configures it. */
+void fv_pinned_decide_allocation (GstQuery *query);
+
+G_END_DECLS

@@ -124,40 +124,15 @@ free_scratch (GstSatFilter *self)
   self->scratch_pinned = FALSE;
 }
 
-static void
-free_stream (GstSatFilter *self)
-{
-  fv_cuda_stream_destroy (self->stream);
-  self->stream = NULL;
-}
-
-/* Picks the backend and (re)makes the CUDA stream; posts the error. */
+/* Picks the backend; plans made for an old stream are dropped. */
 static gboolean
 resolve_backend (GstSatFilter *self, GstFvBackend requested, gint device)
 {
-  fv_backend active;
-  gchar *why = NULL;
-  if (!gst_fv_backend_resolve (GST_ELEMENT (self), requested, device, &active, &why)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("No usable GPU for backend=cuda."),
-        ("%s", why));
-    g_free (why);
+  gboolean stream_changed;
+  if (!fv_device_resolve (&self->dev, GST_ELEMENT (self), requested, device, &stream_changed))
     return FALSE;
-  }
-  if (active == FV_BACKEND_CUDA && (!self->stream || self->stream_device != device)) {
+  if (stream_changed)
     free_plans (self);
-    free_stream (self);
-    if (fv_cuda_stream_create (device, &self->stream) != FV_OK) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot create a CUDA stream."),
-          ("%s", fv_last_error ()));
-      return FALSE;
-    }
-    self->stream_device = device;
-  }
-  gboolean changed = !self->have_active || self->active != active;
-  self->active = active;
-  self->have_active = TRUE;
-  if (changed)
-    g_object_notify (G_OBJECT (self), "active-backend");
   return TRUE;
 }
 
@@ -200,12 +175,12 @@ build_plans (GstSatFilter *self)
     bp.sample = d->sample;
     bp.radius_x = fv_scale_radius (radius, d->w_sub);
     bp.radius_y = fv_scale_radius (radius, d->h_sub);
-    fv_status st = fv_box_plan_create (&self->plans[p], &bp, self->active,
-        self->stream_device, self->stream);
+    fv_status st = fv_box_plan_create (&self->plans[p], &bp, self->dev.active,
+        self->dev.stream_device, self->dev.stream);
     if (st != FV_OK) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("Cannot set up the %s box filter for plane %d: %s.",
-              self->active == FV_BACKEND_CUDA ? "CUDA" : "CPU", p, fv_status_string (st)),
+              fv_device_is_cuda (&self->dev) ? "CUDA" : "CPU", p, fv_status_string (st)),
           ("%s", fv_last_error ()));
       free_plans (self);
       return FALSE;
@@ -216,7 +191,7 @@ build_plans (GstSatFilter *self)
 
   free_scratch (self);
   if (want_scratch) {
-    if (self->active == FV_BACKEND_CUDA)
+    if (fv_device_is_cuda (&self->dev))
       self->scratch = fv_cuda_host_alloc (scratch_size);
     self->scratch_pinned = self->scratch != NULL;
     if (!self->scratch)
@@ -306,8 +281,7 @@ gst_sat_filter_get_property (GObject *object, guint prop_id, GValue *value,
       g_value_set_enum (value, self->backend);
       break;
     case PROP_ACTIVE_BACKEND:
-      g_value_set_enum (value, self->have_active ? (GstFvBackend) self->active
-          : GST_FV_BACKEND_AUTO);
+      g_value_set_enum (value, fv_device_active_backend (&self->dev));
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, self->device_id);
@@ -330,8 +304,8 @@ gst_sat_filter_start (GstBaseTransform *trans)
   GstFvBackend backend = self->backend;
   gint device = self->device_id;
   self->settings_changed = TRUE;
-  self->proc_max = self->proc_reported = 0;
   GST_OBJECT_UNLOCK (self);
+  fv_latency_reset (GST_ELEMENT (self), &self->latency);
   /* fail the state change now rather than at the first frame */
   return resolve_backend (self, backend, device);
 }
@@ -342,7 +316,7 @@ gst_sat_filter_stop (GstBaseTransform *trans)
   GstSatFilter *self = GST_SAT_FILTER (trans);
   free_plans (self);
   free_scratch (self);
-  free_stream (self);
+  fv_device_release (&self->dev);
   return TRUE;
 }
 
@@ -391,24 +365,6 @@ run_plans (GstSatFilter *self, GstVideoFrame *in, const fv_image *dst_planes,
   return GST_FLOW_OK;
 }
 
-/* Tells the pipeline when frames start taking longer than reported. */
-static void
-account_latency (GstSatFilter *self, GstClockTime spent)
-{
-  gboolean post = FALSE;
-  GST_OBJECT_LOCK (self);
-  if (spent > self->proc_max)
-    self->proc_max = spent;
-  if (self->proc_max > self->proc_reported + GST_MSECOND) {
-    self->proc_reported = GST_ROUND_UP_N (self->proc_max, GST_MSECOND);
-    post = TRUE;
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (post)
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_latency (GST_OBJECT (self)));
-}
-
 static GstFlowReturn
 gst_sat_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFrame *out)
 {
@@ -445,7 +401,8 @@ gst_sat_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoF
       fv_copy_rect (&self->layout, out, self->scratch_planes, r->x, r->y, r->w, r->h);
     }
   }
-  account_latency (self, (g_get_monotonic_time () - t0) * GST_USECOND);
+  fv_latency_account (GST_ELEMENT (self), &self->latency,
+      (g_get_monotonic_time () - t0) * GST_USECOND);
   return ret;
 }
 
@@ -454,31 +411,11 @@ gst_sat_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_que
     GstQuery *query)
 {
   GstSatFilter *self = GST_SAT_FILTER (trans);
-  GstCaps *caps;
-  gboolean need_pool;
-
-  if (!self->have_active || self->active != FV_BACKEND_CUDA)
+  if (!fv_device_is_cuda (&self->dev))
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
         decide_query, query);
-
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  if (need_pool && caps) {
-    GstBufferPool *pool = fv_pinned_pool_new (caps, 2);
-    GstVideoInfo info;
-    if (pool && gst_video_info_from_caps (&info, caps)) {
-      GstAllocator *alloc = fv_pinned_allocator_get ();
-      GstAllocationParams params;
-      gst_allocation_params_init (&params);
-      params.align = 63;
-      gst_query_add_allocation_param (query, alloc, &params);
-      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
-      gst_object_unref (alloc);
-      GST_DEBUG_OBJECT (self, "proposing a pool of pinned host memory");
-    }
-    if (pool)
-      gst_object_unref (pool);
-  }
+  GST_DEBUG_OBJECT (self, "proposing a pool of pinned host memory");
+  fv_pinned_propose_allocation (query);
   return TRUE;
 }
 
@@ -486,31 +423,8 @@ static gboolean
 gst_sat_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
   GstSatFilter *self = GST_SAT_FILTER (trans);
-  if (self->have_active && self->active == FV_BACKEND_CUDA) {
-    GstCaps *caps;
-    GstVideoInfo info;
-    gst_query_parse_allocation (query, &caps, NULL);
-    GstBufferPool *pool = fv_pinned_pool_new (caps, 2);
-    if (pool && gst_video_info_from_caps (&info, caps)) {
-      /* our own pinned pool for output, so downloads run at full speed; the
-       * base class configures it with the first allocator of the query */
-      GstAllocator *alloc = fv_pinned_allocator_get ();
-      GstAllocationParams params;
-      gst_allocation_params_init (&params);
-      params.align = 63;
-      if (gst_query_get_n_allocation_params (query) > 0)
-        gst_query_set_nth_allocation_param (query, 0, alloc, &params);
-      else
-        gst_query_add_allocation_param (query, alloc, &params);
-      gst_object_unref (alloc);
-      if (gst_query_get_n_allocation_pools (query) > 0)
-        gst_query_set_nth_allocation_pool (query, 0, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
-      else
-        gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info), 2, 0);
-    }
-    if (pool)
-      gst_object_unref (pool);
-  }
+  if (fv_device_is_cuda (&self->dev))
+    fv_pinned_decide_allocation (query);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
 }
 
@@ -519,20 +433,8 @@ gst_sat_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQue
 {
   GstSatFilter *self = GST_SAT_FILTER (trans);
   gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
-  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    gboolean live;
-    GstClockTime min, max;
-    gst_query_parse_latency (query, &live, &min, &max);
-    GST_OBJECT_LOCK (self);
-    GstClockTime ours = self->proc_reported;
-    GST_OBJECT_UNLOCK (self);
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += ours;
-    GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of processing latency",
-        GST_TIME_ARGS (ours));
-    gst_query_set_latency (query, live, min, max);
-  }
+  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    fv_latency_add_to_query (GST_ELEMENT (self), &self->latency, query);
   return ret;
 }
 
@@ -549,7 +451,7 @@ gst_sat_filter_finalize (GObject *object)
   GstSatFilter *self = GST_SAT_FILTER (object);
   free_plans (self);
   free_scratch (self);
-  free_stream (self);
+  fv_device_release (&self->dev);
   g_free (self->roi_type);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

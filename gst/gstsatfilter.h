@@ -7,6 +7,8 @@
 #include "fv_box.h"
 #include "fvbackend.h"
 #include "fvplanes.h"
+#include "fvdevice.h"
+#include "fvlatency.h"
 
 G_BEGIN_DECLS
 
@@ -33,18 +35,14 @@ struct _GstSatFilter {
   gboolean settings_changed;   /* plans must be rebuilt before the next frame */
 
   /* streaming state */
-  fv_backend active;           /* what runs now */
-  gboolean have_active;
-  void *stream;                /* the element's CUDA stream */
-  gint stream_device;
+  FvDevice dev;                /* backend in use, CUDA stream */
   FvPlaneLayout layout;
   fv_box_plan *plans[GST_VIDEO_MAX_PLANES];
   guint8 *scratch;             /* ROI mode: the filtered frame */
   fv_image scratch_planes[GST_VIDEO_MAX_PLANES];
   gboolean scratch_pinned;
 
-  /* latency: the slowest frame so far, as reported downstream */
-  GstClockTime proc_max, proc_reported;
+  FvLatency latency;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (satfilter);

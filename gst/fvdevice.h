@@ -1,0 +1,41 @@
+/* Per-element compute state shared by the fastvision elements: which
+ * backend runs, and the element's own CUDA stream. */
+#ifndef FV_DEVICE_H
+#define FV_DEVICE_H
+
+#include <gst/gst.h>
+#include "fvbackend.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  fv_backend active;
+  gboolean have_active;
+  void *stream;          /* cudaStream_t when active is CUDA */
+  gint stream_device;
+} FvDevice;
+
+/* Resolves the backend, (re)creates the stream when the device changes and
+ * notifies "active-backend" on change. On failure posts GST_ELEMENT_ERROR
+ * naming the reason and returns FALSE. *stream_changed tells the caller to
+ * drop plans tied to the old stream. */
+gboolean fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
+    gint device_id, gboolean *stream_changed);
+
+void fv_device_release (FvDevice *dev);
+
+/* The value of a read-only "active-backend" property. */
+static inline gint
+fv_device_active_backend (const FvDevice *dev)
+{
+  return dev->have_active ? (gint) dev->active : GST_FV_BACKEND_AUTO;
+}
+
+static inline gboolean
+fv_device_is_cuda (const FvDevice *dev)
+{
+  return dev->have_active && dev->active == FV_BACKEND_CUDA;
+}
+
+G_END_DECLS
+#endif
