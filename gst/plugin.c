@@ -1,6 +1,7 @@
 /* The fastvision plugin: registers its elements. */
 #include <gst/gst.h>
 #include "gstsatfilter.h"
+#include "gstautofill.h"
 
 #define PACKAGE "fastvision"
 #define VERSION "0.1.0"
@@ -8,7 +9,9 @@
 static gboolean
 plugin_init (GstPlugin *plugin)
 {
-  return GST_ELEMENT_REGISTER (satfilter, plugin);
+  gboolean ok = GST_ELEMENT_REGISTER (satfilter, plugin);
+  ok &= GST_ELEMENT_REGISTER (autofill, plugin);
+  return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, fastvision,

@@ -170,6 +170,46 @@ fvt_check_box (const fv_box_params *p, const fv_image *src, const fv_image *dst,
   return bad;
 }
 
+/* The definition: background (<= thr) reachable from the border through
+ * background, 4- or 8-connected, is outside; everything else is filled. */
+void
+fvt_ref_fill (const fv_image *src, unsigned thr, int conn, int output, unsigned fv,
+    uint8_t *out)
+{
+  const int W = src->width, H = src->height;
+  uint8_t *seen = calloc ((size_t) W * H, 1);
+  int *queue = malloc (sizeof (int) * (size_t) W * H);
+  size_t qh = 0, qt = 0;
+#define BGR(x, y) (((uint8_t *) src->data)[(size_t) (y) * src->stride + (x)] <= thr)
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      if ((x == 0 || y == 0 || x == W - 1 || y == H - 1) && BGR (x, y)) {
+        seen[(size_t) y * W + x] = 1;
+        queue[qt++] = y * W + x;
+      }
+  while (qh < qt) {
+    int p = queue[qh++], x = p % W, y = p / W;
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++) {
+        if ((!dx && !dy) || (conn == 4 && dx && dy))
+          continue;
+        int nx = x + dx, ny = y + dy;
+        if (nx < 0 || ny < 0 || nx >= W || ny >= H || seen[(size_t) ny * W + nx] || !BGR (nx, ny))
+          continue;
+        seen[(size_t) ny * W + nx] = 1;
+        queue[qt++] = ny * W + nx;
+      }
+  }
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int contour = !BGR (x, y);
+      int enclosed = !contour && !seen[(size_t) y * W + x];
+      out[(size_t) y * W + x] = enclosed || (contour && output == 0) ? fv : 0;
+    }
+  free (seen);
+  free (queue);
+}
+
 int
 fvt_summary (const char *name)
 {

@@ -42,6 +42,12 @@ uint32_t fvt_ref_box (const fv_box_params *p, const fv_image *src, int x, int y,
 long fvt_check_box (const fv_box_params *p, const fv_image *src, const fv_image *dst,
     const char *label);
 
+/* The fill's definition, by breadth-first search from the border: out gets
+ * fv on enclosed background (and on contours when output is 0, "filled"),
+ * 0 elsewhere; width*height bytes, no padding. */
+void fvt_ref_fill (const fv_image *src, unsigned thr, int conn, int output, unsigned fv,
+    uint8_t *out);
+
 /* Test bookkeeping: every check counted, failures printed. */
 extern int fvt_failures, fvt_checks;
 #define FVT_CHECK(cond, ...)                                      \

@@ -12,46 +12,6 @@
 
 static fv_backend backend = FV_BACKEND_CPU;
 
-/* The definition: background (<= thr) reachable from the border through
- * background, 4- or 8-connected, is outside; everything else is filled. */
-static void
-reference (const fv_image *src, unsigned thr, int conn, fv_fill_output output,
-    unsigned fv, uint8_t *out)
-{
-  const int W = src->width, H = src->height;
-  uint8_t *seen = calloc ((size_t) W * H, 1);
-  int *queue = malloc (sizeof (int) * (size_t) W * H);
-  size_t qh = 0, qt = 0;
-#define BGR(x, y) (((uint8_t *) src->data)[(size_t) (y) * src->stride + (x)] <= thr)
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++)
-      if ((x == 0 || y == 0 || x == W - 1 || y == H - 1) && BGR (x, y)) {
-        seen[(size_t) y * W + x] = 1;
-        queue[qt++] = y * W + x;
-      }
-  while (qh < qt) {
-    int p = queue[qh++], x = p % W, y = p / W;
-    for (int dy = -1; dy <= 1; dy++)
-      for (int dx = -1; dx <= 1; dx++) {
-        if ((!dx && !dy) || (conn == 4 && dx && dy))
-          continue;
-        int nx = x + dx, ny = y + dy;
-        if (nx < 0 || ny < 0 || nx >= W || ny >= H || seen[(size_t) ny * W + nx] || !BGR (nx, ny))
-          continue;
-        seen[(size_t) ny * W + nx] = 1;
-        queue[qt++] = ny * W + nx;
-      }
-  }
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++) {
-      int contour = !BGR (x, y);
-      int enclosed = !contour && !seen[(size_t) y * W + x];
-      out[(size_t) y * W + x] = enclosed || (contour && output == FV_FILL_FILLED) ? fv : 0;
-    }
-  free (seen);
-  free (queue);
-}
-
 static void
 check (const char *name, const fv_image *src, unsigned thr)
 {
@@ -63,7 +23,7 @@ check (const char *name, const fv_image *src, unsigned thr)
         fv_fill_params p = { W, H, thr, 200 + output, conn, output, threads == 1 ? 0 : 7, threads };
         if (backend == FV_BACKEND_CUDA && threads > 1)
           continue;
-        reference (src, thr, conn, output, p.fill_value, want);
+        fvt_ref_fill (src, thr, conn, output, p.fill_value, want);
         fv_fill_plan *plan;
         fv_status st = fv_fill_plan_create (&plan, &p, backend, 0, NULL);
         FVT_CHECK (st == FV_OK, "%s: plan: %s", name, fv_last_error ());
