@@ -1,0 +1,148 @@
+// GPU benchmark of autofill's kernel (not run by CI): device images, CUDA
+// events, median of runs; against NPP's nppiFloodFill (from the corner of a
+// padded frame, then invert, as the CPU baseline) and nppiLabelMarkersUF
+// when libnppif/libnppc are present (opened with dlopen).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <vector>
+#include <cuda_runtime.h>
+#include "fv_fill.h"
+#include "fill_frames.h"
+
+static cudaStream_t stream;
+
+template <typename F>
+static double
+median_ms (F &&fn, int reps)
+{
+  cudaEvent_t a, b;
+  cudaEventCreate (&a);
+  cudaEventCreate (&b);
+  fn ();
+  std::vector<float> t;
+  for (int i = 0; i < reps; i++) {
+    cudaEventRecord (a, stream);
+    fn ();
+    cudaEventRecord (b, stream);
+    cudaEventSynchronize (b);
+    float ms;
+    cudaEventElapsedTime (&ms, a, b);
+    t.push_back (ms);
+  }
+  std::sort (t.begin (), t.end ());
+  return t[t.size () / 2];
+}
+
+struct NppCtx {
+  cudaStream_t hStream;
+  int dev, sms, maxThrSM, maxThrBlock;
+  size_t smem;
+  int ccMaj, ccMin;
+  unsigned int flags;
+  int reserved;
+  char spare[64];
+};
+struct NppSize { int width, height; };
+struct NppPoint { int x, y; };
+struct NppRect { int x, y, width, height; };
+struct NppRegion { NppRect box; unsigned int count; unsigned char value[3]; unsigned char pad[61]; };
+typedef int (*ff_size_fn) (NppSize, int *);
+typedef int (*ff_fn) (unsigned char *, int, NppPoint, unsigned char, int, NppSize, NppRegion *,
+    unsigned char *, NppCtx);
+typedef int (*lm_size_fn) (NppSize, int *);
+typedef int (*lm_fn) (const unsigned char *, int, unsigned int *, int, NppSize, int,
+    unsigned char *, NppCtx);
+
+static void *
+sym (const char *name)
+{
+  const char *libs[] = { "libnppif.so", "libnppif.so.13", "libnppist.so", "libnppist.so.13",
+    "libnppial.so", "libnppc.so" };
+  for (const char *l : libs) {
+    void *h = dlopen (l, RTLD_NOW | RTLD_GLOBAL);
+    if (h) {
+      void *s = dlsym (h, name);
+      if (s)
+        return s;
+    }
+  }
+  return nullptr;
+}
+
+int
+main ()
+{
+  cudaSetDevice (0);
+  cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking);
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties (&prop, 0);
+  NppCtx ctx = {};
+  ctx.hStream = stream; ctx.sms = prop.multiProcessorCount;
+  ctx.maxThrSM = prop.maxThreadsPerMultiProcessor; ctx.maxThrBlock = prop.maxThreadsPerBlock;
+  ctx.smem = prop.sharedMemPerBlock; ctx.ccMaj = prop.major; ctx.ccMin = prop.minor;
+  ff_size_fn ffs = (ff_size_fn) sym ("nppiFloodFillGetBufferSize");
+  ff_fn ff = (ff_fn) sym ("nppiFloodFill_8u_C1IR_Ctx");
+  lm_size_fn lms = (lm_size_fn) sym ("nppiLabelMarkersUFGetBufferSize_32u_C1R");
+  lm_fn lm = (lm_fn) sym ("nppiLabelMarkersUF_8u32u_C1R_Ctx");
+  printf ("# %s; NPP floodFill %s, labelMarkersUF %s\n", prop.name, ff && ffs ? "found" : "not found",
+      lm && lms ? "found" : "not found");
+  printf ("| size | frame | fastvision ms | NPP floodFill ms | NPP labelMarkersUF ms | floodFill / ours |\n");
+  printf ("|---|---|---|---|---|---|\n");
+  struct { const char *name; int w, h; } sizes[] = {
+    {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320} };
+  const char *kinds[] = { "shapes", "rings" };
+  for (auto &s : sizes)
+    for (int k = 0; k < 2; k++) {
+      const int w = s.w, h = s.h;
+      std::vector<unsigned char> host ((size_t) w * h);
+      ff_make (host.data (), w, h, k);
+      unsigned char *din, *dout, *dpad;
+      cudaMalloc (&din, (size_t) w * h);
+      cudaMalloc (&dout, (size_t) w * h);
+      cudaMalloc (&dpad, (size_t) (w + 2) * (h + 2));
+      cudaMemcpy (din, host.data (), host.size (), cudaMemcpyHostToDevice);
+      fv_fill_params p = { w, h, 127, 255, 4, FV_FILL_FILLED, 0, 0 };
+      fv_fill_plan *plan;
+      if (fv_fill_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
+        fprintf (stderr, "plan: %s\n", fv_last_error ());
+        return 1;
+      }
+      fv_image a = fv_image_make (din, w, w, h, 1, FV_U8, FV_MEM_DEVICE), b = a;
+      b.data = dout;
+      double ours = median_ms ([&] { fv_fill_execute (plan, &a, &b); }, 20);
+      double nff = -1, nlm = -1;
+      if (ff && ffs) {
+        int bs = 0;
+        NppSize sz = { w + 2, h + 2 };
+        ffs (sz, &bs);
+        unsigned char *buf;
+        cudaMalloc (&buf, bs > 0 ? bs : 1);
+        NppRegion reg;
+        nff = median_ms ([&] {
+          cudaMemset2DAsync (dpad, w + 2, 0, w + 2, h + 2, stream);
+          cudaMemcpy2DAsync (dpad + w + 3, w + 2, din, w, w, h, cudaMemcpyDeviceToDevice, stream);
+          ff (dpad, w + 2, NppPoint { 0, 0 }, 128, 1, sz, &reg, buf, ctx);
+        }, 5);
+        cudaFree (buf);
+      }
+      if (lm && lms) {
+        int bs = 0;
+        NppSize sz = { w, h };
+        lms (sz, &bs);
+        unsigned char *buf;
+        unsigned int *lab;
+        cudaMalloc (&buf, bs > 0 ? bs : 1);
+        cudaMalloc (&lab, sizeof (unsigned int) * w * h);
+        nlm = median_ms ([&] { lm (din, w, lab, w * 4, sz, 1, buf, ctx); }, 5);
+        cudaFree (buf);
+        cudaFree (lab);
+      }
+      printf ("| %s | %s | %.4f | %.3f | %.3f | %.1fx |\n", s.name, kinds[k], ours, nff, nlm,
+          nff > 0 ? nff / ours : 0.0);
+      fv_fill_plan_destroy (plan);
+      cudaFree (din); cudaFree (dout); cudaFree (dpad);
+    }
+  return 0;
+}
