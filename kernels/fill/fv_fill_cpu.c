@@ -1,26 +1,44 @@
-/* CPU fill: the parallel reverse fill. Seeds on the frame border (one
- * label for all of them) and random interior seeds on distinct rows are
- * flooded in parallel, one scan-line fill per seed, each writing its own
- * label with no locks: a pixel that two fills race for lies where their
- * regions meet, and either label is right. A parallel pass over the labels
- * then joins every pair of labels that touch (this also catches meetings
- * that a race hid from both fills), union-find gathers the labels that
- * reach the border label, and a last parallel pass writes each pixel from
- * whether its label did. Background that no fill reached has no seed and
- * does not touch the border: it is enclosed. */
+/* CPU fill: the parallel reverse fill, on runs of background.
+ *
+ * Each row's background is first cut into runs (maximal spans of pixels
+ * <= threshold), in parallel. Then seeds on the frame border (one label for
+ * all of them) and random interior seeds on distinct rows are flooded in
+ * parallel, one scan-line fill per seed; a scan line here is a run, so a
+ * fill touches each run once instead of each pixel three times. Fills write
+ * their own label with no locks: a run two fills race for lies where their
+ * regions meet, and either label is right. A parallel pass over pairs of
+ * rows then joins every two labels whose runs touch (which also catches
+ * meetings a race hid from both fills), union-find gathers the labels that
+ * reach the border label, and a last parallel pass writes each row run by
+ * run. Background that no fill reached has no seed and does not touch the
+ * border: it is enclosed. */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fv_fill_plan.h"
-#include <omp.h>
 #include "../common/fv_parallel.h"
 
 #define BORDER_LABEL 1u
 
 typedef struct {
-  int *stack;            /* (x, y) pairs */
-  size_t cap;
+  int32_t x0, x1;        /* [x0, x1) */
+  uint32_t label;        /* 0 = not reached */
+} run_t;
+
+typedef struct {
+  run_t *runs;           /* runs of this thread's strip of rows */
+  size_t nruns, cap;
+  run_t **stack;         /* fill stack: run and its row */
+  int *stack_y;
+  size_t stack_cap;
   uint32_t *parent;      /* local union-find over labels */
 } thread_state;
+
+typedef struct {
+  run_t **row;           /* first run of each row */
+  int *count;            /* runs in each row */
+  size_t *offset;        /* index of the row's first run in its strip's array */
+} row_index;
 
 static inline uint32_t
 lload (const uint32_t *p)
@@ -38,7 +56,7 @@ static uint32_t
 uf_find (uint32_t *parent, uint32_t a)
 {
   while (parent[a] != a) {
-    parent[a] = parent[parent[a]];   /* path halving */
+    parent[a] = parent[parent[a]];
     a = parent[a];
   }
   return a;
@@ -50,68 +68,88 @@ uf_union (uint32_t *parent, uint32_t a, uint32_t b)
   a = uf_find (parent, a);
   b = uf_find (parent, b);
   if (a != b)
-    parent[a > b ? a : b] = a < b ? a : b;   /* the smaller label is the root */
+    parent[a > b ? a : b] = a < b ? a : b;
+}
+
+/* Appends the background runs of one row; returns how many, -1 on OOM. */
+static int
+cut_row (thread_state *t, const uint8_t *s, int W, uint8_t thr)
+{
+  int n = 0, x = 0;
+  while (x < W) {
+    while (x < W && s[x] > thr)
+      x++;
+    if (x >= W)
+      break;
+    int x0 = x;
+    while (x < W && s[x] <= thr)
+      x++;
+    if (t->nruns == t->cap) {
+      size_t cap = t->cap ? 2 * t->cap : 1 << 16;
+      run_t *r = realloc (t->runs, cap * sizeof *r);
+      if (!r)
+        return -1;
+      t->runs = r;
+      t->cap = cap;
+    }
+    t->runs[t->nruns++] = (run_t) { x0, x, 0 };
+    n++;
+  }
+  return n;
 }
 
 typedef struct {
-  const uint8_t *src;
-  size_t sstride;
-  uint32_t *L;
+  row_index *ri;
   int W, H, conn8;
-  uint8_t thr;
 } fill_ctx;
 
-#define BG(c, x, y) ((c)->src[(size_t) (y) * (c)->sstride + (x)] <= (c)->thr)
-#define LAB(c, x, y) ((c)->L + (size_t) (y) * (c)->W + (x))
-
 static int
-push (thread_state *t, size_t *n, int x, int y)
+push (thread_state *t, size_t *n, run_t *r, int y)
 {
-  if (*n + 2 > t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : 4096;
-    int *s = realloc (t->stack, cap * sizeof (int));
-    if (!s)
+  if (*n == t->stack_cap) {
+    size_t cap = t->stack_cap ? 2 * t->stack_cap : 4096;
+    run_t **s = realloc (t->stack, cap * sizeof *s);
+    int *sy = s ? realloc (t->stack_y, cap * sizeof *sy) : NULL;
+    if (s)
+      t->stack = s;
+    if (!s || !sy)
       return 0;
-    t->stack = s;
-    t->cap = cap;
+    t->stack_y = sy;
+    t->stack_cap = cap;
   }
-  t->stack[(*n)++] = x;
-  t->stack[(*n)++] = y;
+  t->stack[*n] = r;
+  t->stack_y[(*n)++] = y;
   return 1;
 }
 
-/* Scan-line flood of unlabelled background from (sx, sy) with label id. */
+/* Scan-line flood over runs, from run r0 of row y0, with label id. */
 static int
-flood (const fill_ctx *c, thread_state *t, uint32_t id, int sx, int sy)
+flood (const fill_ctx *c, thread_state *t, uint32_t id, run_t *r0, int y0)
 {
   size_t n = 0;
-  if (!push (t, &n, sx, sy))
+  const int e = c->conn8;
+  if (!push (t, &n, r0, y0))
     return 0;
   while (n) {
-    int y = t->stack[--n], x = t->stack[--n];
-    if (!BG (c, x, y) || lload (LAB (c, x, y)))
+    n--;
+    run_t *r = t->stack[n];
+    int y = t->stack_y[n];
+    if (lload (&r->label))
       continue;
-    int xl = x, xr = x;
-    while (xl > 0 && BG (c, xl - 1, y) && !lload (LAB (c, xl - 1, y)))
-      xl--;
-    while (xr < c->W - 1 && BG (c, xr + 1, y) && !lload (LAB (c, xr + 1, y)))
-      xr++;
-    uint32_t *row = LAB (c, 0, y);
-    for (int i = xl; i <= xr; i++)
-      lstore (row + i, id);
-    int a = c->conn8 && xl > 0 ? xl - 1 : xl;
-    int b = c->conn8 && xr < c->W - 1 ? xr + 1 : xr;
+    lstore (&r->label, id);
     for (int ny = y - 1; ny <= y + 1; ny += 2) {
       if (ny < 0 || ny >= c->H)
         continue;
-      for (int i = a; i <= b; i++) {
-        if (BG (c, i, ny) && !lload (LAB (c, i, ny))) {
-          if (!push (t, &n, i, ny))   /* one push per run of the row */
-            return 0;
-          while (i + 1 <= b && BG (c, i + 1, ny))
-            i++;
-        }
+      run_t *q = c->ri->row[ny], *end = q + c->ri->count[ny];
+      /* first run that ends after our start: binary search */
+      run_t *lo = q, *hi = end;
+      while (lo < hi) {
+        run_t *mid = lo + (hi - lo) / 2;
+        if (mid->x1 + e > r->x0) hi = mid; else lo = mid + 1;
       }
+      for (q = lo; q < end && q->x0 < r->x1 + e; q++)
+        if (!lload (&q->label) && !push (t, &n, q, ny))
+          return 0;
     }
   }
   return 1;
@@ -122,18 +160,24 @@ fv_fill_cpu_init (fv_fill_plan *pl)
 {
   const fv_fill_params *p = &pl->p;
   int n = fv_threads_resolve (p->threads);
+  if (n > p->height)
+    n = p->height;
   pl->nthreads = n;
-  /* interior seeds: enough for every thread to start several fills, on
-   * distinct rows */
   int s = p->seeds ? p->seeds : 4 * n + p->height / 64;
   pl->nseeds = s < p->height ? s : p->height;
   size_t nl = (size_t) pl->nseeds + 2;
-  pl->labels = malloc (sizeof (uint32_t) * (size_t) p->width * p->height);
+  row_index *ri = calloc (1, sizeof *ri);
+  pl->labels = (uint32_t *) ri;   /* the row index lives where labels would */
   pl->parent = malloc (sizeof (uint32_t) * nl);
   pl->outside = malloc (nl);
   thread_state *ts = calloc (n, sizeof *ts);
   pl->thread_state = ts;
-  if (!pl->labels || !pl->parent || !pl->outside || !ts)
+  if (!ri || !pl->parent || !pl->outside || !ts)
+    return FV_ERR_NOMEM;
+  ri->row = malloc (sizeof (run_t *) * p->height);
+  ri->count = malloc (sizeof (int) * p->height);
+  ri->offset = malloc (sizeof (size_t) * p->height);
+  if (!ri->row || !ri->count || !ri->offset)
     return FV_ERR_NOMEM;
   for (int i = 0; i < n; i++)
     if (!(ts[i].parent = malloc (sizeof (uint32_t) * nl)))
@@ -148,90 +192,92 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
   const fv_fill_params *p = &pl->p;
   const int W = p->width, H = p->height, n = pl->nthreads, S = pl->nseeds;
   const uint32_t nl = (uint32_t) S + 2;
+  const uint8_t thr = (uint8_t) p->threshold;
   thread_state *ts = pl->thread_state;
-  fill_ctx c = { src->data, src->stride, pl->labels, W, H, p->connectivity == 8,
-    (uint8_t) p->threshold };
+  row_index *ri = (row_index *) pl->labels;
+  fill_ctx c = { ri, W, H, p->connectivity == 8 };
+  const int e = c.conn8;
   int ok = 1;
 
-  /* seed positions: one row each, spread evenly, a random column */
-  int *seed_x = malloc (sizeof (int) * (S + 1) * 2);
-  if (!seed_x)
+  int *seed = malloc (sizeof (int) * (S + 1) * 2);
+  if (!seed)
     return FV_ERR_NOMEM;
   for (int k = 1; k <= S; k++) {
     pl->rng ^= pl->rng << 13; pl->rng ^= pl->rng >> 7; pl->rng ^= pl->rng << 17;
-    seed_x[2 * k] = (int) (pl->rng % (uint64_t) W);
-    seed_x[2 * k + 1] = (int) (((long) (k - 1) * H + H / 2) / S);
+    seed[2 * k] = (int) (pl->rng >> 33);   /* which run of the row */
+    seed[2 * k + 1] = (int) (((long) (k - 1) * H + H / 2) / S);
   }
 
 #pragma omp parallel num_threads(n)
   {
-#pragma omp for schedule(static)
-    for (int y = 0; y < H; y++)
-      memset (pl->labels + (size_t) y * W, 0, sizeof (uint32_t) * W);
-    /* item 0 floods from every border pixel, the others from one seed each */
+    const int me = omp_get_thread_num ();
+    thread_state *t = &ts[me];
+    int y0, y1;
+    fv_split_range (H, n, me, &y0, &y1);
+    /* 1. runs of background, one strip of rows per thread */
+    t->nruns = 0;
+    for (int y = y0; y < y1; y++) {
+      ri->offset[y] = t->nruns;
+      int m = cut_row (t, (const uint8_t *) src->data + (size_t) y * src->stride, W, thr);
+      if (m < 0) {
+        ok = 0;
+        m = 0;
+      }
+      ri->count[y] = m;
+    }
+    for (int y = y0; y < y1; y++)
+      ri->row[y] = t->runs + ri->offset[y];
+#pragma omp barrier
+    /* 2. floods: item 0 from every border run, the others from one seed each */
 #pragma omp for schedule(dynamic, 1)
     for (int k = 0; k <= S; k++) {
-      thread_state *t = &ts[omp_get_thread_num ()];
+      if (!ok)
+        continue;
       if (k == 0) {
-        for (int i = 0; i < 2 * W + 2 * H && ok; i++) {
-          int x, y;
-          if (i < W) { x = i; y = 0; }
-          else if (i < 2 * W) { x = i - W; y = H - 1; }
-          else if (i < 2 * W + H) { x = 0; y = i - 2 * W; }
-          else { x = W - 1; y = i - 2 * W - H; }
-          if (BG (&c, x, y) && !lload (LAB (&c, x, y)) && !flood (&c, t, BORDER_LABEL, x, y))
-            ok = 0;
+        for (int y = 0; y < H && ok; y++) {
+          int m = ri->count[y];
+          run_t *r = ri->row[y];
+          for (int j = 0; j < m && ok; j++) {
+            int on_border = y == 0 || y == H - 1 || r[j].x0 == 0 || r[j].x1 == W;
+            if (on_border && !lload (&r[j].label) && !flood (&c, t, BORDER_LABEL, &r[j], y))
+              ok = 0;
+            if (y > 0 && y < H - 1 && j == 0 && m > 1)
+              j = m - 2;   /* inner rows: only the first and last runs can touch */
+          }
         }
       } else {
-        int y = seed_x[2 * k + 1], x0 = seed_x[2 * k];
-        for (int d = 0; d < W; d++) {   /* nearest free background to the right */
-          int x = (x0 + d) % W;
-          if (BG (&c, x, y) && !lload (LAB (&c, x, y))) {
-            if (!flood (&c, t, (uint32_t) k + 1, x, y))
-              ok = 0;
-            break;
+        int y = seed[2 * k + 1], m = ri->count[y];
+        if (m) {
+          run_t *r = ri->row[y];
+          for (int d = 0; d < m; d++) {   /* the chosen run, or the next free one */
+            run_t *q = &r[(seed[2 * k] + d) % m];
+            if (!lload (&q->label)) {
+              if (!flood (&c, t, (uint32_t) k + 1, q, y))
+                ok = 0;
+              break;
+            }
           }
         }
       }
     }
-    /* every pair of touching labels, and every label on the border, into a
+    /* 3. labels whose runs touch, and labels on the border, joined in a
      * union-find of the thread's own */
-    thread_state *t = &ts[omp_get_thread_num ()];
     for (uint32_t l = 0; l < nl; l++)
       t->parent[l] = l;
 #pragma omp for schedule(static)
     for (int y = 0; y < H; y++) {
-      const uint32_t *r = pl->labels + (size_t) y * W;
-      const uint32_t *d = y + 1 < H ? r + W : NULL;
-      uint32_t last_a = 0, last_b = 0;
-      for (int x = 0; x < W; x++) {
-        uint32_t a = r[x];
-        if (!a)
-          continue;
-        uint32_t nb[4];
-        int m = 0;
-        if (x + 1 < W) nb[m++] = r[x + 1];
-        if (d) {
-          nb[m++] = d[x];
-          if (c.conn8) {
-            if (x > 0) nb[m++] = d[x - 1];
-            if (x + 1 < W) nb[m++] = d[x + 1];
-          }
-        }
-        for (int j = 0; j < m; j++)
-          if (nb[j] && nb[j] != a && !(a == last_a && nb[j] == last_b)) {
-            uf_union (t->parent, a, nb[j]);
-            last_a = a;
-            last_b = nb[j];
-          }
-      }
-      if (y == 0 || y == H - 1) {
-        for (int x = 0; x < W; x++)
-          if (r[x])
-            uf_union (t->parent, r[x], BORDER_LABEL);
-      } else {
-        if (r[0]) uf_union (t->parent, r[0], BORDER_LABEL);
-        if (r[W - 1]) uf_union (t->parent, r[W - 1], BORDER_LABEL);
+      run_t *a = ri->row[y], *aend = a + ri->count[y];
+      for (run_t *q = a; q < aend; q++)
+        if (q->label && (y == 0 || y == H - 1 || q->x0 == 0 || q->x1 == W))
+          uf_union (t->parent, q->label, BORDER_LABEL);
+      if (y + 1 >= H)
+        continue;
+      run_t *b = ri->row[y + 1], *bend = b + ri->count[y + 1];
+      while (a < aend && b < bend) {   /* two pointers over the rows' runs */
+        if (a->x0 < b->x1 + e && b->x0 < a->x1 + e && a->label && b->label
+            && a->label != b->label)
+          uf_union (t->parent, a->label, b->label);
+        if (a->x1 < b->x1) a++; else b++;
       }
     }
 #pragma omp single
@@ -242,24 +288,24 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
         for (uint32_t l = 1; l < nl; l++)
           uf_union (pl->parent, l, uf_find (ts[i].parent, l));
       uint32_t root = uf_find (pl->parent, BORDER_LABEL);
-      pl->outside[0] = 0;   /* never reached: enclosed */
+      pl->outside[0] = 0;
       for (uint32_t l = 1; l < nl; l++)
         pl->outside[l] = uf_find (pl->parent, l) == root;
     }
-    /* implicit barrier: outside[] is complete */
+    /* 4. each row: contour value, then every run's verdict */
     const uint8_t fv = (uint8_t) p->fill_value, on_contour = p->output == FV_FILL_FILLED ? fv : 0;
 #pragma omp for schedule(static)
     for (int y = 0; y < H; y++) {
-      const uint8_t *s = (const uint8_t *) src->data + (size_t) y * src->stride;
-      const uint32_t *r = pl->labels + (size_t) y * W;
       uint8_t *o = (uint8_t *) dst->data + (size_t) y * dst->stride;
-      for (int x = 0; x < W; x++)
-        o[x] = s[x] > c.thr ? on_contour : (pl->outside[r[x]] ? 0 : fv);
+      memset (o, on_contour, W);
+      const run_t *r = ri->row[y];
+      for (int j = 0; j < ri->count[y]; j++)
+        memset (o + r[j].x0, pl->outside[r[j].label] ? 0 : fv, r[j].x1 - r[j].x0);
     }
   }
-  free (seed_x);
+  free (seed);
   if (!ok) {
-    fv_set_last_error ("out of memory for the fill stack");
+    fv_set_last_error ("out of memory for the fill");
     return FV_ERR_NOMEM;
   }
   return FV_OK;
@@ -269,16 +315,25 @@ void
 fv_fill_cpu_free (fv_fill_plan *pl)
 {
   thread_state *ts = pl->thread_state;
+  row_index *ri = (row_index *) pl->labels;
   if (ts)
     for (int i = 0; i < pl->nthreads; i++) {
+      free (ts[i].runs);
       free (ts[i].stack);
+      free (ts[i].stack_y);
       free (ts[i].parent);
     }
+  if (ri) {
+    free (ri->row);
+    free (ri->count);
+    free (ri->offset);
+  }
+  free (ri);
   free (ts);
-  free (pl->labels);
   free (pl->parent);
   free (pl->outside);
   pl->thread_state = NULL;
-  pl->labels = pl->parent = NULL;
+  pl->labels = NULL;
+  pl->parent = NULL;
   pl->outside = NULL;
 }
