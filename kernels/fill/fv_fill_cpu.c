@@ -122,6 +122,38 @@ push (thread_state *t, size_t *n, run_t *r, int y)
   return 1;
 }
 
+/* First run of [q, end) with x1 > x: neighbouring rows have runs at
+ * similar places, so start where x falls proportionally, walk a few steps,
+ * and only then search by halves (a plain binary search misses the cache
+ * on almost every probe). */
+static inline run_t *
+first_after (run_t *q, run_t *end, int x, int W)
+{
+  long n = end - q;
+  if (n == 0)
+    return end;
+  run_t *g = q + (long) ((double) n * (x < 0 ? 0 : x) / W);
+  if (g >= end)
+    g = end - 1;
+  for (int step = 0; step < 8; step++) {
+    if (g->x1 > x) {
+      if (g == q || (g - 1)->x1 <= x)
+        return g;
+      g--;
+    } else {
+      g++;
+      if (g == end || g->x1 > x)
+        return g;
+    }
+  }
+  run_t *lo = q, *hi = end;
+  while (lo < hi) {
+    run_t *mid = lo + (hi - lo) / 2;
+    if (mid->x1 > x) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
 /* Scan-line flood over runs, from run r0 of row y0, with label id. */
 static int
 flood (const fill_ctx *c, thread_state *t, uint32_t id, run_t *r0, int y0)
@@ -141,13 +173,8 @@ flood (const fill_ctx *c, thread_state *t, uint32_t id, run_t *r0, int y0)
       if (ny < 0 || ny >= c->H)
         continue;
       run_t *q = c->ri->row[ny], *end = q + c->ri->count[ny];
-      /* first run that ends after our start: binary search */
-      run_t *lo = q, *hi = end;
-      while (lo < hi) {
-        run_t *mid = lo + (hi - lo) / 2;
-        if (mid->x1 + e > r->x0) hi = mid; else lo = mid + 1;
-      }
-      for (q = lo; q < end && q->x0 < r->x1 + e; q++)
+      q = first_after (q, end, r->x0 - e, c->W);
+      for (; q < end && q->x0 < r->x1 + e; q++)
         if (!lload (&q->label) && !push (t, &n, q, ny))
           return 0;
     }
