@@ -83,26 +83,33 @@ label_tiles (Frame f, int *L)
   const int x0 = blockIdx.x * T, y0 = blockIdx.y * T;
   const int lx = threadIdx.x, ly0 = threadIdx.y;
   volatile int *vs = s;
+  /* a warp per row: each pixel starts out pointing at the first pixel of its
+   * run of background (found with one ballot), so trees start one deep */
   for (int ly = ly0; ly < T; ly += 8) {
     const int x = x0 + lx, y = y0 + ly;
-    s[ly * T + lx] = x < f.w && y < f.h && bg (f, x, y) ? ly * T + lx : WALL;
+    const bool b = x < f.w && y < f.h && bg (f, x, y);
+    const unsigned m = __ballot_sync (0xffffffffu, b);
+    const unsigned upto = lx == 31 ? 0xffffffffu : (2u << lx) - 1;
+    const unsigned zeros = ~m & upto;
+    const int start = zeros ? 32 - __clz (zeros) : 0;
+    s[ly * T + lx] = b ? ly * T + start : WALL;
   }
   __syncthreads ();
-  for (int ly = ly0; ly < T; ly += 8) {
+  /* join runs of neighbouring rows, once per pair of touching runs: where
+   * either run starts inside the other (and, 8-connected, at the corners) */
+  for (int ly = ly0 + (ly0 == 0 ? 8 : 0); ly < T; ly += 8) {
     const int i = ly * T + lx;
     if (s[i] == WALL)
       continue;
-    if (lx > 0 && s[i - 1] != WALL)
-      unite (vs, i, i - 1);
-    if (ly > 0) {
-      if (s[i - T] != WALL)
-        unite (vs, i, i - T);
-      if (f.conn8) {
-        if (lx > 0 && s[i - T - 1] != WALL)
-          unite (vs, i, i - T - 1);
-        if (lx < T - 1 && s[i - T + 1] != WALL)
-          unite (vs, i, i - T + 1);
-      }
+    const bool starts = lx == 0 || s[i - 1] == WALL;
+    const bool ends = lx == T - 1 || s[i + 1] == WALL;
+    if (s[i - T] != WALL && (starts || lx == 0 || s[i - T - 1] == WALL))
+      unite (vs, i, i - T);
+    if (f.conn8) {
+      if (starts && lx > 0 && s[i - T - 1] != WALL)
+        unite (vs, i, i - T - 1);
+      if (ends && lx < T - 1 && s[i - T + 1] != WALL)
+        unite (vs, i, i - T + 1);
     }
   }
   __syncthreads ();
@@ -132,7 +139,9 @@ join_tiles (Frame f, int *L)
   if (tx == 0 && x > 0 && L[p - 1] != WALL)
     unite (vL, p, p - 1);
   if (y > 0) {
-    if (ty == 0 && L[p - f.w] != WALL)
+    /* across a tile's top edge, once per pair of touching runs */
+    if (ty == 0 && L[p - f.w] != WALL
+        && (x == 0 || L[p - 1] == WALL || L[p - f.w - 1] == WALL))
       unite (vL, p, p - f.w);
     if (f.conn8) {
       if (x > 0 && (tx == 0 || ty == 0) && L[p - f.w - 1] != WALL)

@@ -72,8 +72,10 @@ sym (const char *name)
 }
 
 int
-main ()
+main (int argc, char **argv)
 {
+  /* bench_fill_cuda [SIZE KIND]: one frame only, without NPP (for profilers) */
+  const char *only_size = argc > 2 ? argv[1] : nullptr, *only_kind = argc > 2 ? argv[2] : nullptr;
   cudaSetDevice (0);
   cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking);
   cudaDeviceProp prop;
@@ -95,6 +97,8 @@ main ()
   const char *kinds[] = { "shapes", "rings" };
   for (auto &s : sizes)
     for (int k = 0; k < 2; k++) {
+      if (only_size && (strcmp (only_size, s.name) || strcmp (only_kind, kinds[k])))
+        continue;
       const int w = s.w, h = s.h;
       std::vector<unsigned char> host ((size_t) w * h);
       ff_make (host.data (), w, h, k);
@@ -113,6 +117,8 @@ main ()
       b.data = dout;
       double ours = median_ms ([&] { fv_fill_execute (plan, &a, &b); }, 20);
       double nff = -1, nlm = -1;
+      if (only_size)
+        ff = nullptr, lm = nullptr;
       if (ff && ffs) {
         int bs = 0;
         NppSize sz = { w + 2, h + 2 };
