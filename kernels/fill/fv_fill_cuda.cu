@@ -6,9 +6,8 @@
  *   2. pixels on tile edges join their neighbours in other tiles with the
  *      global atomicMin union of Playne and Hawick (roots only decrease, so
  *      concurrent unions never undo each other);
- *   3. every background pixel points straight at its root;
- *   4. border background pixels set bit 31 of their root's entry;
- *   5. each pixel is written from its root's bit.
+ *   3. border background pixels set bit 31 of their root's entry;
+ *   4. each pixel follows its tree to the root and is written from its bit.
  * No step depends on the shape of the components: one background spanning
  * the whole frame costs what many small ones do (unlike a flood fill). */
 #include <cstdlib>
@@ -123,15 +122,31 @@ label_tiles (Frame f, int *L)
   }
 }
 
+/* One thread per pixel on a tile edge: grid.y < ncols runs down the tile
+ * columns (x = multiple of T and the column before it), the rest along the
+ * tile rows (y = multiple of T). Inside a tile every backward neighbour is
+ * in the same tile, already joined. */
 __global__ void
-join_tiles (Frame f, int *L)
+join_tiles (Frame f, int *L, int ncols)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int x, y;
+  if ((int) blockIdx.y < ncols) {
+    const int c = blockIdx.y;   /* between tile columns c and c+1: their facing columns */
+    if (i >= 2 * f.h)
+      return;
+    x = i < f.h ? (c + 1) * T : c * T + T - 1;
+    y = i < f.h ? i : i - f.h;
+  } else {
+    const int r = blockIdx.y - ncols + 1;   /* tile rows 1.. */
+    x = i;
+    y = r * T;
+    if (x >= f.w)
+      return;
+  }
   if (x >= f.w || y >= f.h)
     return;
   const int tx = x % T, ty = y % T;
-  if (tx != 0 && tx != T - 1 && ty != 0)
-    return;   /* every backward neighbour lies in the same tile */
   const int p = y * f.w + x;
   if (L[p] == WALL)
     return;
@@ -152,15 +167,14 @@ join_tiles (Frame f, int *L)
   }
 }
 
-__global__ void
-flatten (Frame f, int *L)
+/* Root of p once roots may carry the OUTSIDE bit. */
+__device__ __forceinline__ int
+root_masked (const int *L, int p)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= f.w || y >= f.h)
-    return;
-  const int p = y * f.w + x;
-  if (L[p] != WALL)
-    L[p] = root_of (L, p);
+  int q;
+  while ((q = L[p] & ~OUTSIDE) != p)
+    p = q;
+  return p;
 }
 
 __global__ void
@@ -173,9 +187,9 @@ mark_border (Frame f, int *L)
   else if (i < 2 * W + H) { x = 0; y = i - 2 * W; }
   else if (i < 2 * W + 2 * H) { x = W - 1; y = i - 2 * W - H; }
   else return;
-  const int r = L[y * W + x];
-  if (r != WALL)
-    atomicOr (&L[r & ~OUTSIDE], OUTSIDE);
+  const int p = y * W + x;
+  if (L[p] != WALL)
+    atomicOr (&L[root_masked (L, p)], OUTSIDE);
 }
 
 __global__ void
@@ -185,12 +199,12 @@ write_output (Frame f, const int *L, unsigned char *dst, size_t dstride, unsigne
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= f.w || y >= f.h)
     return;
-  const int l = L[y * f.w + x];
+  const int p = y * f.w + x;
   unsigned char v;
-  if (l == WALL)
+  if (L[p] == WALL)
     v = on_contour;
   else
-    v = (L[l & ~OUTSIDE] & OUTSIDE) ? 0 : fv;
+    v = (L[root_masked (L, p)] & OUTSIDE) ? 0 : fv;
   dst[(size_t) y * dstride + x] = v;
 }
 
@@ -238,8 +252,11 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   dim3 tiles ((p->width + T - 1) / T, (p->height + T - 1) / T);
   dim3 block (32, 8), grid ((p->width + 31) / 32, (p->height + 7) / 8);
   label_tiles<<<tiles, dim3 (T, 8), 0, c->stream>>> (f, c->labels);
-  join_tiles<<<grid, block, 0, c->stream>>> (f, c->labels);
-  flatten<<<grid, block, 0, c->stream>>> (f, c->labels);
+  const int ncols = tiles.x - 1, nrows = tiles.y - 1;   /* inner tile edges */
+  const int edge_len = 2 * p->height > p->width ? 2 * p->height : p->width;
+  if (ncols + nrows > 0)
+    join_tiles<<<dim3 ((edge_len + 255) / 256, ncols + nrows), 256, 0, c->stream>>> (f,
+        c->labels, ncols);
   const int nb = 2 * p->width + 2 * p->height;
   mark_border<<<(nb + 255) / 256, 256, 0, c->stream>>> (f, c->labels);
   const unsigned char fv = (unsigned char) p->fill_value;
