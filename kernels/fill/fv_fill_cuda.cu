@@ -79,9 +79,11 @@ __global__ void __launch_bounds__ (T * 8)
 label_tiles (Frame f, int *L)
 {
   __shared__ int s[T * T];
+  __shared__ int root[T * T];   /* filled at run starts only */
   const int x0 = blockIdx.x * T, y0 = blockIdx.y * T;
   const int lx = threadIdx.x, ly0 = threadIdx.y;
   volatile int *vs = s;
+  int starts_at[T / 8];
   /* a warp per row: each pixel starts out pointing at the first pixel of its
    * run of background (found with one ballot), so trees start one deep */
   for (int ly = ly0; ly < T; ly += 8) {
@@ -92,6 +94,7 @@ label_tiles (Frame f, int *L)
     const unsigned zeros = ~m & upto;
     const int start = zeros ? 32 - __clz (zeros) : 0;
     s[ly * T + lx] = b ? ly * T + start : WALL;
+    starts_at[ly / 8] = b ? ly * T + start : WALL;
   }
   __syncthreads ();
   /* join runs of neighbouring rows, once per pair of touching runs: where
@@ -112,12 +115,18 @@ label_tiles (Frame f, int *L)
     }
   }
   __syncthreads ();
+  /* unions only ever change run starts, so the other pixels still point at
+   * their run's start: find the roots of the starts alone, then look up */
+  for (int ly = ly0; ly < T; ly += 8)
+    if (starts_at[ly / 8] == ly * T + lx)
+      root[ly * T + lx] = root_of (vs, ly * T + lx);
+  __syncthreads ();
   for (int ly = ly0; ly < T; ly += 8) {
     const int x = x0 + lx, y = y0 + ly;
     if (x >= f.w || y >= f.h)
       continue;
-    const int i = ly * T + lx;
-    int r = s[i] == WALL ? WALL : root_of (vs, i);
+    const int st = starts_at[ly / 8];
+    int r = st == WALL ? WALL : root[st];
     L[(size_t) y * f.w + x] = r == WALL ? WALL : (y0 + r / T) * f.w + x0 + r % T;
   }
 }
