@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CPU benchmarks, fastvision and its peers in one run (not run by CI):
 #  - SAT build and box filter against OpenCV's integral and blur;
-#  - satfilter in a pipeline against gst-plugins-bad's cvsmooth type=blur.
+#  - satfilter in a pipeline against gst-plugins-bad's cvsmooth type=blur;
+#  - autofill's kernel against OpenCV's reverse floodFill.
 # Prints markdown tables for docs/benchmarks.md.   tests/bench/run_cpu.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,3 +48,17 @@ for r in 15 100; do
   run "satfilter radius=$r backend=cpu" satfilter radius=$r backend=cpu border=mirror
   run "cvsmooth type=blur kernel $k" cvsmooth type=blur kernel-width=$k kernel-height=$k
 done
+
+echo
+echo "| size | frame | autofill kernel ms | OpenCV reverse floodFill ms | OpenCV / fastvision |"
+echo "|---|---|---|---|---|"
+mkdir -p "$tmp/frames"
+for round in 1 2; do
+  ./build/tests/bench_fill_cpu "$tmp/frames" "$@" >> "$tmp/ffv.all"
+  /usr/bin/python3 tests/bench/bench_opencv_fill.py "$tmp/frames" >> "$tmp/fcv.all"
+done
+for f in ffv fcv; do
+  sort -k2,4 -k5,5g "$tmp/$f.all" | awk '!seen[$2" "$3" "$4]++' > "$tmp/$f"
+done
+join <(awk '{print $2":"$3, $5}' "$tmp/ffv" | sort) <(awk '{print $2":"$3, $5}' "$tmp/fcv" | sort) |
+  awk '{split($1, k, ":"); printf "| %s | %s | %.3f | %.3f | %.2fx |\n", k[1], k[2], $2, $3, $3 / $2}'
