@@ -16,3 +16,40 @@
   } while (0)
 
 #endif
+
+#ifndef FV_PLAN_STREAM
+#define FV_PLAN_STREAM
+namespace fv {
+
+/* The device and stream a CUDA plan works on: the caller's stream, or one
+ * of the plan's own when the caller passes none. */
+struct PlanStream {
+  int device;
+  cudaStream_t stream;
+  bool own;
+
+  cudaError_t open (int dev, void *caller_stream)
+  {
+    device = dev;
+    cudaError_t e = cudaSetDevice (dev);
+    if (e != cudaSuccess)
+      return e;
+    if (caller_stream) {
+      stream = (cudaStream_t) caller_stream;
+      own = false;
+      return cudaSuccess;
+    }
+    own = true;
+    return cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking);
+  }
+
+  void close ()
+  {
+    if (own && stream)
+      cudaStreamDestroy (stream);
+    stream = nullptr;
+  }
+};
+
+}  // namespace fv
+#endif

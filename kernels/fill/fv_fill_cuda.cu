@@ -21,9 +21,7 @@ constexpr int OUTSIDE = (int) 0x80000000;
 constexpr int WALL = -1;
 
 struct fv_fill_cuda {
-  int device;
-  cudaStream_t stream;
-  bool own_stream;
+  fv::PlanStream ps;
   int *labels;
   unsigned char *d_src, *d_dst;
   size_t d_pitch;
@@ -227,14 +225,7 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
   if (!c)
     return FV_ERR_NOMEM;
   pl->cuda = c;
-  c->device = device;
-  FV_CUDA_TRY (cudaSetDevice (device));
-  if (stream) {
-    c->stream = (cudaStream_t) stream;
-  } else {
-    FV_CUDA_TRY (cudaStreamCreateWithFlags (&c->stream, cudaStreamNonBlocking));
-    c->own_stream = true;
-  }
+  FV_CUDA_TRY (c->ps.open (device, stream));
   FV_CUDA_TRY (cudaMalloc (&c->labels, sizeof (int) * (size_t) p->width * p->height));
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, p->width, p->height));
   size_t pitch2;
@@ -247,12 +238,12 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
   const fv_fill_params *p = &pl->p;
-  FV_CUDA_TRY (cudaSetDevice (c->device));
+  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
   Frame f = { (const unsigned char *) src->data, src->stride, p->width, p->height,
     (int) p->threshold, p->connectivity == 8 };
   if (src->mem == FV_MEM_HOST) {
     FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride, p->width,
-        p->height, cudaMemcpyHostToDevice, c->stream));
+        p->height, cudaMemcpyHostToDevice, c->ps.stream));
     f.src = c->d_src;
     f.sstride = c->d_pitch;
   }
@@ -260,22 +251,22 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   size_t ostride = dst->mem == FV_MEM_HOST ? c->d_pitch : dst->stride;
   dim3 tiles ((p->width + T - 1) / T, (p->height + T - 1) / T);
   dim3 block (32, 8), grid ((p->width + 31) / 32, (p->height + 7) / 8);
-  label_tiles<<<tiles, dim3 (T, 8), 0, c->stream>>> (f, c->labels);
+  label_tiles<<<tiles, dim3 (T, 8), 0, c->ps.stream>>> (f, c->labels);
   const int ncols = tiles.x - 1, nrows = tiles.y - 1;   /* inner tile edges */
   const int edge_len = 2 * p->height > p->width ? 2 * p->height : p->width;
   if (ncols + nrows > 0)
-    join_tiles<<<dim3 ((edge_len + 255) / 256, ncols + nrows), 256, 0, c->stream>>> (f,
+    join_tiles<<<dim3 ((edge_len + 255) / 256, ncols + nrows), 256, 0, c->ps.stream>>> (f,
         c->labels, ncols);
   const int nb = 2 * p->width + 2 * p->height;
-  mark_border<<<(nb + 255) / 256, 256, 0, c->stream>>> (f, c->labels);
+  mark_border<<<(nb + 255) / 256, 256, 0, c->ps.stream>>> (f, c->labels);
   const unsigned char fv = (unsigned char) p->fill_value;
-  write_output<<<grid, block, 0, c->stream>>> (f, c->labels, out, ostride, fv,
+  write_output<<<grid, block, 0, c->ps.stream>>> (f, c->labels, out, ostride, fv,
       p->output == FV_FILL_FILLED ? fv : 0);
   FV_CUDA_TRY (cudaGetLastError ());
   if (dst->mem == FV_MEM_HOST)
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, p->width,
-        p->height, cudaMemcpyDeviceToHost, c->stream));
-  FV_CUDA_TRY (cudaStreamSynchronize (c->stream));
+        p->height, cudaMemcpyDeviceToHost, c->ps.stream));
+  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
   return FV_OK;
 }
 
@@ -285,12 +276,11 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
   if (!c)
     return;
-  cudaSetDevice (c->device);
+  cudaSetDevice (c->ps.device);
   cudaFree (c->labels);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
-  if (c->own_stream && c->stream)
-    cudaStreamDestroy (c->stream);
+  c->ps.close ();
   free (c);
   pl->cuda = nullptr;
 }

@@ -9,9 +9,7 @@
 #include "../common/fv_cuda_check.cuh"
 
 struct fv_box_cuda {
-  int device;
-  cudaStream_t stream;
-  bool own_stream;
+  fv::PlanStream ps;
   fv::SatWork work;
   void *sat, *satsq;        /* tables, width entries per row */
   void *d_src, *d_dst;      /* staging for host images */
@@ -102,21 +100,21 @@ run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
 {
   fv::SatSrc s = { a.src, a.src_stride, p->width, p->height, p->channels, a.channel, false };
   TACC *S = (TACC *) c->sat, *Q = (TACC *) c->satsq;
-  cudaError_t e = fv::sat_launch<TIN, TACC> (c->work, s, false, S, p->width, c->stream);
+  cudaError_t e = fv::sat_launch<TIN, TACC> (c->work, s, false, S, p->width, c->ps.stream);
   if (e == cudaSuccess && p->mode == FV_BOX_STDDEV)
-    e = fv::sat_launch<TIN, TACC> (c->work, s, true, Q, p->width, c->stream);
+    e = fv::sat_launch<TIN, TACC> (c->work, s, true, Q, p->width, c->ps.stream);
   if (e != cudaSuccess)
     return e;
   dim3 block (32, 8), grid ((p->width + 31) / 32, (p->height + 7) / 8);
   switch (p->mode) {
     case FV_BOX_MEAN:
-      box_from_sat<TIN, TACC, FV_BOX_MEAN><<<grid, block, 0, c->stream>>> (S, Q, a);
+      box_from_sat<TIN, TACC, FV_BOX_MEAN><<<grid, block, 0, c->ps.stream>>> (S, Q, a);
       break;
     case FV_BOX_STDDEV:
-      box_from_sat<TIN, TACC, FV_BOX_STDDEV><<<grid, block, 0, c->stream>>> (S, Q, a);
+      box_from_sat<TIN, TACC, FV_BOX_STDDEV><<<grid, block, 0, c->ps.stream>>> (S, Q, a);
       break;
     default:
-      box_from_sat<TIN, TACC, FV_BOX_THRESHOLD><<<grid, block, 0, c->stream>>> (S, Q, a);
+      box_from_sat<TIN, TACC, FV_BOX_THRESHOLD><<<grid, block, 0, c->ps.stream>>> (S, Q, a);
       break;
   }
   return cudaGetLastError ();
@@ -132,14 +130,7 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
   if (!c)
     return FV_ERR_NOMEM;
   plan->cuda = c;
-  c->device = device;
-  FV_CUDA_TRY (cudaSetDevice (device));
-  if (stream) {
-    c->stream = (cudaStream_t) stream;
-  } else {
-    FV_CUDA_TRY (cudaStreamCreateWithFlags (&c->stream, cudaStreamNonBlocking));
-    c->own_stream = true;
-  }
+  FV_CUDA_TRY (c->ps.open (device, stream));
   const size_t acc = plan->acc64 ? 8 : 4, cells = (size_t) p->width * p->height;
   FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, acc));
   FV_CUDA_TRY (cudaMalloc (&c->sat, acc * cells));
@@ -158,13 +149,13 @@ fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst
   fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
   const fv_box_params *p = &plan->p;
   const size_t row = fv_image_row_bytes (src);
-  FV_CUDA_TRY (cudaSetDevice (c->device));
+  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
   BoxArgs a;
   a.src = (const char *) src->data;
   a.src_stride = src->stride;
   if (src->mem == FV_MEM_HOST) {
     FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride, row,
-        p->height, cudaMemcpyHostToDevice, c->stream));
+        p->height, cudaMemcpyHostToDevice, c->ps.stream));
     a.src = (const char *) c->d_src;
     a.src_stride = c->d_pitch;
   }
@@ -179,7 +170,7 @@ fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst
   a.k_thr = 1.0 - p->sensitivity;
   if (p->channel_mask != (1u << p->channels) - 1)   /* unfiltered channels pass through */
     FV_CUDA_TRY (cudaMemcpy2DAsync (a.dst, a.dst_stride, a.src, a.src_stride, row,
-        p->height, cudaMemcpyDeviceToDevice, c->stream));
+        p->height, cudaMemcpyDeviceToDevice, c->ps.stream));
   for (int ch = 0; ch < p->channels; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
@@ -193,8 +184,8 @@ fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst
   }
   if (dst->mem == FV_MEM_HOST)
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, row,
-        p->height, cudaMemcpyDeviceToHost, c->stream));
-  FV_CUDA_TRY (cudaStreamSynchronize (c->stream));
+        p->height, cudaMemcpyDeviceToHost, c->ps.stream));
+  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
   return FV_OK;
 }
 
@@ -204,14 +195,13 @@ fv_box_cuda_free (fv_box_plan *plan)
   fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
   if (!c)
     return;
-  cudaSetDevice (c->device);
+  cudaSetDevice (c->ps.device);
   fv::sat_work_free (&c->work);
   cudaFree (c->sat);
   cudaFree (c->satsq);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
-  if (c->own_stream && c->stream)
-    cudaStreamDestroy (c->stream);
+  c->ps.close ();
   free (c);
   plan->cuda = nullptr;
 }

@@ -5,9 +5,7 @@
 #include "../common/fv_cuda_check.cuh"
 
 struct fv_sat_cuda {
-  int device;
-  cudaStream_t stream;
-  bool own_stream;
+  fv::PlanStream ps;
   fv::SatWork work;
   void *d_src;        /* upload buffer for host sources */
   size_t d_pitch;
@@ -21,14 +19,7 @@ fv_sat_cuda_init (fv_sat_plan *pl, int device, void *stream)
   if (!c)
     return FV_ERR_NOMEM;
   pl->cuda = c;
-  c->device = device;
-  FV_CUDA_TRY (cudaSetDevice (device));
-  if (stream) {
-    c->stream = (cudaStream_t) stream;
-  } else {
-    FV_CUDA_TRY (cudaStreamCreateWithFlags (&c->stream, cudaStreamNonBlocking));
-    c->own_stream = true;
-  }
+  FV_CUDA_TRY (c->ps.open (device, stream));
   FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, p->type));
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch,
       (size_t) p->width * p->channels * p->sample, p->height));
@@ -40,12 +31,12 @@ fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t t
 {
   fv_sat_cuda *c = (fv_sat_cuda *) pl->cuda;
   const fv_sat_params *p = &pl->p;
-  FV_CUDA_TRY (cudaSetDevice (c->device));
+  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
   fv::SatSrc s = { (const char *) src->data, src->stride, p->width, p->height,
       p->channels, p->channel, false };
   if (src->mem == FV_MEM_HOST) {
     FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride,
-        fv_image_row_bytes (src), p->height, cudaMemcpyHostToDevice, c->stream));
+        fv_image_row_bytes (src), p->height, cudaMemcpyHostToDevice, c->ps.stream));
     s.data = (const char *) c->d_src;
     s.stride = c->d_pitch;
   }
@@ -57,17 +48,17 @@ fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t t
   cudaError_t e;
   if (p->sample == FV_U8)
     e = p->type == FV_SAT_U32
-        ? fv::sat_launch<uint8_t, uint32_t> (c->work, s, p->squared, (uint32_t *) table, os, c->stream)
-        : fv::sat_launch<uint8_t, uint64_t> (c->work, s, p->squared, (uint64_t *) table, os, c->stream);
+        ? fv::sat_launch<uint8_t, uint32_t> (c->work, s, p->squared, (uint32_t *) table, os, c->ps.stream)
+        : fv::sat_launch<uint8_t, uint64_t> (c->work, s, p->squared, (uint64_t *) table, os, c->ps.stream);
   else
     e = p->type == FV_SAT_U32
-        ? fv::sat_launch<uint16_t, uint32_t> (c->work, s, p->squared, (uint32_t *) table, os, c->stream)
-        : fv::sat_launch<uint16_t, uint64_t> (c->work, s, p->squared, (uint64_t *) table, os, c->stream);
+        ? fv::sat_launch<uint16_t, uint32_t> (c->work, s, p->squared, (uint32_t *) table, os, c->ps.stream)
+        : fv::sat_launch<uint16_t, uint64_t> (c->work, s, p->squared, (uint64_t *) table, os, c->ps.stream);
   FV_CUDA_TRY (e);
   /* stream-ordered like cuFFT when everything is on the device; a host
    * source is waited for, so the caller may reuse it at once */
   if (src->mem == FV_MEM_HOST)
-    FV_CUDA_TRY (cudaStreamSynchronize (c->stream));
+    FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
   return FV_OK;
 }
 
@@ -77,11 +68,10 @@ fv_sat_cuda_free (fv_sat_plan *pl)
   fv_sat_cuda *c = (fv_sat_cuda *) pl->cuda;
   if (!c)
     return;
-  cudaSetDevice (c->device);
+  cudaSetDevice (c->ps.device);
   fv::sat_work_free (&c->work);
   cudaFree (c->d_src);
-  if (c->own_stream && c->stream)
-    cudaStreamDestroy (c->stream);
+  c->ps.close ();
   free (c);
   pl->cuda = nullptr;
 }
