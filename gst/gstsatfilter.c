@@ -35,8 +35,6 @@
 #include <gst/controller/controller.h>
 #include "gstsatfilter.h"
 #include "fv_cuda.h"
-#include "fvpinnedallocator.h"
-#include "fvmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sat_filter_debug);
 #define GST_CAT_DEFAULT gst_sat_filter_debug
@@ -45,9 +43,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_sat_filter_debug);
 #define DEFAULT_MODE FV_BOX_MEAN
 #define DEFAULT_BORDER FV_BORDER_RENORMALIZE
 #define DEFAULT_SENSITIVITY 0.15
-#define DEFAULT_BACKEND GST_FV_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID 0
-#define DEFAULT_THREADS 0
 
 enum {
   PROP_0,
@@ -56,10 +51,6 @@ enum {
   PROP_SENSITIVITY,
   PROP_BORDER,
   PROP_ROI_TYPE,
-  PROP_BACKEND,
-  PROP_ACTIVE_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_THREADS,
 };
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, I420, NV12, Y444 }"
@@ -101,21 +92,17 @@ gst_sat_filter_border_get_type (void)
 }
 
 #define gst_sat_filter_parent_class parent_class
-G_DEFINE_TYPE (GstSatFilter, gst_sat_filter, GST_TYPE_VIDEO_FILTER);
+G_DEFINE_TYPE (GstSatFilter, gst_sat_filter, GST_TYPE_FV_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (satfilter, "satfilter", GST_RANK_NONE, GST_TYPE_SAT_FILTER);
 
 static void
-free_plans (GstSatFilter *self)
+gst_sat_filter_release (GstFvFilter *filter)
 {
+  GstSatFilter *self = GST_SAT_FILTER (filter);
   for (gint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
     fv_box_plan_destroy (self->plans[p]);
     self->plans[p] = NULL;
   }
-}
-
-static void
-free_scratch (GstSatFilter *self)
-{
   if (self->scratch_pinned)
     fv_cuda_host_free (self->scratch);
   else
@@ -124,46 +111,24 @@ free_scratch (GstSatFilter *self)
   self->scratch_pinned = FALSE;
 }
 
-/* Picks the backend; plans made for an old stream are dropped. */
+/* One plan per plane for the current settings, format and backend. */
 static gboolean
-resolve_backend (GstSatFilter *self, GstFvBackend requested, gint device)
+gst_sat_filter_rebuild (GstFvFilter *filter)
 {
-  gboolean stream_changed;
-  if (!fv_device_resolve (&self->dev, GST_ELEMENT (self), requested, device, &stream_changed))
-    return FALSE;
-  if (stream_changed)
-    free_plans (self);
-  return TRUE;
-}
-
-/* Makes one plan per plane for the current settings and format. */
-static gboolean
-build_plans (GstSatFilter *self)
-{
-  GstVideoFilter *vf = GST_VIDEO_FILTER (self);
+  GstSatFilter *self = GST_SAT_FILTER (filter);
+  const FvDevice *dev = gst_fv_filter_device (filter);
   fv_box_params bp;
-  GstFvBackend backend;
-  gint device;
-  gboolean want_scratch;
 
+  gst_sat_filter_release (filter);
   GST_OBJECT_LOCK (self);
   memset (&bp, 0, sizeof bp);
   bp.mode = self->mode;
   bp.border = self->border;
   bp.sensitivity = self->sensitivity;
-  bp.threads = self->threads;
   gint radius = self->radius;
-  backend = self->backend;
-  device = self->device_id;
-  want_scratch = self->roi_type != NULL;
-  self->settings_changed = FALSE;
+  gboolean want_scratch = self->roi_type != NULL;
   GST_OBJECT_UNLOCK (self);
-
-  free_plans (self);
-  if (!resolve_backend (self, backend, device))
-    return FALSE;
-  if (!vf->negotiated)
-    return TRUE;
+  bp.threads = gst_fv_filter_threads (filter);
 
   gsize scratch_size = 0, offs[GST_VIDEO_MAX_PLANES];
   for (gint p = 0; p < self->layout.n_planes; p++) {
@@ -175,23 +140,21 @@ build_plans (GstSatFilter *self)
     bp.sample = d->sample;
     bp.radius_x = fv_scale_radius (radius, d->w_sub);
     bp.radius_y = fv_scale_radius (radius, d->h_sub);
-    fv_status st = fv_box_plan_create (&self->plans[p], &bp, self->dev.active,
-        self->dev.stream_device, self->dev.stream);
+    fv_status st = fv_box_plan_create (&self->plans[p], &bp, dev->active,
+        dev->stream_device, dev->stream);
     if (st != FV_OK) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("Cannot set up the %s box filter for plane %d: %s.",
-              fv_device_is_cuda (&self->dev) ? "CUDA" : "CPU", p, fv_status_string (st)),
+              fv_device_is_cuda (dev) ? "CUDA" : "CPU", p, fv_status_string (st)),
           ("%s", fv_last_error ()));
-      free_plans (self);
+      gst_sat_filter_release (filter);
       return FALSE;
     }
     offs[p] = scratch_size;
     scratch_size += GST_ROUND_UP_64 ((gsize) d->width * d->channels * d->sample) * d->height;
   }
-
-  free_scratch (self);
-  if (want_scratch) {
-    if (fv_device_is_cuda (&self->dev))
+  if (want_scratch) {   /* ROI mode filters into scratch, then copies rectangles */
+    if (fv_device_is_cuda (dev))
       self->scratch = fv_cuda_host_alloc (scratch_size);
     self->scratch_pinned = self->scratch != NULL;
     if (!self->scratch)
@@ -204,12 +167,6 @@ build_plans (GstSatFilter *self)
     }
   }
   return TRUE;
-}
-
-static void
-mark_changed (GstSatFilter *self)
-{
-  self->settings_changed = TRUE;
 }
 
 static void
@@ -237,22 +194,13 @@ gst_sat_filter_set_property (GObject *object, guint prop_id, const GValue *value
       if (self->roi_type && !*self->roi_type)
         g_clear_pointer (&self->roi_type, g_free);
       break;
-    case PROP_BACKEND:
-      self->backend = g_value_get_enum (value);
-      break;
-    case PROP_DEVICE_ID:
-      self->device_id = g_value_get_int (value);
-      break;
-    case PROP_THREADS:
-      self->threads = g_value_get_uint (value);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (self);
       return;
   }
-  mark_changed (self);
   GST_OBJECT_UNLOCK (self);
+  gst_fv_filter_settings_changed (GST_FV_FILTER (self));
 }
 
 static void
@@ -277,47 +225,11 @@ gst_sat_filter_get_property (GObject *object, guint prop_id, GValue *value,
     case PROP_ROI_TYPE:
       g_value_set_string (value, self->roi_type);
       break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, self->backend);
-      break;
-    case PROP_ACTIVE_BACKEND:
-      g_value_set_enum (value, fv_device_active_backend (&self->dev));
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, self->device_id);
-      break;
-    case PROP_THREADS:
-      g_value_set_uint (value, self->threads);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
-}
-
-static gboolean
-gst_sat_filter_start (GstBaseTransform *trans)
-{
-  GstSatFilter *self = GST_SAT_FILTER (trans);
-  GST_OBJECT_LOCK (self);
-  GstFvBackend backend = self->backend;
-  gint device = self->device_id;
-  self->settings_changed = TRUE;
-  GST_OBJECT_UNLOCK (self);
-  fv_latency_reset (GST_ELEMENT (self), &self->latency);
-  /* fail the state change now rather than at the first frame */
-  return resolve_backend (self, backend, device);
-}
-
-static gboolean
-gst_sat_filter_stop (GstBaseTransform *trans)
-{
-  GstSatFilter *self = GST_SAT_FILTER (trans);
-  free_plans (self);
-  free_scratch (self);
-  fv_device_release (&self->dev);
-  return TRUE;
 }
 
 static gboolean
@@ -333,19 +245,8 @@ gst_sat_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_i
   GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes",
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info), self->layout.n_planes);
-  GST_OBJECT_LOCK (self);
-  self->settings_changed = TRUE;   /* plans are made for the new size at the next frame */
-  GST_OBJECT_UNLOCK (self);
-  return TRUE;
-}
-
-static void
-gst_sat_filter_before_transform (GstBaseTransform *trans, GstBuffer *buf)
-{
-  GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
-      GST_BUFFER_TIMESTAMP (buf));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
-    gst_object_sync_values (GST_OBJECT (trans), ts);
+  return GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vf, incaps, in_info, outcaps,
+      out_info);
 }
 
 static GstFlowReturn
@@ -366,93 +267,39 @@ run_plans (GstSatFilter *self, GstVideoFrame *in, const fv_image *dst_planes,
 }
 
 static GstFlowReturn
-gst_sat_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFrame *out)
+gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
-  GstSatFilter *self = GST_SAT_FILTER (vf);
-  GstFlowReturn ret = GST_FLOW_OK;
-  gint64 t0 = g_get_monotonic_time ();
-
+  GstSatFilter *self = GST_SAT_FILTER (filter);
   GST_OBJECT_LOCK (self);
-  gboolean changed = self->settings_changed;
   GQuark roi = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
   GST_OBJECT_UNLOCK (self);
-  if ((changed || !self->plans[0]) && !build_plans (self))
-    return GST_FLOW_ERROR;
-  if (roi && !self->scratch && !build_plans (self))   /* roi-type set meanwhile */
-    return GST_FLOW_ERROR;
+  if (!roi || !self->scratch)   /* roi-type set since the last rebuild: next frame */
+    return run_plans (self, in, NULL, out);
 
-  if (!roi) {
-    ret = run_plans (self, in, NULL, out);
-  } else {
-    gpointer state = NULL;
-    GstMeta *meta;
-    gboolean filtered = FALSE;
-    gst_video_frame_copy (out, in);
-    while ((meta = gst_buffer_iterate_meta_filtered (in->buffer, &state,
-                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-      GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
-      if (r->roi_type != roi)
-        continue;
-      if (!filtered) {
-        if ((ret = run_plans (self, in, self->scratch_planes, NULL)) != GST_FLOW_OK)
-          return ret;
-        filtered = TRUE;
-      }
-      fv_copy_rect (&self->layout, out, self->scratch_planes, r->x, r->y, r->w, r->h);
+  gpointer state = NULL;
+  GstMeta *meta;
+  gboolean filtered = FALSE;
+  gst_video_frame_copy (out, in);
+  while ((meta = gst_buffer_iterate_meta_filtered (in->buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
+    if (r->roi_type != roi)
+      continue;
+    if (!filtered) {
+      GstFlowReturn ret = run_plans (self, in, self->scratch_planes, NULL);
+      if (ret != GST_FLOW_OK)
+        return ret;
+      filtered = TRUE;
     }
+    fv_copy_rect (&self->layout, out, self->scratch_planes, r->x, r->y, r->w, r->h);
   }
-  fv_latency_account (GST_ELEMENT (self), &self->latency,
-      (g_get_monotonic_time () - t0) * GST_USECOND);
-  return ret;
-}
-
-static gboolean
-gst_sat_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
-    GstQuery *query)
-{
-  GstSatFilter *self = GST_SAT_FILTER (trans);
-  if (!fv_device_is_cuda (&self->dev))
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-        decide_query, query);
-  GST_DEBUG_OBJECT (self, "proposing a pool of pinned host memory");
-  fv_pinned_propose_allocation (query);
-  return TRUE;
-}
-
-static gboolean
-gst_sat_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
-{
-  GstSatFilter *self = GST_SAT_FILTER (trans);
-  if (fv_device_is_cuda (&self->dev))
-    fv_pinned_decide_allocation (query);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
-}
-
-static gboolean
-gst_sat_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
-{
-  GstSatFilter *self = GST_SAT_FILTER (trans);
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
-  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
-    fv_latency_add_to_query (GST_ELEMENT (self), &self->latency, query);
-  return ret;
-}
-
-static gboolean
-gst_sat_filter_transform_meta (GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
-    GstBuffer *inbuf)
-{
-  return fv_meta_survives_filter (meta);
+  return GST_FLOW_OK;
 }
 
 static void
 gst_sat_filter_finalize (GObject *object)
 {
-  GstSatFilter *self = GST_SAT_FILTER (object);
-  free_plans (self);
-  free_scratch (self);
-  fv_device_release (&self->dev);
-  g_free (self->roi_type);
+  g_free (GST_SAT_FILTER (object)->roi_type);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -461,8 +308,8 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
       | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
 
@@ -493,21 +340,6 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
           "Filter only inside GstVideoRegionOfInterestMeta rectangles of this type "
           "(e.g. \"face\"); unset: the whole frame",
           NULL, rw));
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Where to compute: auto picks CUDA when a usable GPU is present",
-          GST_TYPE_FV_BACKEND, DEFAULT_BACKEND, rw));
-  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
-      g_param_spec_enum ("active-backend", "Active backend",
-          "The backend in use (auto until the element starts)",
-          GST_TYPE_FV_BACKEND, GST_FV_BACKEND_AUTO,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "Device ID", "CUDA device to use",
-          0, G_MAXINT, DEFAULT_DEVICE_ID, rw));
-  g_object_class_install_property (gobject_class, PROP_THREADS,
-      g_param_spec_uint ("threads", "Threads", "CPU threads (0 = all cores)",
-          0, 1024, DEFAULT_THREADS, rw));
 
   gst_element_class_set_static_metadata (element_class,
       "Summed-area-table box filter", "Filter/Effect/Video",
@@ -518,19 +350,13 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_sat_filter_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_sat_filter_stop);
-  trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_sat_filter_before_transform);
-  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_sat_filter_propose_allocation);
-  trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_sat_filter_decide_allocation);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_sat_filter_query);
-  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_sat_filter_transform_meta);
   vf_class->set_info = GST_DEBUG_FUNCPTR (gst_sat_filter_set_info);
-  vf_class->transform_frame = GST_DEBUG_FUNCPTR (gst_sat_filter_transform_frame);
+  fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_sat_filter_rebuild);
+  fv_class->release = GST_DEBUG_FUNCPTR (gst_sat_filter_release);
+  fv_class->process = GST_DEBUG_FUNCPTR (gst_sat_filter_process);
 
   gst_type_mark_as_plugin_api (GST_TYPE_SAT_FILTER_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_SAT_FILTER_BORDER, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_FV_BACKEND, 0);
 }
 
 static void
@@ -540,10 +366,4 @@ gst_sat_filter_init (GstSatFilter *self)
   self->mode = DEFAULT_MODE;
   self->border = DEFAULT_BORDER;
   self->sensitivity = DEFAULT_SENSITIVITY;
-  self->backend = DEFAULT_BACKEND;
-  self->device_id = DEFAULT_DEVICE_ID;
-  self->threads = DEFAULT_THREADS;
-  self->settings_changed = TRUE;
-  /* drop frames that would arrive late at a live sink */
-  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -7,13 +7,12 @@
 #include "fv_box.h"
 #include "fvbackend.h"
 #include "fvplanes.h"
-#include "fvdevice.h"
-#include "fvlatency.h"
+#include "gstfvfilter.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_SAT_FILTER (gst_sat_filter_get_type ())
-G_DECLARE_FINAL_TYPE (GstSatFilter, gst_sat_filter, GST, SAT_FILTER, GstVideoFilter)
+G_DECLARE_FINAL_TYPE (GstSatFilter, gst_sat_filter, GST, SAT_FILTER, GstFvFilter)
 
 #define GST_TYPE_SAT_FILTER_MODE (gst_sat_filter_mode_get_type ())
 GType gst_sat_filter_mode_get_type (void);
@@ -21,7 +20,7 @@ GType gst_sat_filter_mode_get_type (void);
 GType gst_sat_filter_border_get_type (void);
 
 struct _GstSatFilter {
-  GstVideoFilter parent;
+  GstFvFilter parent;
 
   /* properties, under the object lock */
   guint radius;
@@ -29,20 +28,13 @@ struct _GstSatFilter {
   fv_border border;
   gdouble sensitivity;
   gchar *roi_type;
-  GstFvBackend backend;
-  gint device_id;
-  guint threads;
-  gboolean settings_changed;   /* plans must be rebuilt before the next frame */
 
   /* streaming state */
-  FvDevice dev;                /* backend in use, CUDA stream */
   FvPlaneLayout layout;
   fv_box_plan *plans[GST_VIDEO_MAX_PLANES];
   guint8 *scratch;             /* ROI mode: the filtered frame */
   fv_image scratch_planes[GST_VIDEO_MAX_PLANES];
   gboolean scratch_pinned;
-
-  FvLatency latency;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (satfilter);

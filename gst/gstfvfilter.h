@@ -1,0 +1,43 @@
+/* GstFvFilter: the base of every fastvision filter element. It owns what
+ * they share — the backend, device-id, threads and active-backend
+ * properties, the CUDA stream, pinned-memory pools on the CUDA path,
+ * controller sync, latency reporting, meta copying — and calls the
+ * subclass to (re)make its plans when settings change and to process each
+ * frame. */
+#ifndef GST_FV_FILTER_H
+#define GST_FV_FILTER_H
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+#include "fvdevice.h"
+#include "fvlatency.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_FV_FILTER (gst_fv_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstFvFilter, gst_fv_filter, GST, FV_FILTER, GstVideoFilter)
+
+struct _GstFvFilterClass {
+  GstVideoFilterClass parent_class;
+
+  /* Drops the plans and makes new ones for the current settings, format and
+   * backend (filter->dev); posts an element error and returns FALSE on
+   * failure. Called on the streaming thread before a frame. */
+  gboolean (*rebuild) (GstFvFilter *filter);
+  /* Frees the plans (stop, or the CUDA stream changed). */
+  void (*release) (GstFvFilter *filter);
+  GstFlowReturn (*process) (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out);
+};
+
+/* Settings or format changed: plans are remade before the next frame. */
+void gst_fv_filter_settings_changed (GstFvFilter *filter);
+
+/* The backend in use and its stream (valid inside rebuild and process). */
+const FvDevice *gst_fv_filter_device (GstFvFilter *filter);
+
+/* CPU threads asked for (0 = all cores). */
+guint gst_fv_filter_threads (GstFvFilter *filter);
+
+G_END_DECLS
+#endif
