@@ -12,6 +12,8 @@ gst_fv_backend_get_type (void)
     {GST_FV_BACKEND_AUTO, "CUDA when a usable GPU is present, else CPU", "auto"},
     {GST_FV_BACKEND_CPU, "CPU, all cores", "cpu"},
     {GST_FV_BACKEND_CUDA, "NVIDIA GPU through CUDA", "cuda"},
+    {GST_FV_BACKEND_HYBRID, "CPU and GPU on alternate frames, overlapped (one frame of "
+        "latency; elements without it run as cuda)", "hybrid"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type)) {
@@ -40,8 +42,9 @@ gst_fv_backend_resolve (GstElement *element, GstFvBackend requested, gint device
         requested == GST_FV_BACKEND_AUTO ? "auto" : "requested");
     return TRUE;
   }
-  if (requested == GST_FV_BACKEND_CUDA) {
-    *why = g_strdup_printf ("backend=cuda but %s", reason);
+  if (requested != GST_FV_BACKEND_AUTO) {
+    *why = g_strdup_printf ("backend=%s but %s",
+        requested == GST_FV_BACKEND_HYBRID ? "hybrid" : "cuda", reason);
     return FALSE;
   }
   *active = FV_BACKEND_CPU;

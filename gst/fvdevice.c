@@ -9,8 +9,8 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
   gchar *why = NULL;
   *stream_changed = FALSE;
   if (!gst_fv_backend_resolve (element, requested, device_id, &active, &why)) {
-    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("No usable GPU for backend=cuda."),
-        ("%s", why));
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("No usable GPU for backend=%s.",
+            requested == GST_FV_BACKEND_HYBRID ? "hybrid" : "cuda"), ("%s", why));
     g_free (why);
     return FALSE;
   }
@@ -24,8 +24,10 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
     }
     dev->stream_device = device_id;
   }
-  gboolean changed = !dev->have_active || dev->active != active;
+  gboolean hybrid = requested == GST_FV_BACKEND_HYBRID;
+  gboolean changed = !dev->have_active || dev->active != active || dev->hybrid != hybrid;
   dev->active = active;
+  dev->hybrid = hybrid;
   dev->have_active = TRUE;
   if (changed)
     g_object_notify (G_OBJECT (element), "active-backend");

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 typedef struct {
   fv_backend active;
   gboolean have_active;
+  gboolean hybrid;       /* backend=hybrid: active is CUDA, the CPU works alongside */
   void *stream;          /* cudaStream_t when active is CUDA */
   gint stream_device;
 } FvDevice;
@@ -28,7 +29,9 @@ void fv_device_release (FvDevice *dev);
 static inline gint
 fv_device_active_backend (const FvDevice *dev)
 {
-  return dev->have_active ? (gint) dev->active : GST_FV_BACKEND_AUTO;
+  if (!dev->have_active)
+    return GST_FV_BACKEND_AUTO;
+  return dev->hybrid ? GST_FV_BACKEND_HYBRID : (gint) dev->active;
 }
 
 static inline gboolean

@@ -8,7 +8,8 @@
  * pixels are those brighter than `threshold`. On the CPU the reverse fill
  * runs in parallel from border and random interior seeds merged by
  * union-find; on an NVIDIA GPU the background is labelled by tiled
- * union-find. GRAY8 in and out.
+ * union-find; with backend=hybrid the CPU fills frame i+1 while the GPU
+ * finishes frame i (one frame of latency). GRAY8 in and out.
  *
  * ## Example launch lines
  * |[
@@ -75,12 +76,38 @@ gst_autofill_output_get_type (void)
 G_DEFINE_TYPE (GstAutofill, gst_autofill, GST_TYPE_FV_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (autofill, "autofill", GST_RANK_NONE, GST_TYPE_AUTOFILL);
 
+/* backend=hybrid: waits for the GPU's frame and hands its buffer over. */
+static GstBuffer *
+finish_gpu_frame (GstAutofill *self, fv_status *st)
+{
+  if (!self->gpu_busy)
+    return NULL;
+  *st = fv_fill_wait (self->plan);
+  gst_video_frame_unmap (&self->gpu_in);
+  gst_video_frame_unmap (&self->gpu_out);
+  self->gpu_busy = FALSE;
+  GstBuffer *out = self->gpu_outbuf;
+  self->gpu_outbuf = NULL;
+  return out;
+}
+
+static void
+drop_pending (GstAutofill *self)
+{
+  fv_status st;
+  GstBuffer *b = finish_gpu_frame (self, &st);
+  gst_clear_buffer (&b);
+  gst_clear_buffer (&self->cpu_outbuf);
+}
+
 static void
 gst_autofill_release (GstFvFilter *filter)
 {
   GstAutofill *self = GST_AUTOFILL (filter);
+  drop_pending (self);
   fv_fill_plan_destroy (self->plan);
-  self->plan = NULL;
+  fv_fill_plan_destroy (self->cpu_plan);
+  self->plan = self->cpu_plan = NULL;
 }
 
 static gboolean
@@ -103,6 +130,8 @@ gst_autofill_rebuild (GstFvFilter *filter)
   p.height = GST_VIDEO_INFO_HEIGHT (&vf->in_info);
   fv_status st = fv_fill_plan_create (&self->plan, &p, dev->active, dev->stream_device,
       dev->stream);
+  if (st == FV_OK && dev->hybrid)
+    st = fv_fill_plan_create (&self->cpu_plan, &p, FV_BACKEND_CPU, 0, NULL);
   if (st != FV_OK) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot set up the fill for %dx%d: %s.",
             p.width, p.height, fv_status_string (st)), ("%s", fv_last_error ()));
@@ -150,23 +179,143 @@ gst_autofill_get_property (GObject *object, guint prop_id, GValue *value, GParam
   GST_OBJECT_UNLOCK (self);
 }
 
+static fv_image
+gray_image (GstVideoFrame *f)
+{
+  return fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (f, 0), GST_VIDEO_FRAME_PLANE_STRIDE (f, 0),
+      GST_VIDEO_FRAME_WIDTH (f), GST_VIDEO_FRAME_HEIGHT (f), 1, FV_U8, FV_MEM_HOST);
+}
+
+static GstFlowReturn
+fill_failed (GstAutofill *self, fv_status st)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Fill failed: %s.", fv_status_string (st)),
+      ("%s", fv_last_error ()));
+  return GST_FLOW_ERROR;
+}
+
 static GstFlowReturn
 gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
   GstAutofill *self = GST_AUTOFILL (filter);
-  fv_image src = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (in, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (in, 0), GST_VIDEO_FRAME_WIDTH (in),
-      GST_VIDEO_FRAME_HEIGHT (in), 1, FV_U8, FV_MEM_HOST);
-  fv_image dst = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (out, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (out, 0), GST_VIDEO_FRAME_WIDTH (out),
-      GST_VIDEO_FRAME_HEIGHT (out), 1, FV_U8, FV_MEM_HOST);
+  fv_image src = gray_image (in), dst = gray_image (out);
   fv_status st = fv_fill_execute (self->plan, &src, &dst);
-  if (st != FV_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Fill failed: %s.", fv_status_string (st)),
-        ("%s", fv_last_error ()));
+  return st == FV_OK ? GST_FLOW_OK : fill_failed (self, st);
+}
+
+/* backend=hybrid. Frames alternate: an even frame is queued on the GPU and
+ * nothing is pushed; the odd frame after it is filled on the CPU while the
+ * GPU works, then both are pushed in order (the base class calls us again
+ * until we return no buffer). Other backends take the ordinary path. */
+static GstFlowReturn
+gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  GstAutofill *self = GST_AUTOFILL (trans);
+  GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (parent_class);
+  const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
+  *outbuf = NULL;
+  if (self->cpu_outbuf) {   /* the second of a pair */
+    *outbuf = self->cpu_outbuf;
+    self->cpu_outbuf = NULL;
+    return GST_FLOW_OK;
+  }
+  if (!dev->hybrid || !trans->queued_buf)
+    return parent->generate_output (trans, outbuf);
+
+  GstBuffer *inbuf = trans->queued_buf, *out = NULL;
+  trans->queued_buf = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (inbuf));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (trans), ts);
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  if (self->gpu_busy || gst_fv_filter_prepare (GST_FV_FILTER (self)))
+    ret = parent->prepare_output_buffer (trans, inbuf, &out);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+  GstVideoFilter *vf = GST_VIDEO_FILTER (self);
+  GstVideoFrame fin, fout;
+  if (!gst_video_frame_map (&fin, &vf->in_info, inbuf, GST_MAP_READ)) {
+    gst_buffer_unref (inbuf);
+    gst_buffer_unref (out);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the input frame."), (NULL));
     return GST_FLOW_ERROR;
   }
+  gst_buffer_unref (inbuf);   /* the mapped frame holds it */
+  if (!gst_video_frame_map (&fout, &vf->out_info, out, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&fin);
+    gst_buffer_unref (out);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the output frame."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  fv_image src = gray_image (&fin), dst = gray_image (&fout);
+  fv_status st;
+  if (!self->gpu_busy) {
+    st = fv_fill_execute_async (self->plan, &src, &dst);
+    self->gpu_in = fin;
+    self->gpu_out = fout;
+    self->gpu_outbuf = out;
+    self->gpu_busy = TRUE;
+    if (st != FV_OK) {
+      drop_pending (self);
+      return fill_failed (self, st);
+    }
+    return GST_FLOW_OK;
+  }
+  st = fv_fill_execute (self->cpu_plan, &src, &dst);
+  gst_video_frame_unmap (&fin);
+  gst_video_frame_unmap (&fout);
+  fv_status gst_ = FV_OK;
+  *outbuf = finish_gpu_frame (self, &gst_);
+  self->cpu_outbuf = out;
+  if (st == FV_OK)
+    st = gst_;
+  if (st != FV_OK) {
+    gst_clear_buffer (outbuf);
+    gst_clear_buffer (&self->cpu_outbuf);
+    return fill_failed (self, st);
+  }
+  gst_fv_filter_account (GST_FV_FILTER (self), t0);
   return GST_FLOW_OK;
+}
+
+/* backend=hybrid holds one frame back: say so to live pipelines. */
+static gboolean
+gst_autofill_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+  GstVideoInfo *info = &GST_VIDEO_FILTER (trans)->in_info;
+  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && gst_fv_filter_device (GST_FV_FILTER (trans))->hybrid && info->fps_n > 0) {
+    gboolean live;
+    GstClockTime min, max, frame = gst_util_uint64_scale_int (GST_SECOND, info->fps_d,
+        info->fps_n);
+    gst_query_parse_latency (query, &live, &min, &max);
+    gst_query_set_latency (query, live, min + frame,
+        GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
+  }
+  return ret;
+}
+
+/* EOS pushes the frame still on the GPU; a flush drops it. */
+static gboolean
+gst_autofill_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  GstAutofill *self = GST_AUTOFILL (trans);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->gpu_busy) {
+    fv_status st;
+    GstBuffer *b = finish_gpu_frame (self, &st);
+    if (st == FV_OK)
+      gst_pad_push (trans->srcpad, b);
+    else
+      gst_buffer_unref (b);
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    drop_pending (self);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 static void
@@ -207,6 +356,10 @@ gst_autofill_class_init (GstAutofillClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
+  GST_BASE_TRANSFORM_CLASS (klass)->generate_output =
+      GST_DEBUG_FUNCPTR (gst_autofill_generate_output);
+  GST_BASE_TRANSFORM_CLASS (klass)->sink_event = GST_DEBUG_FUNCPTR (gst_autofill_sink_event);
+  GST_BASE_TRANSFORM_CLASS (klass)->query = GST_DEBUG_FUNCPTR (gst_autofill_query);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_autofill_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_autofill_release);
   fv_class->process = GST_DEBUG_FUNCPTR (gst_autofill_process);

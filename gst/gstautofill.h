@@ -20,7 +20,14 @@ struct _GstAutofill {
   gint connectivity;
   fv_fill_output output;
 
-  fv_fill_plan *plan;
+  fv_fill_plan *plan;          /* the active backend's */
+  fv_fill_plan *cpu_plan;      /* backend=hybrid: the CPU's, beside the GPU's */
+
+  /* backend=hybrid: the frame the GPU is working on, and the CPU's frame
+   * waiting to be pushed after it */
+  gboolean gpu_busy;
+  GstVideoFrame gpu_in, gpu_out;
+  GstBuffer *gpu_outbuf, *cpu_outbuf;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (autofill);

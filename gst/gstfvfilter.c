@@ -140,13 +140,10 @@ gst_fv_filter_before_transform (GstBaseTransform *trans, GstBuffer *buf)
     gst_object_sync_values (GST_OBJECT (trans), ts);
 }
 
-static GstFlowReturn
-gst_fv_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFrame *out)
+gboolean
+gst_fv_filter_prepare (GstFvFilter *self)
 {
-  GstFvFilter *self = GST_FV_FILTER (vf);
   GstFvFilterPrivate *priv = PRIV (self);
-  GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
-  gint64 t0 = g_get_monotonic_time ();
   GST_OBJECT_LOCK (self);
   gboolean changed = priv->changed;
   priv->changed = FALSE;
@@ -154,13 +151,29 @@ gst_fv_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFr
   if (changed || !priv->ready) {
     /* between frames, on the streaming thread: never mid-frame */
     priv->ready = FALSE;
-    if (!resolve (self) || !klass->rebuild (self))
-      return GST_FLOW_ERROR;
+    if (!resolve (self) || !GST_FV_FILTER_GET_CLASS (self)->rebuild (self))
+      return FALSE;
     priv->ready = TRUE;
   }
-  GstFlowReturn ret = klass->process (self, in, out);
-  fv_latency_account (GST_ELEMENT (self), &priv->latency,
-      (g_get_monotonic_time () - t0) * GST_USECOND);
+  return TRUE;
+}
+
+void
+gst_fv_filter_account (GstFvFilter *self, gint64 start_us)
+{
+  fv_latency_account (GST_ELEMENT (self), &PRIV (self)->latency,
+      (g_get_monotonic_time () - start_us) * GST_USECOND);
+}
+
+static GstFlowReturn
+gst_fv_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFrame *out)
+{
+  GstFvFilter *self = GST_FV_FILTER (vf);
+  gint64 t0 = g_get_monotonic_time ();
+  if (!gst_fv_filter_prepare (self))
+    return GST_FLOW_ERROR;
+  GstFlowReturn ret = GST_FV_FILTER_GET_CLASS (self)->process (self, in, out);
+  gst_fv_filter_account (self, t0);
   return ret;
 }
 

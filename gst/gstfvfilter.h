@@ -36,6 +36,14 @@ void gst_fv_filter_settings_changed (GstFvFilter *filter);
 /* The backend in use and its stream (valid inside rebuild and process). */
 const FvDevice *gst_fv_filter_device (GstFvFilter *filter);
 
+/* For subclasses that produce output themselves (generate_output): makes
+ * the plans current, as before every transformed frame; FALSE after
+ * posting an error. */
+gboolean gst_fv_filter_prepare (GstFvFilter *filter);
+
+/* Counts a frame's processing time, started at start_us (monotonic). */
+void gst_fv_filter_account (GstFvFilter *filter, gint64 start_us);
+
 /* CPU threads asked for (0 = all cores). */
 guint gst_fv_filter_threads (GstFvFilter *filter);
 

@@ -43,8 +43,8 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
   return FV_OK;
 }
 
-fv_status
-fv_fill_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
+static fv_status
+execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
 {
   fv_status st;
   if (!pl)
@@ -53,12 +53,32 @@ fv_fill_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
       || (st = check_image (&pl->p, dst, "destination")) != FV_OK)
     return st;
   if (pl->backend == FV_BACKEND_CUDA)
-    return fv_fill_cuda_execute (pl, src, dst);
+    return fv_fill_cuda_execute (pl, src, dst, wait);
   if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
     fv_set_last_error ("a CPU plan needs host images");
     return FV_ERR_INVALID;
   }
   return fv_fill_cpu_execute (pl, src, dst);
+}
+
+fv_status
+fv_fill_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
+{
+  return execute (pl, src, dst, 1);
+}
+
+fv_status
+fv_fill_execute_async (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
+{
+  return execute (pl, src, dst, 0);
+}
+
+fv_status
+fv_fill_wait (fv_fill_plan *pl)
+{
+  if (!pl)
+    return FV_ERR_INVALID;
+  return pl->backend == FV_BACKEND_CUDA ? fv_fill_cuda_wait (pl) : FV_OK;
 }
 
 void

@@ -36,6 +36,12 @@ fv_status fv_fill_plan_create (fv_fill_plan **plan, const fv_fill_params *params
  * device images and returns when dst is written. */
 fv_status fv_fill_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
 
+/* Queues the work and returns: on a CUDA plan src must stay unchanged and
+ * dst unread until fv_fill_wait() (pinned host memory makes the copies
+ * truly asynchronous); on a CPU plan this is fv_fill_execute. */
+fv_status fv_fill_execute_async (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
+fv_status fv_fill_wait (fv_fill_plan *plan);
+
 void fv_fill_plan_destroy (fv_fill_plan *plan);
 
 #ifdef __cplusplus

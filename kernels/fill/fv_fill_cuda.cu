@@ -234,7 +234,7 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
 }
 
 extern "C" fv_status
-fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
+fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
   const fv_fill_params *p = &pl->p;
@@ -266,6 +266,16 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   if (dst->mem == FV_MEM_HOST)
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, p->width,
         p->height, cudaMemcpyDeviceToHost, c->ps.stream));
+  if (wait)
+    FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_fill_cuda_wait (fv_fill_plan *pl)
+{
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
+  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
   FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
   return FV_OK;
 }

@@ -9,7 +9,13 @@ fv_fill_cuda_init (fv_fill_plan *plan, int device, void *stream)
 }
 
 fv_status
-fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *s, const fv_image *d)
+fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *s, const fv_image *d, int wait)
+{
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_fill_cuda_wait (fv_fill_plan *plan)
 {
   return FV_ERR_NO_CUDA;
 }

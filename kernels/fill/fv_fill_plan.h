@@ -27,7 +27,9 @@ fv_status fv_fill_cpu_execute (fv_fill_plan *plan, const fv_image *src, const fv
 void fv_fill_cpu_free (fv_fill_plan *plan);
 
 fv_status fv_fill_cuda_init (fv_fill_plan *plan, int device, void *stream);
-fv_status fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
+fv_status fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst,
+    int wait);
+fv_status fv_fill_cuda_wait (fv_fill_plan *plan);
 void fv_fill_cuda_free (fv_fill_plan *plan);
 
 #ifdef __cplusplus

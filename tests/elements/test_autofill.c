@@ -138,6 +138,45 @@ GST_START_TEST (test_backend_errors)
 }
 GST_END_TEST;
 
+/* backend=hybrid: frames alternate between GPU and CPU and come out one
+ * frame late, in order, all exact; EOS brings out the last one. Without a
+ * GPU it fails the state change like cuda. */
+GST_START_TEST (test_hybrid)
+{
+  if (!have_gpu) {
+    GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+        "video/x-raw,format=GRAY8,width=32,height=16 ! autofill backend=hybrid ! fakesink", NULL);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+    return;
+  }
+  GstVideoInfo info;
+  GstHarness *hh = harness ("hybrid", 203, 117, &info);
+  GstBuffer *in[5];
+  for (int i = 0; i < 5; i++) {
+    in[i] = shapes_buffer (&info, 40 + i);
+    GST_BUFFER_PTS (in[i]) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (hh, gst_buffer_ref (in[i])), GST_FLOW_OK);
+  }
+  fail_unless_equals_int (gst_harness_buffers_received (hh), 4);
+  fail_unless (gst_harness_push_event (hh, gst_event_new_eos ()));
+  for (int i = 0; i < 5; i++) {
+    GstBuffer *out = gst_harness_pull (hh);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in[i]));
+    fail_unless (compare (&info, in[i], out, 127, 4, 0, 255) == 0, "frame %d", i);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  gint active;
+  g_object_get (hh->element, "active-backend", &active, NULL);
+  fail_unless_equals_int (active, 2);
+  gst_harness_teardown (hh);
+}
+GST_END_TEST;
+
 static Suite *
 autofill_suite (void)
 {
@@ -149,6 +188,7 @@ autofill_suite (void)
   tcase_add_test (tc, test_matches_reference_and_changes);
   tcase_add_test (tc, test_refuses_colour);
   tcase_add_test (tc, test_backend_errors);
+  tcase_add_test (tc, test_hybrid);
   return s;
 }
 
