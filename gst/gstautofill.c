@@ -219,19 +219,25 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
     self->cpu_outbuf = NULL;
     return GST_FLOW_OK;
   }
-  if (!dev->hybrid || !trans->queued_buf)
+  if (!trans->queued_buf)
+    return GST_FLOW_OK;
+  /* the settings decide the path: bring the plans up to date first (not
+   * while the GPU holds a frame: that pair finishes with the plans it has) */
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (trans->queued_buf));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (trans), ts);
+  if (!self->gpu_busy && !gst_fv_filter_prepare (GST_FV_FILTER (self))) {
+    gst_clear_buffer (&trans->queued_buf);
+    return GST_FLOW_ERROR;
+  }
+  if (!dev->hybrid && !self->gpu_busy)
     return parent->generate_output (trans, outbuf);
 
   GstBuffer *inbuf = trans->queued_buf, *out = NULL;
   trans->queued_buf = NULL;
   gint64 t0 = g_get_monotonic_time ();
-  GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (inbuf));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
-    gst_object_sync_values (GST_OBJECT (trans), ts);
-  GstFlowReturn ret = GST_FLOW_ERROR;
-  if (self->gpu_busy || gst_fv_filter_prepare (GST_FV_FILTER (self)))
-    ret = parent->prepare_output_buffer (trans, inbuf, &out);
+  GstFlowReturn ret = parent->prepare_output_buffer (trans, inbuf, &out);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (inbuf);
     return ret;
