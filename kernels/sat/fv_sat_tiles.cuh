@@ -2,14 +2,17 @@
  *
  * The frame is cut into square TILE x TILE tiles (one block of 8 warps each).
  *   pass 1 reads each tile once and writes its row sums (one per row, into a
- *          [y][tile column] array) and its column sums ([tile row][x]);
+ *          [y][tile column] array), the column sums of each warp's band of
+ *          16 rows ([band][x]) and the tile's total;
  *   pass 2 scans those partial sums across tiles: row sums become the carry
- *          from the tiles to the left (one warp scan per row), column sums
- *          the carry from the tiles above, and tile totals the corner pivots
- *          (the sum of every tile above and to the left);
- *   pass 3 reads each tile again, scans its rows with warp shuffles, adds
- *          the carries and the pivot, scans down its columns and writes the
- *          table once.
+ *          from the tiles to the left (one warp scan per row), band column
+ *          sums the carry from every row above the band, and tile totals the
+ *          corner pivots (the sum of every tile above and to the left);
+ *   pass 3 reads each tile again: each warp forms the table row above its
+ *          band from the carries and the pivot, then in one sweep scans its
+ *          rows with warp shuffles, adds the row carries, accumulates down
+ *          the columns and writes the table once — no shared memory, no
+ *          barrier.
  * Global traffic is about 2 reads of the image, 1 write of the table and
  * 8wh/TILE for the partial sums, instead of the 6wh of scan-transpose-scan. */
 #ifndef FV_SAT_TILES_CUH
@@ -100,10 +103,6 @@ row_scan (TACC v[4], int lane)
     v[k] += excl;
 }
 
-/* Shared-memory slot of column c = lane*4 + k: lanes of one k are
- * consecutive words, so warps store without bank conflicts. */
-__device__ __forceinline__ int slot (int lane, int k) { return k * 32 + lane; }
-
 template <typename TIN, typename TACC, bool SQ>
 __global__ void __launch_bounds__ (WARPS * 32)
 sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
@@ -111,8 +110,7 @@ sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
   const int tx = blockIdx.x, ty = blockIdx.y;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int x = tx * TILE + lane * 4, yb = ty * TILE + w * ROWS_PER_WARP;
-  __shared__ TACC sh[WARPS][TILE];
-  __shared__ TACC part[4];
+  __shared__ TACC part[WARPS];
   TACC col[4] = { 0, 0, 0, 0 };
 #pragma unroll 4
   for (int i = 0; i < ROWS_PER_WARP; i++) {
@@ -125,26 +123,29 @@ sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
     if (lane == 0 && yb + i < s.height)
       rowsum[(size_t) (yb + i) * ntx + tx] = r;
   }
+  /* column sums of this warp's band of rows: pass 2 turns them into what
+   * each band has above it, so pass 3 needs no exchange between warps */
+  TACC *cs = colsum + (size_t) (ty * WARPS + w) * s.width;
+  if (sizeof (TACC) == 4 && (s.width & 3) == 0 && x + 3 < s.width) {
+    *(uint4 *) (cs + x) = make_uint4 ((uint32_t) col[0], (uint32_t) col[1],
+        (uint32_t) col[2], (uint32_t) col[3]);
+  } else {
 #pragma unroll
-  for (int k = 0; k < 4; k++)
-    sh[w][slot (lane, k)] = col[k];
+    for (int k = 0; k < 4; k++)
+      if (x + k < s.width)
+        cs[x + k] = col[k];
+  }
+  TACC t = warp_sum<TACC> (col[0] + col[1] + col[2] + col[3]);
+  if (lane == 0)
+    part[w] = t;
   __syncthreads ();
-  if (threadIdx.x < TILE) {
-    const int j = threadIdx.x;   /* slot j holds column (j%32)*4 + j/32 */
-    TACC c = 0;
+  if (threadIdx.x == 0) {
+    TACC tot = 0;
 #pragma unroll
     for (int q = 0; q < WARPS; q++)
-      c += sh[q][j];
-    const int xx = tx * TILE + (j & 31) * 4 + (j >> 5);
-    if (xx < s.width)
-      colsum[(size_t) ty * s.width + xx] = c;
-    c = warp_sum<TACC> (c);
-    if (lane == 0)
-      part[w] = c;
+      tot += part[q];
+    tiles[(size_t) ty * ntx + tx] = tot;
   }
-  __syncthreads ();
-  if (threadIdx.x == 0)
-    tiles[(size_t) ty * ntx + tx] = part[0] + part[1] + part[2] + part[3];
 }
 
 /* Exclusive running sum of n values spaced `step` apart, in place. Up to
@@ -204,9 +205,29 @@ sat_pass2 (TACC *rowsum, TACC *colsum, TACC *tiles, int width, int height, int n
     if (y < height)
       warp_exclusive_run (rowsum + (size_t) y * ntx, ntx, lane);
   } else if (b < row_blocks + col_blocks) {
-    const int x = (b - row_blocks) * 256 + threadIdx.x;
+    /* 32 columns a block, a lane each; the 8 warps take a segment of the
+     * bands each, sum it, and the segments are scanned in shared memory,
+     * so each column costs two round trips to memory, not one per band */
+    __shared__ TACC seg[8][32];
+    const int x = (b - row_blocks) * 32 + lane, nb = nty * WARPS;
+    const int per = (nb + 7) / 8, b0 = w * per, b1 = b0 + per < nb ? b0 + per : nb;
+    TACC sum = 0;
+    if (x < width) {
+#pragma unroll 8
+      for (int i = b0; i < b1; i++)
+        sum += colsum[(size_t) i * width + x];
+    }
+    seg[w][lane] = sum;
+    __syncthreads ();
+    TACC run = 0;
+    for (int q = 0; q < w; q++)
+      run += seg[q][lane];
     if (x < width)
-      exclusive_run (colsum + x, nty, (size_t) width);
+      for (int i = b0; i < b1; i++) {
+        TACC v = colsum[(size_t) i * width + x];
+        colsum[(size_t) i * width + x] = run;
+        run += v;
+      }
   } else {
     for (int ty = w; ty < nty; ty += 8)          /* along x within each tile row */
       warp_exclusive_run (tiles + (size_t) ty * ntx, ntx, lane);
@@ -218,50 +239,32 @@ sat_pass2 (TACC *rowsum, TACC *colsum, TACC *tiles, int width, int height, int n
 
 template <typename TIN, typename TACC, bool SQ>
 __global__ void __launch_bounds__ (WARPS * 32)
-sat_pass3 (SatSrc s, const TACC *rowcarry, const TACC *colcarry, const TACC *pivots,
+sat_pass3 (SatSrc s, const TACC *rowcarry, const TACC *bandcarry, const TACC *pivots,
     TACC *out, size_t ostride, bool vec_store, int ntx)
 {
   const int tx = blockIdx.x, ty = blockIdx.y;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  const int x = tx * TILE + lane * 4, yb = ty * TILE + w * ROWS_PER_WARP;
-  __shared__ TACC tot[WARPS][TILE];
-  /* first sweep: this warp's column totals. The rows are read again in the
-   * second sweep (from cache) rather than kept in registers, which keeps
-   * enough warps resident to cover memory latency. */
-  TACC col[4] = { 0, 0, 0, 0 }, rcs = 0;
-#pragma unroll 8
-  for (int i = 0; i < ROWS_PER_WARP; i++) {
-    const int y = yb + i;
-    TACC v[4];
-    load4<TIN, TACC, SQ> (s, x, y, v);
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      col[k] += v[k];
-    rcs += y < s.height ? rowcarry[(size_t) y * ntx + tx] : 0;
-  }
-  /* summing rows then scanning along x equals scanning each row then summing */
-  row_scan (col, lane);
-#pragma unroll
-  for (int k = 0; k < 4; k++)
-    col[k] += rcs;
-#pragma unroll
-  for (int k = 0; k < 4; k++)
-    tot[w][slot (lane, k)] = col[k];
-  __syncthreads ();
-  /* the table row above the tile: its pivot plus the carried column sums
-   * scanned along the tile's columns */
+  const int x = tx * TILE + lane * 4, y0 = ty * TILE, yb = y0 + w * ROWS_PER_WARP;
+  /* the table row above this warp's band, S(x, yb-1): the columns of the
+   * tile summed over all rows above (scanned along x), plus everything left
+   * of the tile above the band: the tile's pivot and the row carries of the
+   * tile's rows above the band */
   TACC acc[4];
+  const TACC *bc = bandcarry + (size_t) (ty * WARPS + w) * s.width;
 #pragma unroll
   for (int k = 0; k < 4; k++)
-    acc[k] = x + k < s.width ? colcarry[(size_t) ty * s.width + x + k] : 0;
+    acc[k] = x + k < s.width ? bc[x + k] : 0;
   row_scan (acc, lane);
-  const TACC pivot = pivots[(size_t) ty * ntx + tx];
+  TACC left = 0;
 #pragma unroll
-  for (int k = 0; k < 4; k++) {   /* plus the rows of the warps above */
-    acc[k] += pivot;
-    for (int q = 0; q < w; q++)
-      acc[k] += tot[q][slot (lane, k)];
-  }
+  for (int j = lane; j < WARPS * ROWS_PER_WARP; j += 32)
+    if (j < w * ROWS_PER_WARP && y0 + j < s.height)
+      left += rowcarry[(size_t) (y0 + j) * ntx + tx];
+  left = warp_sum<TACC> (left) + pivots[(size_t) ty * ntx + tx];
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    acc[k] += left;
+  /* one sweep down the band: scan each row, add its carry, accumulate */
 #pragma unroll 4
   for (int i = 0; i < ROWS_PER_WARP; i++) {
     const int y = yb + i;
@@ -276,8 +279,7 @@ sat_pass3 (SatSrc s, const TACC *rowcarry, const TACC *colcarry, const TACC *piv
       continue;
     TACC *o = out + (size_t) y * ostride + x;
     if (sizeof (TACC) == 4 && vec_store && x + 3 < s.width) {
-      /* streaming store: the table must not push the tile, about to be
-       * read again by its neighbours' second sweep, out of L2 */
+      /* streaming store: the table is not read again by this pass */
       __stcs ((uint4 *) o, make_uint4 ((uint32_t) acc[0], (uint32_t) acc[1],
           (uint32_t) acc[2], (uint32_t) acc[3]));
     } else {
@@ -305,7 +307,7 @@ sat_work_alloc (SatWork *wk, int w, int h, size_t acc)
   wk->rowsum = wk->colsum = wk->tiles = nullptr;
   cudaError_t e = cudaMalloc (&wk->rowsum, acc * wk->ntx * (size_t) h);
   if (e == cudaSuccess)
-    e = cudaMalloc (&wk->colsum, acc * wk->nty * (size_t) w);
+    e = cudaMalloc (&wk->colsum, acc * wk->nty * WARPS * (size_t) w);
   if (e == cudaSuccess)
     e = cudaMalloc (&wk->tiles, acc * wk->nty * (size_t) wk->ntx);
   return e;
@@ -336,7 +338,7 @@ sat_launch (const SatWork &wk, SatSrc s, bool squared, TACC *out, size_t ostride
     sat_pass1<TIN, TACC, true><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, wk.ntx);
   else
     sat_pass1<TIN, TACC, false><<<grid, WARPS * 32, 0, stream>>> (s, rs, cs, ts, wk.ntx);
-  const int row_blocks = (s.height + 7) / 8, col_blocks = (s.width + 255) / 256;
+  const int row_blocks = (s.height + 7) / 8, col_blocks = (s.width + 31) / 32;
   sat_pass2<TACC><<<row_blocks + col_blocks + 1, 256, 0, stream>>> (rs, cs, ts, s.width,
       s.height, wk.ntx, wk.nty, row_blocks, col_blocks);
   if (squared)
