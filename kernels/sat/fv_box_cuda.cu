@@ -98,7 +98,8 @@ template <typename TIN, typename TACC>
 cudaError_t
 run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
 {
-  fv::SatSrc s = { a.src, a.src_stride, p->width, p->height, p->channels, a.channel, false };
+  fv::SatSrc s = { a.src, a.src_stride, p->width, p->height, p->channels, a.channel, false,
+    false };
   TACC *S = (TACC *) c->sat, *Q = (TACC *) c->satsq;
   cudaError_t e = fv::sat_launch<TIN, TACC> (c->work, s, false, S, p->width, c->ps.stream);
   if (e == cudaSuccess && p->mode == FV_BOX_STDDEV)

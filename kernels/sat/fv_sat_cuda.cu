@@ -33,7 +33,7 @@ fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t t
   const fv_sat_params *p = &pl->p;
   FV_CUDA_TRY (cudaSetDevice (c->ps.device));
   fv::SatSrc s = { (const char *) src->data, src->stride, p->width, p->height,
-      p->channels, p->channel, false };
+      p->channels, p->channel, false, false };
   if (src->mem == FV_MEM_HOST) {
     FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride,
         fv_image_row_bytes (src), p->height, cudaMemcpyHostToDevice, c->ps.stream));

@@ -33,6 +33,7 @@ struct SatSrc {
   size_t stride;   /* bytes */
   int width, height, channels, channel;
   bool vec4;       /* one 8-bit channel, rows 4-byte aligned: load 4 at once */
+  bool vec16;      /* ... and 16-byte aligned with a width a multiple of 4: 16 at once */
 };
 
 /* Device scratch for one table of w x h. */
@@ -111,6 +112,61 @@ sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int x = tx * TILE + lane * 4, yb = ty * TILE + w * ROWS_PER_WARP;
   __shared__ TACC part[WARPS];
+  if (sizeof (TIN) == 1 && sizeof (TACC) == 4 && !SQ && s.vec16
+      && (tx + 1) * TILE <= s.width && (ty + 1) * TILE <= s.height) {
+    /* whole 8-bit tile: 16 bytes a lane, four rows a step */
+    const int seg = lane & 7, grp = lane >> 3, xs = tx * TILE + seg * 16;
+    uint32_t c16[16];
+#pragma unroll
+    for (int j = 0; j < 16; j++)
+      c16[j] = 0;
+#pragma unroll
+    for (int it = 0; it < ROWS_PER_WARP / 4; it++) {
+      const int y = yb + it * 4 + grp;
+      const uint4 q = __ldg ((const uint4 *) (s.data + (size_t) y * s.stride + xs));
+      const uint32_t wd[4] = { q.x, q.y, q.z, q.w };
+      uint32_t r = 0;
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        r = __dp4a (wd[j], 0x01010101u, r);
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+          c16[j * 4 + b] += (wd[j] >> (8 * b)) & 0xff;
+      }
+      r += __shfl_xor_sync (0xffffffffu, r, 4);
+      r += __shfl_xor_sync (0xffffffffu, r, 2);
+      r += __shfl_xor_sync (0xffffffffu, r, 1);
+      if (seg == 0)
+        rowsum[(size_t) y * ntx + tx] = r;
+    }
+    uint32_t t = 0;
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+      c16[j] += __shfl_xor_sync (0xffffffffu, c16[j], 8);
+      c16[j] += __shfl_xor_sync (0xffffffffu, c16[j], 16);
+      t += c16[j];
+    }
+    if (grp == 0) {
+      uint4 *cs = (uint4 *) (colsum + (size_t) (ty * WARPS + w) * s.width + xs);
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        cs[j] = make_uint4 (c16[4 * j], c16[4 * j + 1], c16[4 * j + 2], c16[4 * j + 3]);
+    }
+    t += __shfl_xor_sync (0xffffffffu, t, 4);
+    t += __shfl_xor_sync (0xffffffffu, t, 2);
+    t += __shfl_xor_sync (0xffffffffu, t, 1);
+    if (lane == 0)
+      part[w] = t;
+    __syncthreads ();
+    if (threadIdx.x == 0) {
+      TACC tot = 0;
+#pragma unroll
+      for (int q = 0; q < WARPS; q++)
+        tot += part[q];
+      tiles[(size_t) ty * ntx + tx] = tot;
+    }
+    return;
+  }
   TACC col[4] = { 0, 0, 0, 0 };
 #pragma unroll 4
   for (int i = 0; i < ROWS_PER_WARP; i++) {
@@ -331,6 +387,8 @@ sat_launch (const SatWork &wk, SatSrc s, bool squared, TACC *out, size_t ostride
 {
   s.vec4 = sizeof (TIN) == 1 && s.channels == 1 && ((uintptr_t) s.data & 3) == 0
       && (s.stride & 3) == 0;
+  s.vec16 = s.vec4 && ((uintptr_t) s.data & 15) == 0 && (s.stride & 15) == 0
+      && (s.width & 3) == 0 && ((uintptr_t) wk.colsum & 15) == 0;
   bool vstore = ((uintptr_t) out & 15) == 0 && (ostride * sizeof (TACC)) % 16 == 0;
   dim3 grid (wk.ntx, wk.nty);
   TACC *rs = (TACC *) wk.rowsum, *cs = (TACC *) wk.colsum, *ts = (TACC *) wk.tiles;
