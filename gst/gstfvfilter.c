@@ -23,6 +23,7 @@ typedef struct {
   FvDevice dev;
   FvLatency latency;
   gboolean ready;
+  gboolean warned_caps;
 } GstFvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstFvFilter, gst_fv_filter, GST_TYPE_VIDEO_FILTER);
@@ -109,6 +110,7 @@ gst_fv_filter_start (GstBaseTransform *trans)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
   PRIV (self)->ready = FALSE;
+  PRIV (self)->warned_caps = FALSE;
   fv_latency_reset (GST_ELEMENT (self), &PRIV (self)->latency);
   return resolve (self);   /* a missing GPU fails the state change, not a frame */
 }
@@ -197,11 +199,45 @@ gst_fv_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
   return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->decide_allocation (trans, query);
 }
 
+/* Refused caps: tell the user what the element takes, once, rather than
+ * leave them with a bare not-negotiated from upstream. */
+static void
+warn_refused_caps (GstFvFilter *self, GstCaps *offered)
+{
+  GstFvFilterPrivate *priv = PRIV (self);
+  if (priv->warned_caps || !offered || gst_caps_is_empty (offered) || gst_caps_is_any (offered))
+    return;
+  priv->warned_caps = TRUE;
+  GstCaps *ours = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
+  GString *formats = g_string_new (NULL);
+  const GValue *list = gst_structure_get_value (gst_caps_get_structure (ours, 0), "format");
+  if (list && GST_VALUE_HOLDS_LIST (list)) {
+    for (guint i = 0; i < gst_value_list_get_size (list); i++)
+      g_string_append_printf (formats, "%s%s", i ? ", " : "",
+          g_value_get_string (gst_value_list_get_value (list, i)));
+  } else if (list && G_VALUE_HOLDS_STRING (list)) {
+    g_string_append (formats, g_value_get_string (list));
+  }
+  GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+      ("%s takes raw video in %s only; put videoconvert in front of it.",
+          GST_ELEMENT_NAME (self), formats->str), ("offered: %" GST_PTR_FORMAT, offered));
+  g_string_free (formats, TRUE);
+  gst_caps_unref (ours);
+}
+
 static gboolean
 gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
   gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->query (trans,
       direction, query);
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS) {
+    GstCaps *caps;
+    gboolean ok;
+    gst_query_parse_accept_caps (query, &caps);
+    gst_query_parse_accept_caps_result (query, &ok);
+    if (!ok && caps && gst_caps_is_fixed (caps))
+      warn_refused_caps (GST_FV_FILTER (trans), caps);
+  }
   if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency, query);
   return ret;

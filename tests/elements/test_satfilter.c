@@ -338,9 +338,22 @@ GST_END_TEST;
 GST_START_TEST (test_refuses_other_caps)
 {
   GstHarness *hh = gst_harness_new ("satfilter");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (hh->element, bus);
   gst_harness_set_src_caps_str (hh, "video/x-raw,format=YUY2,width=16,height=16,framerate=30/1");
   GstBuffer *buf = gst_buffer_new_allocate (NULL, 16 * 16 * 2, NULL);
   fail_unless_equals_int (gst_harness_push (hh, buf), GST_FLOW_NOT_NEGOTIATED);
+  /* and a warning that names what it takes */
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL);
+  GError *err = NULL;
+  gst_message_parse_warning (m, &err, NULL);
+  fail_unless (strstr (err->message, "GRAY8") && strstr (err->message, "videoconvert"),
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_element_set_bus (hh->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (hh);
 }
 GST_END_TEST;
