@@ -1,0 +1,68 @@
+/* 2D convolution (correlation form) of images with any kernel, by FFT or
+ * by direct summation. Plan once per size and kernel, execute per frame.
+ *
+ *   out(x, y) = s(x, y) * sum_{j,i} K[j][i] * E(x + i - cx, y + j - cy) + bias
+ *
+ * rounded to nearest and clamped to the sample range, with the kernel's
+ * centre cx = kw/2, cy = kh/2 (for even sizes: the tap right of / below
+ * the middle, as OpenCV's default anchor) and E the border-extended image.
+ * This is filter2D's correlation: a true convolution is the same with the
+ * kernel flipped. s = 1/sum(K) when normalizing, else 1; with the
+ * renormalize border, s also rescales by the share of the kernel's weight
+ * that fell inside the frame. */
+#ifndef FV_CONV_H
+#define FV_CONV_H
+
+#include "../common/fv_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  FV_CONV_RENORMALIZE = 0,  /* divide by the kernel weight inside the frame */
+  FV_CONV_REPLICATE,
+  FV_CONV_MIRROR,           /* reflect about the edge pixel (cb|abc) */
+  FV_CONV_ZERO,
+  FV_CONV_WRAP
+} fv_conv_border;
+
+typedef enum { FV_CONV_AUTO = 0, FV_CONV_FFT, FV_CONV_DIRECT } fv_conv_method;
+
+#define FV_CONV_MAX_KERNEL 2048
+
+typedef struct {
+  int width, height, channels;
+  unsigned channel_mask;       /* channels convolved; the others are copied */
+  fv_sample sample;
+  const float *kernel;         /* kernel_height rows of kernel_width taps; copied */
+  int kernel_width, kernel_height;
+  int normalize;
+  double bias;
+  fv_conv_border border;
+  fv_conv_method method;
+  int threads;                 /* 0 = all cores */
+  int measure;                 /* plan FFTs with FFTW_MEASURE (slow once, fast after) */
+} fv_conv_params;
+
+typedef struct fv_conv_plan fv_conv_plan;
+
+fv_status fv_conv_plan_create (fv_conv_plan **plan, const fv_conv_params *params,
+    fv_backend backend, int device, void *stream);
+fv_status fv_conv_execute (fv_conv_plan *plan, const fv_image *src, const fv_image *dst);
+void fv_conv_plan_destroy (fv_conv_plan *plan);
+
+/* The method a plan uses (what FV_CONV_AUTO chose). */
+fv_conv_method fv_conv_plan_method (const fv_conv_plan *plan);
+
+/* Smallest 2^a 3^b 5^c 7^d >= n. */
+int fv_conv_fast_size (int n);
+
+/* FFTW wisdom, so that a second start plans instantly. */
+int fv_conv_wisdom_load (const char *path);
+int fv_conv_wisdom_save (const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,377 @@
+/* CPU convolution: FFTW3 single precision (real-to-complex and back,
+ * threaded, sizes padded to the next 2^a 3^b 5^c 7^d), or direct summation
+ * where that is cheaper. Each channel is copied into a padded float buffer
+ * that already holds the border extension, so both methods compute a plain
+ * "valid" correlation; the kernel's spectrum and, for the renormalize
+ * border, the in-frame kernel weight of every pixel are computed once per
+ * plan. */
+#include <fftw3.h>
+#include <pthread.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fv_conv.h"
+#include "../common/fv_parallel.h"
+#include "../sat/fv_box_math.h"   /* fv_border_map */
+
+struct fv_conv_plan {
+  fv_conv_params p;
+  float *kernel;               /* copy, kh x kw */
+  double ksum, kabs;
+  fv_conv_method method;
+  int nthreads;
+  int ew, eh;                  /* extended image: W + kw - 1 by H + kh - 1 */
+  int pw, ph;                  /* FFT size */
+  float *buf;                  /* pw x ph real (FFT) or ew x eh (direct) */
+  fftwf_complex *spec, *kspec; /* image spectrum, kernel spectrum (conjugated) */
+  fftwf_plan fwd, inv;
+  float *scale;                /* per pixel (renormalize), else NULL */
+  float uniform_scale;
+};
+
+static pthread_mutex_t fftw_lock = PTHREAD_MUTEX_INITIALIZER;   /* planner isn't thread-safe */
+
+int
+fv_conv_fast_size (int n)
+{
+  for (int m = n > 1 ? n : 1;; m++) {
+    int r = m;
+    for (int f = 2; f <= 7; f++)
+      while (r % f == 0)
+        r /= f;
+    if (r == 1)
+      return m;
+  }
+}
+
+int
+fv_conv_wisdom_load (const char *path)
+{
+  pthread_mutex_lock (&fftw_lock);
+  int ok = fftwf_import_wisdom_from_filename (path);
+  pthread_mutex_unlock (&fftw_lock);
+  return ok;
+}
+
+int
+fv_conv_wisdom_save (const char *path)
+{
+  pthread_mutex_lock (&fftw_lock);
+  int ok = fftwf_export_wisdom_to_filename (path);
+  pthread_mutex_unlock (&fftw_lock);
+  return ok;
+}
+
+/* Source index of extended position j (fv_border_map's modes, plus wrap). */
+static int
+ext_index (long j, int n, fv_conv_border b)
+{
+  if (j >= 0 && j < n)
+    return (int) j;
+  switch (b) {
+    case FV_CONV_REPLICATE: return fv_border_map (j, n, FV_BORDER_REPLICATE);
+    case FV_CONV_MIRROR: return fv_border_map (j, n, FV_BORDER_MIRROR);
+    case FV_CONV_WRAP: { long m = j % n; return (int) (m < 0 ? m + n : m); }
+    default: return -1;
+  }
+}
+
+/* Fills the extended image of channel c into buf (row stride bstride). */
+static void
+extend (const fv_conv_plan *pl, const fv_image *src, int c, float *buf, int bstride)
+{
+  const fv_conv_params *p = &pl->p;
+  const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
+  int *xmap = malloc (sizeof (int) * pl->ew);
+  for (int u = 0; u < pl->ew; u++)
+    xmap[u] = ext_index ((long) u - cx, p->width, p->border);
+#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  for (int v = 0; v < pl->eh; v++) {
+    int sy = ext_index ((long) v - cy, p->height, p->border);
+    float *o = buf + (size_t) v * bstride;
+    if (sy < 0) {
+      memset (o, 0, sizeof (float) * pl->ew);
+      continue;
+    }
+    const char *row = (const char *) src->data + (size_t) sy * src->stride;
+    for (int u = 0; u < pl->ew; u++) {
+      int sx = xmap[u];
+      size_t i = (size_t) sx * p->channels + c;
+      o[u] = sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
+          : ((const uint16_t *) row)[i];
+    }
+  }
+  free (xmap);
+}
+
+/* Direct valid correlation of buf (stride bstride) into out (W x H). */
+static void
+direct (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
+{
+  const int W = pl->p.width, H = pl->p.height, kw = pl->p.kernel_width, kh = pl->p.kernel_height;
+#pragma omp parallel for num_threads(pl->nthreads) schedule(dynamic, 4)
+  for (int y = 0; y < H; y++) {
+    float *o = out + (size_t) y * W;
+    for (int x = 0; x < W; x++)
+      o[x] = 0.0f;
+    for (int j = 0; j < kh; j++) {
+      const float *r = buf + (size_t) (y + j) * bstride;
+      const float *k = pl->kernel + (size_t) j * kw;
+      for (int i = 0; i < kw; i++) {
+        const float t = k[i];
+        const float *ri = r + i;
+        for (int x = 0; x < W; x++)
+          o[x] += t * ri[x];
+      }
+    }
+  }
+}
+
+/* FFT valid correlation of buf (pw x ph, already extended) into out. */
+static void
+by_fft (const fv_conv_plan *pl, float *buf, float *out)
+{
+  const int W = pl->p.width, H = pl->p.height, cw = pl->pw / 2 + 1;
+  fftwf_execute_dft_r2c (pl->fwd, buf, pl->spec);
+  const float norm = 1.0f / ((float) pl->pw * (float) pl->ph);
+#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  for (int v = 0; v < pl->ph; v++)
+    for (int u = 0; u < cw; u++) {
+      size_t i = (size_t) v * cw + u;
+      float a = pl->spec[i][0], b = pl->spec[i][1];
+      float c = pl->kspec[i][0], d = pl->kspec[i][1];
+      pl->spec[i][0] = (a * c - b * d) * norm;
+      pl->spec[i][1] = (a * d + b * c) * norm;
+    }
+  fftwf_execute_dft_c2r (pl->inv, pl->spec, buf);
+  for (int y = 0; y < H; y++)
+    memcpy (out + (size_t) y * W, buf + (size_t) y * pl->pw, sizeof (float) * W);
+}
+
+/* Correlation of an extended image held in buf, whichever method. */
+static void
+correlate (const fv_conv_plan *pl, float *buf, float *out)
+{
+  if (pl->method == FV_CONV_FFT)
+    by_fft (pl, buf, out);
+  else
+    direct (pl, buf, pl->ew, out);
+}
+
+static fv_status
+plan_fft (fv_conv_plan *pl)
+{
+  const int cw = pl->pw / 2 + 1;
+  size_t nr = (size_t) pl->pw * pl->ph, nc = (size_t) cw * pl->ph;
+  pl->spec = fftwf_alloc_complex (nc);
+  pl->kspec = fftwf_alloc_complex (nc);
+  float *kbuf = fftwf_alloc_real (nr);
+  if (!pl->spec || !pl->kspec || !kbuf) {
+    fftwf_free (kbuf);
+    return FV_ERR_NOMEM;
+  }
+  static int threads_ready;
+  pthread_mutex_lock (&fftw_lock);
+  if (!threads_ready)
+    threads_ready = fftwf_init_threads ();
+  fftwf_plan_with_nthreads (pl->nthreads);
+  unsigned flags = pl->p.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+  pl->fwd = fftwf_plan_dft_r2c_2d (pl->ph, pl->pw, pl->buf, pl->spec, flags);
+  pl->inv = fftwf_plan_dft_c2r_2d (pl->ph, pl->pw, pl->spec, pl->buf, flags);
+  pthread_mutex_unlock (&fftw_lock);
+  if (!pl->fwd || !pl->inv) {
+    fftwf_free (kbuf);
+    fv_set_last_error ("FFTW could not plan %dx%d", pl->pw, pl->ph);
+    return FV_ERR_INVALID;
+  }
+  /* the kernel's spectrum, conjugated: multiplying by it correlates */
+  memset (kbuf, 0, sizeof (float) * nr);
+  for (int j = 0; j < pl->p.kernel_height; j++)
+    memcpy (kbuf + (size_t) j * pl->pw, pl->kernel + (size_t) j * pl->p.kernel_width,
+        sizeof (float) * pl->p.kernel_width);
+  fftwf_execute_dft_r2c (pl->fwd, kbuf, pl->kspec);
+  for (size_t i = 0; i < nc; i++)
+    pl->kspec[i][1] = -pl->kspec[i][1];
+  fftwf_free (kbuf);
+  return FV_OK;
+}
+
+fv_status
+fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend,
+    int device, void *stream)
+{
+  *out = NULL;
+  if (backend != FV_BACKEND_CPU) {
+    fv_set_last_error ("fftconvolve has no CUDA path yet");
+    return FV_ERR_NO_CUDA;
+  }
+  if (!p || p->width < 1 || p->height < 1 || p->channels < 1 || p->channels > 4
+      || (p->sample != FV_U8 && p->sample != FV_U16) || !p->kernel
+      || p->kernel_width < 1 || p->kernel_height < 1
+      || p->kernel_width > FV_CONV_MAX_KERNEL || p->kernel_height > FV_CONV_MAX_KERNEL
+      || (unsigned) p->border > FV_CONV_WRAP || (unsigned) p->method > FV_CONV_DIRECT
+      || p->threads < 0 || !isfinite (p->bias)) {
+    fv_set_last_error ("invalid convolution parameters");
+    return FV_ERR_INVALID;
+  }
+  fv_conv_plan *pl = calloc (1, sizeof *pl);
+  if (!pl)
+    return FV_ERR_NOMEM;
+  pl->p = *p;
+  size_t nk = (size_t) p->kernel_width * p->kernel_height;
+  pl->kernel = malloc (sizeof (float) * nk);
+  if (!pl->kernel) {
+    free (pl);
+    return FV_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < nk; i++) {
+    if (!isfinite (p->kernel[i])) {
+      fv_set_last_error ("kernel tap %zu is not a finite number", i);
+      fv_conv_plan_destroy (pl);
+      return FV_ERR_INVALID;
+    }
+    pl->kernel[i] = p->kernel[i];
+    pl->ksum += p->kernel[i];
+    pl->kabs += fabs (p->kernel[i]);
+  }
+  if (p->normalize && fabs (pl->ksum) <= 1e-9 * pl->kabs) {
+    fv_set_last_error ("the kernel sums to zero and cannot be normalized");
+    fv_conv_plan_destroy (pl);
+    return FV_ERR_INVALID;
+  }
+  pl->p.kernel = pl->kernel;
+  pl->nthreads = fv_threads_resolve (p->threads);
+  pl->ew = p->width + p->kernel_width - 1;
+  pl->eh = p->height + p->kernel_height - 1;
+  pl->pw = fv_conv_fast_size (pl->ew);
+  pl->ph = fv_conv_fast_size (pl->eh);
+  pl->method = p->method;
+  if (pl->method == FV_CONV_AUTO) {
+    /* cost model, calibrated on the development machine (docs/benchmarks.md):
+     * direct ~ taps per pixel; FFT ~ 7 log2(N) per padded pixel for the
+     * pair of transforms and the product */
+    double n = (double) pl->pw * pl->ph;
+    double fft = 7.0 * n * log2 (n), dir = (double) p->width * p->height * nk;
+    pl->method = dir <= fft ? FV_CONV_DIRECT : FV_CONV_FFT;
+  }
+  fv_status st = FV_OK;
+  if (pl->method == FV_CONV_FFT) {
+    pl->buf = fftwf_alloc_real ((size_t) pl->pw * pl->ph);
+    st = pl->buf ? plan_fft (pl) : FV_ERR_NOMEM;
+  } else {
+    pl->buf = fftwf_alloc_real ((size_t) pl->ew * pl->eh);
+    st = pl->buf ? FV_OK : FV_ERR_NOMEM;
+  }
+  /* scale: 1/sum, and for renormalize the share of the kernel inside */
+  double base = p->normalize ? 1.0 / pl->ksum : 1.0;
+  pl->uniform_scale = (float) base;
+  if (st == FV_OK && p->border == FV_CONV_RENORMALIZE && fabs (pl->ksum) > 1e-9 * pl->kabs) {
+    pl->scale = malloc (sizeof (float) * p->width * p->height);
+    float *inside = pl->buf;
+    if (!pl->scale) {
+      st = FV_ERR_NOMEM;
+    } else {
+      int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
+      const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
+      if (pl->method == FV_CONV_FFT)
+        memset (inside, 0, sizeof (float) * pl->pw * pl->ph);
+      for (int v = 0; v < pl->eh; v++)
+        for (int u = 0; u < pl->ew; u++)
+          inside[(size_t) v * bstride + u] = (u - cx >= 0 && u - cx < p->width
+              && v - cy >= 0 && v - cy < p->height) ? 1.0f : 0.0f;
+      correlate (pl, inside, pl->scale);
+      for (size_t i = 0; i < (size_t) p->width * p->height; i++) {
+        double w = pl->scale[i];
+        /* weight inside: sum(K)/w restores the full kernel's gain; where
+         * almost none of the kernel is inside, fall back to the zero border */
+        pl->scale[i] = (float) (fabs (w) > 1e-6 * pl->kabs
+            ? (p->normalize ? 1.0 / w : pl->ksum / w) : base);
+      }
+    }
+  }
+  if (st != FV_OK) {
+    fv_conv_plan_destroy (pl);
+    return st;
+  }
+  *out = pl;
+  return FV_OK;
+}
+
+fv_conv_method
+fv_conv_plan_method (const fv_conv_plan *pl)
+{
+  return pl->method;
+}
+
+fv_status
+fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
+{
+  const fv_conv_params *p = &pl->p;
+  if (!src || !dst || !src->data || !dst->data || src->width != p->width
+      || src->height != p->height || dst->width != p->width || dst->height != p->height
+      || src->channels != p->channels || dst->channels != p->channels
+      || src->sample != p->sample || dst->sample != p->sample
+      || src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
+    fv_set_last_error ("images do not match the convolution plan");
+    return FV_ERR_INVALID;
+  }
+  const int W = p->width, H = p->height, C = p->channels;
+  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
+  float *res = malloc (sizeof (float) * W * H);
+  if (!res)
+    return FV_ERR_NOMEM;
+  for (int c = 0; c < C; c++) {
+    if (!(p->channel_mask & (1u << c))) {
+      for (int y = 0; y < H; y++) {
+        const char *s = (const char *) src->data + (size_t) y * src->stride;
+        char *d = (char *) dst->data + (size_t) y * dst->stride;
+        for (int x = 0; x < W; x++)
+          memcpy (d + ((size_t) x * C + c) * p->sample, s + ((size_t) x * C + c) * p->sample,
+              p->sample);
+      }
+      continue;
+    }
+    int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
+    if (pl->method == FV_CONV_FFT)
+      memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
+    extend (pl, src, c, pl->buf, bstride);
+    correlate (pl, pl->buf, res);
+#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+    for (int y = 0; y < H; y++) {
+      char *d = (char *) dst->data + (size_t) y * dst->stride;
+      const float *r = res + (size_t) y * W;
+      const float *sc = pl->scale ? pl->scale + (size_t) y * W : NULL;
+      for (int x = 0; x < W; x++) {
+        float v = r[x] * (sc ? sc[x] : pl->uniform_scale) + bias;
+        v = v < 0.0f ? 0.0f : v > maxv ? maxv : v;
+        uint32_t q = (uint32_t) (v + 0.5f);
+        size_t i = (size_t) x * C + c;
+        if (p->sample == FV_U8)
+          ((uint8_t *) d)[i] = (uint8_t) q;
+        else
+          ((uint16_t *) d)[i] = (uint16_t) q;
+      }
+    }
+  }
+  free (res);
+  return FV_OK;
+}
+
+void
+fv_conv_plan_destroy (fv_conv_plan *pl)
+{
+  if (!pl)
+    return;
+  pthread_mutex_lock (&fftw_lock);
+  if (pl->fwd)
+    fftwf_destroy_plan (pl->fwd);
+  if (pl->inv)
+    fftwf_destroy_plan (pl->inv);
+  pthread_mutex_unlock (&fftw_lock);
+  fftwf_free (pl->buf);
+  fftwf_free (pl->spec);
+  fftwf_free (pl->kspec);
+  free (pl->kernel);
+  free (pl->scale);
+  free (pl);
+}

@@ -1,0 +1,128 @@
+/* fftconvolve's kernel against a double-precision direct sum written from
+ * the definition: every output within 1 (8-bit) or 2 (16-bit), for every
+ * border, both methods, odd and even kernels, negative taps, kernels wider
+ * than the frame, 1x1 kernels and frames, padded strides. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fvtest.h"
+#include "fv_conv.h"
+
+static long
+ref_index (long j, int n, fv_conv_border b)
+{
+  if (j >= 0 && j < n) return j;
+  switch (b) {
+    case FV_CONV_REPLICATE: return j < 0 ? 0 : n - 1;
+    case FV_CONV_MIRROR:
+      if (n == 1) return 0;
+      while (j < 0 || j >= n) j = j < 0 ? -j : 2L * (n - 1) - j;
+      return j;
+    case FV_CONV_WRAP: return ((j % n) + n) % n;
+    default: return -1;
+  }
+}
+
+static double
+reference (const fv_conv_params *p, const fv_image *src, int x, int y, int c)
+{
+  const int kw = p->kernel_width, kh = p->kernel_height, cx = kw / 2, cy = kh / 2;
+  double acc = 0, ksum = 0, inside = 0;
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++) {
+      double k = p->kernel[j * kw + i];
+      ksum += k;
+      long sx = ref_index ((long) x + i - cx, p->width, p->border);
+      long sy = ref_index ((long) y + j - cy, p->height, p->border);
+      if (sx < 0 || sy < 0)
+        continue;
+      if (x + i - cx >= 0 && x + i - cx < p->width && y + j - cy >= 0 && y + j - cy < p->height)
+        inside += k;
+      acc += k * fvt_get (src, (int) sx, (int) sy, c);
+    }
+  double s = p->normalize ? 1.0 / ksum : 1.0;
+  if (p->border == FV_CONV_RENORMALIZE) {
+    double kabs = 0;
+    for (int i = 0; i < kw * kh; i++)
+      kabs += fabs (p->kernel[i]);
+    if (fabs (ksum) > 1e-9 * kabs && fabs (inside) > 1e-6 * kabs)
+      s = p->normalize ? 1.0 / inside : ksum / inside;
+  }
+  double v = acc * s + p->bias, maxv = p->sample == FV_U8 ? 255 : 65535;
+  return v < 0 ? 0 : v > maxv ? maxv : v;
+}
+
+static void
+run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, int kh,
+    int normalize, double bias, fvt_rng *rng, const char *what)
+{
+  for (int border = 0; border <= FV_CONV_WRAP; border++)
+    for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
+      fv_conv_params p = { w, h, ch, mask, s, k, kw, kh, normalize, bias, border, method, 0, 0 };
+      fv_conv_plan *plan;
+      fv_status st = fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL);
+      FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
+      if (st != FV_OK)
+        continue;
+      fv_image src = fvt_image_new (w, h, ch, s, 3, rng);
+      fv_image dst = fvt_image_new (w, h, ch, s, 5, NULL);
+      FVT_CHECK (fv_conv_execute (plan, &src, &dst) == FV_OK, "%s: execute", what);
+      double tol = s == FV_U8 ? 1.0 : 2.0, worst = 0;
+      long bad = 0;
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          for (int c = 0; c < ch; c++) {
+            double want = (mask >> c & 1) ? reference (&p, &src, x, y, c) : fvt_get (&src, x, y, c);
+            double d = fabs (fvt_get (&dst, x, y, c) - want);
+            worst = d > worst ? d : worst;
+            if (d > tol && bad++ < 3)
+              fprintf (stderr, "  %s %dx%d border %d method %d (%d,%d,%d): got %u want %.3f\n",
+                  what, w, h, border, method, x, y, c, fvt_get (&dst, x, y, c), want);
+          }
+      for (int y = 0; y < h; y++)
+        for (size_t i = fv_image_row_bytes (&dst); i < dst.stride; i++)
+          bad += ((uint8_t *) dst.data)[(size_t) y * dst.stride + i] != 0xA5;
+      FVT_CHECK (bad == 0, "%s %dx%d %d-bit border %d method %d: %ld off (worst %.2f)", what,
+          w, h, s * 8, border, method, bad, worst);
+      fvt_image_free (&src);
+      fvt_image_free (&dst);
+      fv_conv_plan_destroy (plan);
+    }
+}
+
+int
+main (void)
+{
+  fvt_rng rng = { 99 };
+  float one[1] = { 1.0f }, k33[9], k54[20], edge[9] = { -1, -1, -1, -1, 8, -1, -1, -1, -1 };
+  float big[41 * 37], gauss[15 * 15];
+  for (int i = 0; i < 9; i++) k33[i] = 0.1f + (fvt_next (&rng) % 100) / 100.0f;
+  for (int i = 0; i < 20; i++) k54[i] = (fvt_next (&rng) % 100) / 50.0f - 0.4f;
+  for (int i = 0; i < 41 * 37; i++) big[i] = 0.5f + (fvt_next (&rng) % 100) / 100.0f;
+  for (int j = 0; j < 15; j++)
+    for (int i = 0; i < 15; i++)
+      gauss[j * 15 + i] = expf (-((i - 7) * (i - 7) + (j - 7) * (j - 7)) / (2 * 2.0f * 2.0f));
+  int sizes[][2] = { {1, 1}, {3, 7}, {17, 1}, {1, 17}, {31, 19}, {64, 48}, {129, 67} };
+  for (unsigned si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+    int w = sizes[si][0], h = sizes[si][1];
+    run (w, h, 1, 1, FV_U8, one, 1, 1, 1, 0, &rng, "1x1 kernel");
+    run (w, h, 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "3x3");
+    run (w, h, 3, 0x5, FV_U8, k54, 5, 4, 1, 0, &rng, "5x4 even, negative taps");
+    run (w, h, 1, 1, FV_U16, gauss, 15, 15, 1, 0, &rng, "gaussian 15, 16-bit");
+    run (w, h, 1, 1, FV_U8, edge, 3, 3, 0, 128, &rng, "edge kernel, bias 128");
+    if (w * h <= 2000)
+      run (w, h, 1, 1, FV_U8, big, 41, 37, 1, 0, &rng, "kernel wider than the frame");
+  }
+  /* bad kernels */
+  float zero_sum[3] = { 1, -2, 1 }, nan_k[2] = { 1, NAN };
+  fv_conv_params p = { 8, 8, 1, 1, FV_U8, zero_sum, 3, 1, 1, 0, 0, 0, 0, 0 };
+  fv_conv_plan *plan;
+  FVT_CHECK (fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID,
+      "zero-sum kernel normalized");
+  p.kernel = nan_k; p.kernel_width = 2; p.normalize = 0;
+  FVT_CHECK (fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID,
+      "NaN kernel accepted");
+  FVT_CHECK (fv_conv_fast_size (97) == 98 && fv_conv_fast_size (1) == 1
+      && fv_conv_fast_size (1081) == 1120, "fast sizes");
+  return fvt_summary ("test_conv");
+}
