@@ -61,6 +61,14 @@ resolve (GstFvFilter *self)
   GstFvBackend backend = priv->backend;
   gint device = priv->device_id;
   GST_OBJECT_UNLOCK (self);
+  if (!GST_FV_FILTER_GET_CLASS (self)->has_cuda) {
+    if (backend != GST_FV_BACKEND_AUTO && backend != GST_FV_BACKEND_CPU) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s has no CUDA path yet; use "
+              "backend=cpu or auto.", G_OBJECT_TYPE_NAME (self)), (NULL));
+      return FALSE;
+    }
+    backend = GST_FV_BACKEND_CPU;
+  }
   gboolean stream_changed;
   if (!fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device, &stream_changed))
     return FALSE;
@@ -112,6 +120,9 @@ gst_fv_filter_start (GstBaseTransform *trans)
   PRIV (self)->ready = FALSE;
   PRIV (self)->warned_caps = FALSE;
   fv_latency_reset (GST_ELEMENT (self), &PRIV (self)->latency);
+  GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
+  if (klass->validate && !klass->validate (self))
+    return FALSE;
   return resolve (self);   /* a missing GPU fails the state change, not a frame */
 }
 
@@ -262,6 +273,7 @@ gst_fv_filter_finalize (GObject *object)
 static void
 gst_fv_filter_class_init (GstFvFilterClass *klass)
 {
+  klass->has_cuda = TRUE;
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);

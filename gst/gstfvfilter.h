@@ -28,6 +28,12 @@ struct _GstFvFilterClass {
   /* Frees the plans (stop, or the CUDA stream changed). */
   void (*release) (GstFvFilter *filter);
   GstFlowReturn (*process) (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out);
+  /* Optional: checks settings that must fail the state change (a kernel
+   * file that does not parse, say); posts the error itself. */
+  gboolean (*validate) (GstFvFilter *filter);
+  /* FALSE for elements without a CUDA path yet: auto picks the CPU and
+   * backend=cuda fails the state change saying so. */
+  gboolean has_cuda;
 };
 
 /* Settings or format changed: plans are remade before the next frame. */

@@ -2,6 +2,7 @@
 #include <gst/gst.h>
 #include "gstsatfilter.h"
 #include "gstautofill.h"
+#include "gstfftconvolve.h"
 
 #define PACKAGE "fastvision"
 #define VERSION "0.1.0"
@@ -11,6 +12,7 @@ plugin_init (GstPlugin *plugin)
 {
   gboolean ok = GST_ELEMENT_REGISTER (satfilter, plugin);
   ok &= GST_ELEMENT_REGISTER (autofill, plugin);
+  ok &= GST_ELEMENT_REGISTER (fftconvolve, plugin);
   return ok;
 }
 

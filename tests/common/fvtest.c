@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fvtest.h"
+#include "fv_conv.h"
 
 int fvt_failures, fvt_checks;
 
@@ -208,6 +209,51 @@ fvt_ref_fill (const fv_image *src, unsigned thr, int conn, int output, unsigned 
     }
   free (seen);
   free (queue);
+}
+
+static long
+ref_index (long j, int n, fv_conv_border b)
+{
+  if (j >= 0 && j < n) return j;
+  switch (b) {
+    case FV_CONV_REPLICATE: return j < 0 ? 0 : n - 1;
+    case FV_CONV_MIRROR:
+      if (n == 1) return 0;
+      while (j < 0 || j >= n) j = j < 0 ? -j : 2L * (n - 1) - j;
+      return j;
+    case FV_CONV_WRAP: return ((j % n) + n) % n;
+    default: return -1;
+  }
+}
+
+double
+fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c)
+{
+  const fv_conv_params *p = params;
+  const int kw = p->kernel_width, kh = p->kernel_height, cx = kw / 2, cy = kh / 2;
+  double acc = 0, ksum = 0, inside = 0;
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++) {
+      double k = p->kernel[j * kw + i];
+      ksum += k;
+      long sx = ref_index ((long) x + i - cx, p->width, p->border);
+      long sy = ref_index ((long) y + j - cy, p->height, p->border);
+      if (sx < 0 || sy < 0)
+        continue;
+      if (x + i - cx >= 0 && x + i - cx < p->width && y + j - cy >= 0 && y + j - cy < p->height)
+        inside += k;
+      acc += k * fvt_get (src, (int) sx, (int) sy, c);
+    }
+  double s = p->normalize ? 1.0 / ksum : 1.0;
+  if (p->border == FV_CONV_RENORMALIZE) {
+    double kabs = 0;
+    for (int i = 0; i < kw * kh; i++)
+      kabs += fabs (p->kernel[i]);
+    if (fabs (ksum) > 1e-9 * kabs && fabs (inside) > 1e-6 * kabs)
+      s = p->normalize ? 1.0 / inside : ksum / inside;
+  }
+  double v = acc * s + p->bias, maxv = p->sample == FV_U8 ? 255 : 65535;
+  return v < 0 ? 0 : v > maxv ? maxv : v;
 }
 
 int

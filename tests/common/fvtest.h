@@ -48,6 +48,10 @@ long fvt_check_box (const fv_box_params *p, const fv_image *src, const fv_image 
 void fvt_ref_fill (const fv_image *src, unsigned thr, int conn, int output, unsigned fv,
     uint8_t *out);
 
+/* fftconvolve's definition summed directly in double precision, before
+ * rounding (params is an fv_conv_params). */
+double fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c);
+
 /* Test bookkeeping: every check counted, failures printed. */
 extern int fvt_failures, fvt_checks;
 #define FVT_CHECK(cond, ...)                                      \

@@ -1,0 +1,25 @@
+/* Convolution kernels from files: a text matrix (rows of numbers separated
+ * by spaces or commas, '#' starts a comment), a PGM (P2 or P5) or a PFM
+ * (grey "Pf") image. Errors name the file, the line and the reason. */
+#ifndef FV_KERNEL_FILE_H
+#define FV_KERNEL_FILE_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  gint width, height;
+  gfloat *taps;     /* height rows of width taps */
+} FvKernel;
+
+gboolean fv_kernel_load (const gchar *path, FvKernel *out, GError **error);
+
+/* A normalized-shape Gaussian of side 2*ceil(3 sigma)+1 (not normalized:
+ * the filter's normalize property does that). */
+void fv_kernel_gaussian (gdouble sigma, FvKernel *out);
+
+void fv_kernel_clear (FvKernel *k);
+
+G_END_DECLS
+#endif

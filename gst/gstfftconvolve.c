@@ -1,0 +1,385 @@
+/**
+ * SECTION:element-fftconvolve
+ * @title: fftconvolve
+ *
+ * 2D convolution with any kernel: by FFT (FFTW3, sizes padded to the next
+ * 2^a 3^b 5^c 7^d, kernel spectrum computed once) or by direct summation
+ * where that is cheaper (`method=auto` decides from a cost model). The
+ * kernel comes from a file (`kernel`: a text matrix, PGM or PFM) or is a
+ * Gaussian (`gaussian-sigma`). Colour channels of RGB formats are each
+ * convolved (alpha passes through); of YUV formats, luma only.
+ *
+ * The operation is the correlation filter2D computes: out(x,y) = sum
+ * K[j][i] * I(x+i-cx, y+j-cy), centre cx = width/2, cy = height/2 (for even
+ * sizes the tap right of and below the middle).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=GRAY8 ! fftconvolve gaussian-sigma=8 ! \
+ *     videoconvert ! autovideosink
+ * ]| A wide Gaussian blur.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=GRAY8 ! \
+ *     fftconvolve kernel=edges.txt normalize=false bias=128 ! videoconvert ! autovideosink
+ * ]| An edge kernel with negative taps, offset to mid-grey.
+ */
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include "gstfftconvolve.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_fft_convolve_debug);
+#define GST_CAT_DEFAULT gst_fft_convolve_debug
+
+enum {
+  PROP_0,
+  PROP_KERNEL,
+  PROP_SIGMA,
+  PROP_NORMALIZE,
+  PROP_BIAS,
+  PROP_BORDER,
+  PROP_METHOD,
+};
+
+#define FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444 }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+#define GST_TYPE_FFT_CONVOLVE_BORDER (gst_fft_convolve_border_get_type ())
+static GType
+gst_fft_convolve_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {FV_CONV_RENORMALIZE, "Divide by the kernel weight inside the frame", "renormalize"},
+    {FV_CONV_REPLICATE, "Edge pixels repeated outwards", "replicate"},
+    {FV_CONV_MIRROR, "Reflected about the edge pixel", "mirror"},
+    {FV_CONV_ZERO, "Zero outside the frame", "zero"},
+    {FV_CONV_WRAP, "The frame repeats (periodic)", "wrap"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstFftConvolveBorder", values));
+  return type;
+}
+
+#define GST_TYPE_FFT_CONVOLVE_METHOD (gst_fft_convolve_method_get_type ())
+static GType
+gst_fft_convolve_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {FV_CONV_AUTO, "Direct or FFT, whichever the cost model finds cheaper", "auto"},
+    {FV_CONV_FFT, "By FFT", "fft"},
+    {FV_CONV_DIRECT, "By direct summation", "direct"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstFftConvolveMethod", values));
+  return type;
+}
+
+#define gst_fft_convolve_parent_class parent_class
+G_DEFINE_TYPE (GstFftConvolve, gst_fft_convolve, GST_TYPE_FV_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (fftconvolve, "fftconvolve", GST_RANK_NONE, GST_TYPE_FFT_CONVOLVE);
+
+/* FFTW wisdom under the user's cache folder: the second start plans at once. */
+static gchar *
+wisdom_path (void)
+{
+  return g_build_filename (g_get_user_cache_dir (), "fastvision", "fftw-wisdom", NULL);
+}
+
+/* The kernel the settings ask for; FALSE with *error on a bad file. */
+static gboolean
+load_kernel (GstFftConvolve *self, FvKernel *k, GError **error)
+{
+  GST_OBJECT_LOCK (self);
+  gchar *path = g_strdup (self->kernel_path);
+  gdouble sigma = self->sigma;
+  GST_OBJECT_UNLOCK (self);
+  gboolean ok = TRUE;
+  if (path)
+    ok = fv_kernel_load (path, k, error);
+  else
+    fv_kernel_gaussian (sigma, k);
+  g_free (path);
+  return ok;
+}
+
+static void
+free_plans (GstFftConvolve *self)
+{
+  for (gint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    fv_conv_plan_destroy (self->plans[p]);
+    self->plans[p] = NULL;
+  }
+}
+
+static void
+gst_fft_convolve_release (GstFvFilter *filter)
+{
+  GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
+  free_plans (self);
+  fv_kernel_clear (&self->kernel);
+}
+
+static gboolean
+gst_fft_convolve_validate (GstFvFilter *filter)
+{
+  GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
+  FvKernel k;
+  GError *err = NULL;
+  if (!load_kernel (self, &k, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot use the kernel file: %s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+  double sum = 0, mag = 0;
+  for (gint i = 0; i < k.width * k.height; i++) {
+    sum += k.taps[i];
+    mag += fabs (k.taps[i]);
+  }
+  GST_OBJECT_LOCK (self);
+  gboolean normalize = self->normalize;
+  gchar *path = g_strdup (self->kernel_path ? self->kernel_path : "the Gaussian");
+  GST_OBJECT_UNLOCK (self);
+  fv_kernel_clear (&k);
+  if (normalize && fabs (sum) <= 1e-9 * mag) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use the kernel file: %s: the kernel "
+            "sums to zero and cannot be normalized (set normalize=false).", path), (NULL));
+    g_free (path);
+    return FALSE;
+  }
+  g_free (path);
+  return TRUE;
+}
+
+static gboolean
+gst_fft_convolve_rebuild (GstFvFilter *filter)
+{
+  GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
+  FvKernel k;
+  GError *err = NULL;
+  gboolean had_plans = self->plans[0] != NULL;
+  if (!load_kernel (self, &k, &err)) {
+    if (had_plans) {   /* changed while playing: keep going with the old kernel */
+      GST_ELEMENT_WARNING (self, RESOURCE, READ, ("Keeping the previous kernel: %s",
+              err->message), (NULL));
+      g_error_free (err);
+      return TRUE;
+    }
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot use the kernel file: %s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+  fv_conv_params cp = { 0 };
+  GST_OBJECT_LOCK (self);
+  cp.normalize = self->normalize;
+  cp.bias = self->bias;
+  cp.border = self->border;
+  cp.method = self->method;
+  GST_OBJECT_UNLOCK (self);
+  cp.threads = gst_fv_filter_threads (filter);
+  cp.measure = TRUE;
+  cp.kernel = k.taps;
+  cp.kernel_width = k.width;
+  cp.kernel_height = k.height;
+
+  fv_conv_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
+  gchar *wisdom = wisdom_path ();
+  fv_conv_wisdom_load (wisdom);
+  for (gint p = 0; p < self->n_conv_planes; p++) {
+    const FvPlaneDesc *d = &self->layout.plane[p];
+    cp.width = d->width;
+    cp.height = d->height;
+    cp.channels = d->channels;
+    cp.channel_mask = d->channel_mask;
+    cp.sample = d->sample;
+    if (fv_conv_plan_create (&plans[p], &cp, FV_BACKEND_CPU, 0, NULL) != FV_OK) {
+      const gchar *why = fv_last_error ();
+      for (gint q = 0; q < p; q++)
+        fv_conv_plan_destroy (plans[q]);
+      if (had_plans) {
+        GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: %s.",
+                why), (NULL));
+        fv_kernel_clear (&k);
+        g_free (wisdom);
+        return TRUE;
+      }
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use this kernel: %s.", why), (NULL));
+      fv_kernel_clear (&k);
+      g_free (wisdom);
+      return FALSE;
+    }
+    GST_DEBUG_OBJECT (self, "plane %d: %dx%d kernel by %s", p, k.width, k.height,
+        fv_conv_plan_method (plans[p]) == FV_CONV_FFT ? "FFT" : "direct summation");
+  }
+  gchar *dir = g_path_get_dirname (wisdom);
+  if (g_mkdir_with_parents (dir, 0700) == 0)
+    fv_conv_wisdom_save (wisdom);
+  g_free (dir);
+  g_free (wisdom);
+  gst_fft_convolve_release (filter);
+  memcpy (self->plans, plans, sizeof plans);
+  self->kernel = k;
+  return TRUE;
+}
+
+static void
+gst_fft_convolve_set_property (GObject *object, guint prop_id, const GValue *value,
+    GParamSpec *pspec)
+{
+  GstFftConvolve *self = GST_FFT_CONVOLVE (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      g_free (self->kernel_path);
+      self->kernel_path = g_value_dup_string (value);
+      if (self->kernel_path && !*self->kernel_path)
+        g_clear_pointer (&self->kernel_path, g_free);
+      break;
+    case PROP_SIGMA: self->sigma = g_value_get_double (value); break;
+    case PROP_NORMALIZE: self->normalize = g_value_get_boolean (value); break;
+    case PROP_BIAS: self->bias = g_value_get_double (value); break;
+    case PROP_BORDER: self->border = g_value_get_enum (value); break;
+    case PROP_METHOD: self->method = g_value_get_enum (value); break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      GST_OBJECT_UNLOCK (self);
+      return;
+  }
+  GST_OBJECT_UNLOCK (self);
+  gst_fv_filter_settings_changed (GST_FV_FILTER (self));
+}
+
+static void
+gst_fft_convolve_get_property (GObject *object, guint prop_id, GValue *value,
+    GParamSpec *pspec)
+{
+  GstFftConvolve *self = GST_FFT_CONVOLVE (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL: g_value_set_string (value, self->kernel_path); break;
+    case PROP_SIGMA: g_value_set_double (value, self->sigma); break;
+    case PROP_NORMALIZE: g_value_set_boolean (value, self->normalize); break;
+    case PROP_BIAS: g_value_set_double (value, self->bias); break;
+    case PROP_BORDER: g_value_set_enum (value, self->border); break;
+    case PROP_METHOD: g_value_set_enum (value, self->method); break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_fft_convolve_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_info,
+    GstCaps *outcaps, GstVideoInfo *out_info)
+{
+  GstFftConvolve *self = GST_FFT_CONVOLVE (vf);
+  if (!fv_plane_layout_from_info (in_info, &self->layout)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Unsupported video format %s.",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
+    return FALSE;
+  }
+  /* YUV: luma only, chroma passes through */
+  self->n_conv_planes = GST_VIDEO_INFO_IS_YUV (in_info) ? 1 : self->layout.n_planes;
+  free_plans (self);   /* the next frame plans for the new size */
+  return GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vf, incaps, in_info, outcaps,
+      out_info);
+}
+
+static GstFlowReturn
+gst_fft_convolve_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
+{
+  GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
+  for (gint p = 0; p < self->layout.n_planes; p++) {
+    if (p >= self->n_conv_planes) {
+      gst_video_frame_copy_plane (out, in, p);
+      continue;
+    }
+    fv_image src = fv_plane_image (&self->layout, in, p);
+    fv_image dst = fv_plane_image (&self->layout, out, p);
+    fv_status st = fv_conv_execute (self->plans[p], &src, &dst);
+    if (st != FV_OK) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Convolution failed: %s.",
+              fv_status_string (st)), ("%s", fv_last_error ()));
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+static void
+gst_fft_convolve_finalize (GObject *object)
+{
+  g_free (GST_FFT_CONVOLVE (object)->kernel_path);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_fft_convolve_class_init (GstFftConvolveClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+      | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_fft_convolve_debug, "fftconvolve", 0, "fftconvolve");
+  gobject_class->set_property = gst_fft_convolve_set_property;
+  gobject_class->get_property = gst_fft_convolve_get_property;
+  gobject_class->finalize = gst_fft_convolve_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_KERNEL,
+      g_param_spec_string ("kernel", "Kernel file", "Path of a kernel: a text matrix "
+          "(rows of numbers, spaces or commas, # comments), a PGM or a PFM image; "
+          "unset: a Gaussian of gaussian-sigma", NULL, rw));
+  g_object_class_install_property (gobject_class, PROP_SIGMA,
+      g_param_spec_double ("gaussian-sigma", "Gaussian sigma", "Without a kernel file: "
+          "a Gaussian of this sigma, side 2*ceil(3 sigma)+1", 0.1, 300.0, 2.0, rw));
+  g_object_class_install_property (gobject_class, PROP_NORMALIZE,
+      g_param_spec_boolean ("normalize", "Normalize", "Divide by the sum of the kernel",
+          TRUE, rw));
+  g_object_class_install_property (gobject_class, PROP_BIAS,
+      g_param_spec_double ("bias", "Bias", "Added before rounding and clamping (for "
+          "kernels with negative taps)", -65535.0, 65535.0, 0.0, rw));
+  g_object_class_install_property (gobject_class, PROP_BORDER,
+      g_param_spec_enum ("border", "Border", "How the frame is extended",
+          GST_TYPE_FFT_CONVOLVE_BORDER, FV_CONV_RENORMALIZE, rw));
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method", "FFT or direct summation",
+          GST_TYPE_FFT_CONVOLVE_METHOD, FV_CONV_AUTO, rw));
+
+  gst_element_class_set_static_metadata (element_class, "FFT convolution",
+      "Filter/Effect/Video", "2D convolution with any kernel by FFT (FFTW3) or direct "
+      "summation, whichever is cheaper", "fastvision developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  vf_class->set_info = GST_DEBUG_FUNCPTR (gst_fft_convolve_set_info);
+  fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_fft_convolve_rebuild);
+  fv_class->release = GST_DEBUG_FUNCPTR (gst_fft_convolve_release);
+  fv_class->process = GST_DEBUG_FUNCPTR (gst_fft_convolve_process);
+  fv_class->validate = GST_DEBUG_FUNCPTR (gst_fft_convolve_validate);
+  fv_class->has_cuda = FALSE;   /* cuFFT path: not yet */
+
+  gst_type_mark_as_plugin_api (GST_TYPE_FFT_CONVOLVE_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_FFT_CONVOLVE_METHOD, 0);
+}
+
+static void
+gst_fft_convolve_init (GstFftConvolve *self)
+{
+  self->sigma = 2.0;
+  self->normalize = TRUE;
+  self->border = FV_CONV_RENORMALIZE;
+  self->method = FV_CONV_AUTO;
+}

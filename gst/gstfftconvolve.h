@@ -1,0 +1,34 @@
+#ifndef GST_FFT_CONVOLVE_H
+#define GST_FFT_CONVOLVE_H
+
+#include "gstfvfilter.h"
+#include "fv_conv.h"
+#include "fvkernelfile.h"
+#include "fvplanes.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_FFT_CONVOLVE (gst_fft_convolve_get_type ())
+G_DECLARE_FINAL_TYPE (GstFftConvolve, gst_fft_convolve, GST, FFT_CONVOLVE, GstFvFilter)
+
+struct _GstFftConvolve {
+  GstFvFilter parent;
+
+  /* properties, under the object lock */
+  gchar *kernel_path;
+  gdouble sigma, bias;
+  gboolean normalize;
+  fv_conv_border border;
+  fv_conv_method method;
+
+  /* streaming state */
+  FvPlaneLayout layout;
+  gint n_conv_planes;          /* planes convolved: all, or luma only */
+  fv_conv_plan *plans[GST_VIDEO_MAX_PLANES];
+  FvKernel kernel;             /* the kernel in use */
+};
+
+GST_ELEMENT_REGISTER_DECLARE (fftconvolve);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,207 @@
+/* fftconvolve in GstHarness: output against the double direct sum (luma of
+ * YUV, colour channels of RGB, alpha untouched), kernels from text and PGM
+ * files, every bad kernel file refused with file, line and reason, a bad
+ * kernel set while playing keeping the old one, and no CUDA path yet. */
+#include <math.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include "fvtest.h"
+#include "fv_conv.h"
+
+static gchar *tmpdir;
+
+static gchar *
+write_file (const char *name, const char *data, gssize len)
+{
+  gchar *path = g_build_filename (tmpdir, name, NULL);
+  fail_unless (g_file_set_contents (path, data, len, NULL));
+  return path;
+}
+
+static void
+setup (void)
+{
+  tmpdir = g_dir_make_tmp ("fvconvXXXXXX", NULL);
+  /* plan with FFTW's wisdom in a private cache, not the user's */
+  g_setenv ("XDG_CACHE_HOME", tmpdir, TRUE);
+}
+
+static GstBuffer *
+random_frame (GstVideoInfo *info, guint seed)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  GstMapInfo m;
+  fvt_rng rng = { 1000 + seed };
+  gst_buffer_map (b, &m, GST_MAP_WRITE);
+  for (gsize i = 0; i < m.size; i++)
+    m.data[i] = fvt_next (&rng) & 0xff;
+  gst_buffer_unmap (b, &m);
+  return b;
+}
+
+/* Plane 0's colour channels within 1 of the reference; everything else
+ * (alpha, chroma planes) unchanged. */
+static void
+check (GstVideoInfo *info, GstBuffer *in, GstBuffer *out, const float *k, int kw, int kh,
+    gboolean normalize, double bias, fv_conv_border border, unsigned mask)
+{
+  GstVideoFrame fi, fo;
+  fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  int ch = GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, 0);
+  fv_conv_params p = { GST_VIDEO_FRAME_WIDTH (&fi), GST_VIDEO_FRAME_HEIGHT (&fi), ch, mask,
+    FV_U8, k, kw, kh, normalize, bias, border, FV_CONV_AUTO, 0, 0 };
+  fv_image a = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (&fi, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0), p.width, p.height, ch, FV_U8, FV_MEM_HOST);
+  fv_image b = a;
+  b.data = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+  b.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
+  long bad = 0;
+  for (int y = 0; y < p.height; y++)
+    for (int x = 0; x < p.width; x++)
+      for (int c = 0; c < ch; c++) {
+        double want = (mask >> c & 1) ? fvt_ref_conv (&p, &a, x, y, c) : fvt_get (&a, x, y, c);
+        bad += fabs (fvt_get (&b, x, y, c) - want) > 1.0;
+      }
+  for (guint pl = 1; pl < GST_VIDEO_FRAME_N_PLANES (&fi); pl++)
+    for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fi, pl); y++)
+      bad += memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi, pl) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, pl),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, pl) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, pl),
+          GST_VIDEO_FRAME_COMP_WIDTH (&fi, pl) * GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, pl)) != 0;
+  fail_unless (bad == 0, "%ld samples off", bad);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+}
+
+static GstHarness *
+harness (const char *format, int w, int h, GstVideoInfo *info)
+{
+  GstHarness *hh = gst_harness_new ("fftconvolve");
+  gst_video_info_set_format (info, gst_video_format_from_string (format), w, h);
+  gst_harness_set_src_caps (hh, gst_video_info_to_caps (info));
+  return hh;
+}
+
+GST_START_TEST (test_kernel_files_and_formats)
+{
+  const float k[6] = { 1, 2, 3, -1, 0.5f, 4 };
+  gchar *txt = write_file ("k.txt", "# a 3x2 kernel\n1, 2 3\n-1 0.5 4  # end\n", -1);
+  const char *formats[] = { "GRAY8", "I420", "RGBA", "NV12" };
+  const unsigned masks[] = { 1, 1, 0x7, 1 };
+  for (int f = 0; f < 4; f++)
+    for (int border = 0; border <= FV_CONV_WRAP; border++) {
+      GstVideoInfo info;
+      GstHarness *hh = harness (formats[f], 37, 21, &info);
+      g_object_set (hh->element, "kernel", txt, "border", border, NULL);
+      GstBuffer *in = random_frame (&info, f * 10 + border);
+      GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+      fail_unless (out != NULL);
+      check (&info, in, out, k, 3, 2, TRUE, 0, border, masks[f]);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      gst_harness_teardown (hh);
+    }
+  /* a PGM kernel, unnormalized with a bias */
+  const guint8 pgm[] = "P5\n2 2\n255\n\x01\x02\x03\x04";
+  gchar *pgmf = write_file ("k.pgm", (const char *) pgm, sizeof pgm - 1);
+  const float kp[4] = { 1, 2, 3, 4 };
+  GstVideoInfo info;
+  GstHarness *hh = harness ("GRAY8", 19, 11, &info);
+  g_object_set (hh->element, "kernel", pgmf, "normalize", FALSE, "bias", -300.0, NULL);
+  GstBuffer *in = random_frame (&info, 77);
+  GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  check (&info, in, out, kp, 2, 2, FALSE, -300.0, FV_CONV_RENORMALIZE, 1);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  /* a bad kernel while playing: a warning, and the old kernel stays */
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (hh->element, bus);
+  gchar *ragged = write_file ("bad.txt", "1 2\n3\n", -1);
+  g_object_set (hh->element, "kernel", ragged, NULL);
+  in = random_frame (&info, 78);
+  out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  check (&info, in, out, kp, 2, 2, FALSE, -300.0, FV_CONV_RENORMALIZE, 1);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL);
+  GError *err = NULL;
+  gst_message_parse_warning (m, &err, NULL);
+  fail_unless (strstr (err->message, "bad.txt:2") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_element_set_bus (hh->element, NULL);
+  gst_object_unref (bus);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hh);
+  g_free (txt);
+  g_free (pgmf);
+  g_free (ragged);
+}
+GST_END_TEST;
+
+/* Each bad kernel fails the state change with an error naming the reason. */
+GST_START_TEST (test_bad_kernels)
+{
+  struct { const char *name, *data, *expect; } cases[] = {
+    { "ragged.txt", "1 2 3\n4 5\n", "ragged.txt:2: ragged rows" },
+    { "nan.txt", "1 nan 2\n", "nan.txt:1" },
+    { "words.txt", "1 two 3\n", "words.txt:1: not a number" },
+    { "empty.txt", "# nothing\n", "no numbers" },
+    { "zero.txt", "1 -2 1\n", "sums to zero" },
+    { "short.pgm", "P5\n4 4\n255\nab", "truncated" },
+    { "missing.txt", NULL, "missing.txt" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *path = cases[i].data ? write_file (cases[i].name, cases[i].data, -1)
+        : g_build_filename (tmpdir, cases[i].name, NULL);
+    GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+        "video/x-raw,format=GRAY8,width=16,height=16 ! fftconvolve name=f ! fakesink", NULL);
+    GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+    g_object_set (f, "kernel", path, NULL);
+    GstStateChangeReturn r = gst_element_set_state (pipe, GST_STATE_PLAYING);
+    GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 5 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (r == GST_STATE_CHANGE_FAILURE || (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR),
+        "%s accepted", cases[i].name);
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    fail_unless (strstr (err->message, cases[i].expect) != NULL, "%s: %s", cases[i].name,
+        err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (f);
+    gst_object_unref (pipe);
+    g_free (path);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_no_cuda_yet)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=16,height=16 ! fftconvolve backend=cuda ! fakesink", NULL);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+static Suite *
+fftconvolve_suite (void)
+{
+  Suite *s = suite_create ("fftconvolve");
+  TCase *tc = tcase_create ("general");
+  tcase_add_checked_fixture (tc, setup, NULL);
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_kernel_files_and_formats);
+  tcase_add_test (tc, test_bad_kernels);
+  tcase_add_test (tc, test_no_cuda_yet);
+  return s;
+}
+
+GST_CHECK_MAIN (fftconvolve);
