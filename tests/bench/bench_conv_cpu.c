@@ -1,0 +1,65 @@
+/* CPU benchmark of fftconvolve's kernel (not run by CI): 1080p/4K GRAY8 with
+ * box-like kernels of 7, 31 and 101 taps a side, FFT and direct where
+ * sensible. Prints "fastvision SIZE kK METHOD MS" (median). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fv_conv.h"
+
+static double
+now_ms (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int
+cmp (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct { const char *name; int w, h; } sizes[] = { {"1080p", 1920, 1080}, {"4K", 3840, 2160} };
+  int ks[] = { 7, 31, 101 };
+  int nsizes = argc > 1 && !strcmp (argv[1], "--quick") ? 1 : 2;
+  for (int si = 0; si < nsizes; si++)
+    for (int ki = 0; ki < 3; ki++)
+      for (int m = FV_CONV_FFT; m <= FV_CONV_DIRECT; m++) {
+        int w = sizes[si].w, h = sizes[si].h, k = ks[ki];
+        if (m == FV_CONV_DIRECT && k > 31)
+          continue;   /* minutes per frame */
+        float *kern = malloc (sizeof (float) * k * k);
+        for (int i = 0; i < k * k; i++)
+          kern[i] = 1.0f + (i % 7) * 0.1f;
+        unsigned char *a = malloc ((size_t) w * h), *b = malloc ((size_t) w * h);
+        for (size_t i = 0; i < (size_t) w * h; i++)
+          a[i] = (unsigned char) (i * 2654435761u >> 24);
+        fv_conv_params p = { w, h, 1, 1, FV_U8, kern, k, k, 1, 0, FV_CONV_MIRROR, m, 0, 1 };
+        fv_conv_plan *plan;
+        if (fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) != FV_OK)
+          return 1;
+        fv_image A = fv_image_make (a, w, w, h, 1, FV_U8, FV_MEM_HOST), B = A;
+        B.data = b;
+        fv_conv_execute (plan, &A, &B);
+        double t[9];
+        int reps = 5;
+        for (int i = 0; i < reps; i++) {
+          double t0 = now_ms ();
+          fv_conv_execute (plan, &A, &B);
+          t[i] = now_ms () - t0;
+        }
+        qsort (t, reps, sizeof (double), cmp);
+        printf ("fastvision %s k%d %s %.3f\n", sizes[si].name, k, m == FV_CONV_FFT ? "fft" : "direct",
+            t[reps / 2]);
+        fflush (stdout);
+        fv_conv_plan_destroy (plan);
+        free (kern); free (a); free (b);
+      }
+  return 0;
+}
