@@ -2,9 +2,10 @@
  * SECTION:element-fftconvolve
  * @title: fftconvolve
  *
- * 2D convolution with any kernel: by FFT (FFTW3, sizes padded to the next
- * 2^a 3^b 5^c 7^d, kernel spectrum computed once) or by direct summation
- * where that is cheaper (`method=auto` decides from a cost model). The
+ * 2D convolution with any kernel: by FFT (FFTW3 on the CPU, cuFFT on an
+ * NVIDIA GPU; sizes padded to the next 2^a 3^b 5^c 7^d, kernel spectrum
+ * computed once) or, on the CPU, by direct summation where that is cheaper
+ * (`method=auto` decides from a cost model). The
  * kernel comes from a file (`kernel`: a text matrix, PGM or PFM) or is a
  * Gaussian (`gaussian-sigma`). Colour channels of RGB formats are each
  * convolved (alpha passes through); of YUV formats, luma only.
@@ -201,7 +202,9 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
     cp.channels = d->channels;
     cp.channel_mask = d->channel_mask;
     cp.sample = d->sample;
-    if (fv_conv_plan_create (&plans[p], &cp, FV_BACKEND_CPU, 0, NULL) != FV_OK) {
+    const FvDevice *dev = gst_fv_filter_device (filter);
+    if (fv_conv_plan_create (&plans[p], &cp, dev->active, dev->stream_device, dev->stream)
+        != FV_OK) {
       const gchar *why = fv_last_error ();
       for (gint q = 0; q < p; q++)
         fv_conv_plan_destroy (plans[q]);
@@ -359,8 +362,8 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
           GST_TYPE_FFT_CONVOLVE_METHOD, FV_CONV_AUTO, rw));
 
   gst_element_class_set_static_metadata (element_class, "FFT convolution",
-      "Filter/Effect/Video", "2D convolution with any kernel by FFT (FFTW3) or direct "
-      "summation, whichever is cheaper", "fastvision developers");
+      "Filter/Effect/Video", "2D convolution with any kernel by FFT (FFTW3 on the CPU, "
+      "cuFFT on the GPU) or direct summation, whichever is cheaper", "fastvision developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
@@ -369,7 +372,6 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   fv_class->release = GST_DEBUG_FUNCPTR (gst_fft_convolve_release);
   fv_class->process = GST_DEBUG_FUNCPTR (gst_fft_convolve_process);
   fv_class->validate = GST_DEBUG_FUNCPTR (gst_fft_convolve_validate);
-  fv_class->has_cuda = FALSE;   /* cuFFT path: not yet */
 
   gst_type_mark_as_plugin_api (GST_TYPE_FFT_CONVOLVE_BORDER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_FFT_CONVOLVE_METHOD, 0);

@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 #include "fvtest.h"
 #include "fv_conv.h"
+#include "fv_cuda.h"
 
 static gchar *tmpdir;
 
@@ -180,13 +181,45 @@ GST_START_TEST (test_bad_kernels)
 }
 GST_END_TEST;
 
-GST_START_TEST (test_no_cuda_yet)
+/* backend=cuda: the state change fails without a GPU; with one, the output
+ * matches the CPU's within 1. */
+GST_START_TEST (test_cuda_backend)
 {
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
-      "video/x-raw,format=GRAY8,width=16,height=16 ! fftconvolve backend=cuda ! fakesink", NULL);
-  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (pipe);
+  if (fv_cuda_device_count () == 0) {
+    GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+        "video/x-raw,format=GRAY8,width=16,height=16 ! fftconvolve backend=cuda ! fakesink", NULL);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+    return;
+  }
+  const char *formats[] = { "GRAY8", "I420", "RGBx" };
+  for (int f = 0; f < 3; f++) {
+    GstVideoInfo info;
+    GstBuffer *res[2], *in = NULL;
+    for (int b = 0; b < 2; b++) {
+      GstHarness *hh = harness (formats[f], 301, 203, &info);
+      gst_util_set_object_arg (G_OBJECT (hh->element), "backend", b ? "cuda" : "cpu");
+      g_object_set (hh->element, "gaussian-sigma", 6.0, "method", FV_CONV_FFT, NULL);
+      if (!in)
+        in = random_frame (&info, 5 + f);
+      res[b] = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+      gst_harness_teardown (hh);
+    }
+    GstMapInfo a, c;
+    gst_buffer_map (res[0], &a, GST_MAP_READ);
+    gst_buffer_map (res[1], &c, GST_MAP_READ);
+    long bad = 0;
+    for (gsize i = 0; i < a.size; i++)
+      bad += abs ((int) a.data[i] - (int) c.data[i]) > 1;
+    fail_unless (bad == 0, "%s: %ld samples differ by more than 1", formats[f], bad);
+    gst_buffer_unmap (res[0], &a);
+    gst_buffer_unmap (res[1], &c);
+    gst_buffer_unref (res[0]);
+    gst_buffer_unref (res[1]);
+    gst_buffer_unref (in);
+  }
 }
 GST_END_TEST;
 
@@ -200,7 +233,7 @@ fftconvolve_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_kernel_files_and_formats);
   tcase_add_test (tc, test_bad_kernels);
-  tcase_add_test (tc, test_no_cuda_yet);
+  tcase_add_test (tc, test_cuda_backend);
   return s;
 }
 

@@ -7,6 +7,9 @@
 #include <string.h>
 #include "fvtest.h"
 #include "fv_conv.h"
+#include "fv_cuda.h"
+
+static fv_backend backend = FV_BACKEND_CPU;
 
 static void
 run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, int kh,
@@ -16,7 +19,9 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
     for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
       fv_conv_params p = { w, h, ch, mask, s, k, kw, kh, normalize, bias, border, method, 0, 0 };
       fv_conv_plan *plan;
-      fv_status st = fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL);
+      if (backend == FV_BACKEND_CUDA && method == FV_CONV_DIRECT)
+        continue;   /* the GPU goes by FFT */
+      fv_status st = fv_conv_plan_create (&plan, &p, backend, 0, NULL);
       FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
       if (st != FV_OK)
         continue;
@@ -47,8 +52,15 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
+  if (argc > 1 && !strcmp (argv[1], "--cuda")) {
+    if (fv_cuda_device_count () == 0) {
+      printf ("test_conv --cuda: no GPU, skipped\n");
+      return FVTEST_SKIP;
+    }
+    backend = FV_BACKEND_CUDA;
+  }
   fvt_rng rng = { 99 };
   float one[1] = { 1.0f }, k33[9], k54[20], edge[9] = { -1, -1, -1, -1, 8, -1, -1, -1, -1 };
   float big[41 * 37], gauss[15 * 15];
@@ -80,5 +92,5 @@ main (void)
       "NaN kernel accepted");
   FVT_CHECK (fv_conv_fast_size (97) == 98 && fv_conv_fast_size (1) == 1
       && fv_conv_fast_size (1081) == 1120, "fast sizes");
-  return fvt_summary ("test_conv");
+  return fvt_summary (backend == FV_BACKEND_CUDA ? "test_conv --cuda" : "test_conv");
 }

@@ -1,0 +1,269 @@
+/* Convolution on the GPU with cuFFT (real-to-complex and back), cuFFT opened
+ * with dlopen so the plugin loads where no CUDA toolkit is installed. Each
+ * channel takes four launches: one kernel converts the 8/16-bit samples to
+ * float, extends the border and zero-pads in one pass; the forward FFT; one
+ * kernel multiplies by the kernel's (conjugated) spectrum and scales; the
+ * inverse FFT; one kernel rescales (renormalize), adds the bias, rounds,
+ * clamps and writes the samples. The kernel's spectrum stays on the device. */
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include "fv_conv_cuda.h"
+#include "../common/fv_cuda_check.cuh"
+
+namespace {
+
+typedef int cufftHandle_t;
+typedef struct { float x, y; } cplx;
+enum { CUFFT_R2C_ = 0x2a, CUFFT_C2R_ = 0x2c };
+struct CufftApi {
+  int (*plan2d) (cufftHandle_t *, int, int, int);
+  int (*r2c) (cufftHandle_t, float *, cplx *);
+  int (*c2r) (cufftHandle_t, cplx *, float *);
+  int (*set_stream) (cufftHandle_t, cudaStream_t);
+  int (*destroy) (cufftHandle_t);
+  bool ok;
+};
+
+const CufftApi *
+cufft (void)
+{
+  static CufftApi api;
+  static bool tried;
+  if (!tried) {
+    tried = true;
+    const char *names[] = { "libcufft.so.12", "libcufft.so.13", "libcufft.so" };
+    void *h = nullptr;
+    for (const char *n : names)
+      if ((h = dlopen (n, RTLD_NOW)))
+        break;
+    if (h) {
+      api.plan2d = (int (*) (cufftHandle_t *, int, int, int)) dlsym (h, "cufftPlan2d");
+      api.r2c = (int (*) (cufftHandle_t, float *, cplx *)) dlsym (h, "cufftExecR2C");
+      api.c2r = (int (*) (cufftHandle_t, cplx *, float *)) dlsym (h, "cufftExecC2R");
+      api.set_stream = (int (*) (cufftHandle_t, cudaStream_t)) dlsym (h, "cufftSetStream");
+      api.destroy = (int (*) (cufftHandle_t)) dlsym (h, "cufftDestroy");
+      api.ok = api.plan2d && api.r2c && api.c2r && api.set_stream && api.destroy;
+    }
+  }
+  return api.ok ? &api : nullptr;
+}
+
+struct ConvCuda {
+  fv::PlanStream ps;
+  int pw, ph;
+  cufftHandle_t fwd, inv;
+  bool have_fwd, have_inv;
+  float *buf, *scale;
+  cplx *spec, *kspec;
+  float uniform;
+  char *d_src, *d_dst;
+  size_t pitch;
+};
+
+__device__ __forceinline__ int
+ext_index (int j, int n, int border)
+{
+  if (j >= 0 && j < n)
+    return j;
+  switch (border) {
+    case FV_CONV_REPLICATE: return j < 0 ? 0 : n - 1;
+    case FV_CONV_MIRROR: {
+      if (n == 1)
+        return 0;
+      long t = 2L * n - 2, m = j % t;
+      if (m < 0)
+        m += t;
+      return (int) (m < n ? m : t - m);
+    }
+    case FV_CONV_WRAP: { int m = j % n; return m < 0 ? m + n : m; }
+    default: return -1;
+  }
+}
+
+struct Geo {
+  int w, h, channels, channel, kw, kh, pw, ph, border;
+};
+
+template <typename TIN>
+__global__ void
+extend (const char *src, size_t stride, Geo g, float *buf)
+{
+  const int u = blockIdx.x * blockDim.x + threadIdx.x, v = blockIdx.y * blockDim.y + threadIdx.y;
+  if (u >= g.pw || v >= g.ph)
+    return;
+  float val = 0.0f;
+  if (u < g.w + g.kw - 1 && v < g.h + g.kh - 1) {
+    const int sx = ext_index (u - g.kw / 2, g.w, g.border), sy = ext_index (v - g.kh / 2, g.h, g.border);
+    if (sx >= 0 && sy >= 0)
+      val = ((const TIN *) (src + (size_t) sy * stride))[(size_t) sx * g.channels + g.channel];
+  }
+  buf[(size_t) v * g.pw + u] = val;
+}
+
+__global__ void
+multiply (cplx *spec, const cplx *k, size_t n, float norm)
+{
+  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  const cplx a = spec[i], b = k[i];
+  spec[i].x = (a.x * b.x - a.y * b.y) * norm;
+  spec[i].y = (a.x * b.y + a.y * b.x) * norm;
+}
+
+template <typename TIN>
+__global__ void
+finish (const float *buf, Geo g, const float *scale, float uniform, float bias, float maxv,
+    char *dst, size_t stride)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.w || y >= g.h)
+    return;
+  float v = buf[(size_t) y * g.pw + x] * (scale ? scale[(size_t) y * g.w + x] : uniform) + bias;
+  v = fminf (fmaxf (v, 0.0f), maxv);
+  ((TIN *) (dst + (size_t) y * stride))[(size_t) x * g.channels + g.channel] = (TIN) (v + 0.5f);
+}
+
+__global__ void
+conjugate (cplx *k, size_t n)
+{
+  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    k[i].y = -k[i].y;
+}
+
+}  // namespace
+
+#define CUFFT_TRY(call)                                                         \
+  do {                                                                          \
+    int r_ = (call);                                                            \
+    if (r_ != 0) {                                                              \
+      fv_set_last_error ("%s failed: cuFFT error %d", #call, r_);              \
+      return FV_ERR_CUDA;                                                       \
+    }                                                                           \
+  } while (0)
+
+extern "C" fv_status
+fv_conv_cuda_init (void **out, const fv_conv_params *p, int pw, int ph, const float *scale,
+    float uniform_scale, int device, void *stream)
+{
+  const CufftApi *api = cufft ();
+  if (!api) {
+    fv_set_last_error ("cuFFT (libcufft) is not installed");
+    return FV_ERR_NO_CUDA;
+  }
+  ConvCuda *c = (ConvCuda *) calloc (1, sizeof (ConvCuda));
+  if (!c)
+    return FV_ERR_NOMEM;
+  *out = c;
+  c->pw = pw;
+  c->ph = ph;
+  c->uniform = uniform_scale;
+  FV_CUDA_TRY (c->ps.open (device, stream));
+  const size_t nr = (size_t) pw * ph, nc = (size_t) (pw / 2 + 1) * ph;
+  FV_CUDA_TRY (cudaMalloc (&c->buf, sizeof (float) * nr));
+  FV_CUDA_TRY (cudaMalloc (&c->spec, sizeof (cplx) * nc));
+  FV_CUDA_TRY (cudaMalloc (&c->kspec, sizeof (cplx) * nc));
+  const size_t row = (size_t) p->width * p->channels * p->sample;
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_src, &c->pitch, row, p->height));
+  size_t pitch2;
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_dst, &pitch2, row, p->height));
+  if (scale) {
+    FV_CUDA_TRY (cudaMalloc (&c->scale, sizeof (float) * p->width * p->height));
+    FV_CUDA_TRY (cudaMemcpy (c->scale, scale, sizeof (float) * p->width * p->height,
+        cudaMemcpyHostToDevice));
+  }
+  CUFFT_TRY (api->plan2d (&c->fwd, ph, pw, CUFFT_R2C_));
+  c->have_fwd = true;
+  CUFFT_TRY (api->plan2d (&c->inv, ph, pw, CUFFT_C2R_));
+  c->have_inv = true;
+  CUFFT_TRY (api->set_stream (c->fwd, c->ps.stream));
+  CUFFT_TRY (api->set_stream (c->inv, c->ps.stream));
+  /* the kernel's spectrum, once */
+  FV_CUDA_TRY (cudaMemsetAsync (c->buf, 0, sizeof (float) * nr, c->ps.stream));
+  FV_CUDA_TRY (cudaMemcpy2DAsync (c->buf, sizeof (float) * pw, p->kernel,
+      sizeof (float) * p->kernel_width, sizeof (float) * p->kernel_width, p->kernel_height,
+      cudaMemcpyHostToDevice, c->ps.stream));
+  CUFFT_TRY (api->r2c (c->fwd, c->buf, c->kspec));
+  conjugate<<<(unsigned) ((nc + 255) / 256), 256, 0, c->ps.stream>>> (c->kspec, nc);
+  FV_CUDA_TRY (cudaGetLastError ());
+  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
+    const fv_image *dst)
+{
+  ConvCuda *c = (ConvCuda *) cuda;
+  const CufftApi *api = cufft ();
+  cudaStream_t st = c->ps.stream;
+  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  const size_t row = fv_image_row_bytes (src);
+  const char *s = (const char *) src->data;
+  size_t sstride = src->stride;
+  if (src->mem == FV_MEM_HOST) {
+    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->pitch, src->data, src->stride, row, p->height,
+        cudaMemcpyHostToDevice, st));
+    s = c->d_src;
+    sstride = c->pitch;
+  }
+  char *d = dst->mem == FV_MEM_HOST ? c->d_dst : (char *) dst->data;
+  size_t dstride = dst->mem == FV_MEM_HOST ? c->pitch : dst->stride;
+  if (p->channel_mask != (1u << p->channels) - 1)
+    FV_CUDA_TRY (cudaMemcpy2DAsync (d, dstride, s, sstride, row, p->height,
+        cudaMemcpyDeviceToDevice, st));
+  const size_t nc = (size_t) (c->pw / 2 + 1) * c->ph;
+  const float norm = 1.0f / ((float) c->pw * (float) c->ph);
+  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
+  dim3 blk (32, 8), gpad ((c->pw + 31) / 32, (c->ph + 7) / 8), gout ((p->width + 31) / 32,
+      (p->height + 7) / 8);
+  for (int ch = 0; ch < p->channels; ch++) {
+    if (!(p->channel_mask & (1u << ch)))
+      continue;
+    Geo g = { p->width, p->height, p->channels, ch, p->kernel_width, p->kernel_height, c->pw,
+      c->ph, (int) p->border };
+    if (p->sample == FV_U8)
+      extend<uint8_t><<<gpad, blk, 0, st>>> (s, sstride, g, c->buf);
+    else
+      extend<uint16_t><<<gpad, blk, 0, st>>> (s, sstride, g, c->buf);
+    CUFFT_TRY (api->r2c (c->fwd, c->buf, c->spec));
+    multiply<<<(unsigned) ((nc + 255) / 256), 256, 0, st>>> (c->spec, c->kspec, nc, norm);
+    CUFFT_TRY (api->c2r (c->inv, c->spec, c->buf));
+    if (p->sample == FV_U8)
+      finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, (float) p->bias,
+          maxv, d, dstride);
+    else
+      finish<uint16_t><<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, (float) p->bias,
+          maxv, d, dstride);
+  }
+  FV_CUDA_TRY (cudaGetLastError ());
+  if (dst->mem == FV_MEM_HOST)
+    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->pitch, row, p->height,
+        cudaMemcpyDeviceToHost, st));
+  FV_CUDA_TRY (cudaStreamSynchronize (st));
+  return FV_OK;
+}
+
+extern "C" void
+fv_conv_cuda_free (void *cuda)
+{
+  ConvCuda *c = (ConvCuda *) cuda;
+  if (!c)
+    return;
+  const CufftApi *api = cufft ();
+  cudaSetDevice (c->ps.device);
+  if (api && c->have_fwd)
+    api->destroy (c->fwd);
+  if (api && c->have_inv)
+    api->destroy (c->inv);
+  cudaFree (c->buf);
+  cudaFree (c->scale);
+  cudaFree (c->spec);
+  cudaFree (c->kspec);
+  cudaFree (c->d_src);
+  cudaFree (c->d_dst);
+  c->ps.close ();
+  free (c);
+}

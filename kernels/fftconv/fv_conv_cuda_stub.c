@@ -1,0 +1,19 @@
+/* Builds without CUDA: no GPU convolution. */
+#include "fv_conv_cuda.h"
+
+fv_status
+fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int pw, int ph, const float *scale,
+    float uniform_scale, int device, void *stream)
+{
+  *cuda = NULL;
+  fv_set_last_error ("fastvision was built without CUDA");
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *s, const fv_image *d)
+{
+  return FV_ERR_NO_CUDA;
+}
+
+void fv_conv_cuda_free (void *cuda) { }
