@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fvkernelfile.h"
@@ -186,4 +187,67 @@ fv_kernel_load (const gchar *path, FvKernel *out, GError **error)
     ok = load_text (path, data, out, error);
   g_free (data);
   return ok;
+}
+
+void
+fv_kernel_grid_clear (FvKernelGrid *g)
+{
+  for (gint i = 0; g->kernels && i < g->cols * g->rows; i++)
+    fv_kernel_clear (&g->kernels[i]);
+  g_free (g->kernels);
+  memset (g, 0, sizeof *g);
+}
+
+gboolean
+fv_kernel_grid_load (const gchar *path, FvKernelGrid *out, GError **error)
+{
+  gchar *data = NULL, *dir = NULL, **tok = NULL;
+  memset (out, 0, sizeof *out);
+  if (!g_file_get_contents (path, &data, NULL, error))
+    return FALSE;
+  dir = g_path_get_dirname (path);
+  gchar *nl = strchr (data, '\n');
+  gchar *rest = nl ? nl + 1 : data + strlen (data);
+  if (nl)
+    *nl = '\0';
+  gint cols, rows;
+  gchar extra;
+  if (sscanf (data, "%d %d %c", &cols, &rows, &extra) != 2)
+    FAIL (1, "the first line must be \"COLS ROWS\"");
+  if (cols < 1 || rows < 1 || cols > 64 || rows > 64)
+    FAIL (1, "grid %dx%d out of range 1..64", cols, rows);
+  tok = g_strsplit_set (g_strstrip (rest), " \t\r\n", -1);
+  GPtrArray *names = g_ptr_array_new ();
+  for (gint i = 0; tok[i]; i++)
+    if (*tok[i])
+      g_ptr_array_add (names, tok[i]);
+  if ((gint) names->len != cols * rows) {
+    gint n = names->len;
+    g_ptr_array_free (names, TRUE);
+    FAIL (0, "%d kernel paths for a %dx%d grid (%d needed)", n, cols, rows, cols * rows);
+  }
+  out->cols = cols;
+  out->rows = rows;
+  out->kernels = g_new0 (FvKernel, cols * rows);
+  for (gint i = 0; i < cols * rows; i++) {
+    const gchar *name = g_ptr_array_index (names, i);
+    gchar *kp = g_path_is_absolute (name) ? g_strdup (name) : g_build_filename (dir, name, NULL);
+    gboolean ok = fv_kernel_load (kp, &out->kernels[i], error);
+    g_free (kp);
+    if (!ok) {
+      g_ptr_array_free (names, TRUE);
+      goto fail;
+    }
+  }
+  g_ptr_array_free (names, TRUE);
+  g_strfreev (tok);
+  g_free (dir);
+  g_free (data);
+  return TRUE;
+fail:
+  fv_kernel_grid_clear (out);
+  g_strfreev (tok);
+  g_free (dir);
+  g_free (data);
+  return FALSE;
 }

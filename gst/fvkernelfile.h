@@ -23,3 +23,18 @@ void fv_kernel_clear (FvKernel *k);
 
 G_END_DECLS
 #endif
+
+G_BEGIN_DECLS
+
+/* A grid of kernels: first line "COLS ROWS", then COLS*ROWS kernel file
+ * paths in row order (any whitespace between them), relative to the grid
+ * file's folder. */
+typedef struct {
+  gint cols, rows;
+  FvKernel *kernels;   /* rows * cols */
+} FvKernelGrid;
+
+gboolean fv_kernel_grid_load (const gchar *path, FvKernelGrid *out, GError **error);
+void fv_kernel_grid_clear (FvKernelGrid *g);
+
+G_END_DECLS

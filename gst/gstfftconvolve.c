@@ -35,6 +35,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_fft_convolve_debug);
 enum {
   PROP_0,
   PROP_KERNEL,
+  PROP_KERNEL_GRID,
   PROP_SIGMA,
   PROP_NORMALIZE,
   PROP_BIAS,
@@ -94,20 +95,31 @@ wisdom_path (void)
   return g_build_filename (g_get_user_cache_dir (), "fastvision", "fftw-wisdom", NULL);
 }
 
-/* The kernel the settings ask for; FALSE with *error on a bad file. */
+/* The kernels the settings ask for: a grid when kernel-grid is set (one
+ * kernel otherwise, in a 1x1 grid); FALSE with *error on a bad file. */
 static gboolean
-load_kernel (GstFftConvolve *self, FvKernel *k, GError **error)
+load_kernels (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, GError **error)
 {
   GST_OBJECT_LOCK (self);
-  gchar *path = g_strdup (self->kernel_path);
+  gchar *path = g_strdup (self->kernel_path), *grid = g_strdup (self->grid_path);
   gdouble sigma = self->sigma;
   GST_OBJECT_UNLOCK (self);
   gboolean ok = TRUE;
-  if (path)
-    ok = fv_kernel_load (path, k, error);
-  else
-    fv_kernel_gaussian (sigma, k);
+  *is_grid = grid != NULL;
+  if (grid) {
+    ok = fv_kernel_grid_load (grid, g, error);
+  } else {
+    g->cols = g->rows = 1;
+    g->kernels = g_new0 (FvKernel, 1);
+    if (path)
+      ok = fv_kernel_load (path, &g->kernels[0], error);
+    else
+      fv_kernel_gaussian (sigma, &g->kernels[0]);
+    if (!ok)
+      fv_kernel_grid_clear (g);
+  }
   g_free (path);
+  g_free (grid);
   return ok;
 }
 
@@ -116,47 +128,50 @@ free_plans (GstFftConvolve *self)
 {
   for (gint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
     fv_conv_plan_destroy (self->plans[p]);
+    fv_conv_grid_destroy (self->grids[p]);
     self->plans[p] = NULL;
+    self->grids[p] = NULL;
   }
 }
 
 static void
 gst_fft_convolve_release (GstFvFilter *filter)
 {
-  GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
-  free_plans (self);
-  fv_kernel_clear (&self->kernel);
+  free_plans (GST_FFT_CONVOLVE (filter));
 }
 
 static gboolean
 gst_fft_convolve_validate (GstFvFilter *filter)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
-  FvKernel k;
+  FvKernelGrid g;
+  gboolean is_grid;
   GError *err = NULL;
-  if (!load_kernel (self, &k, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot use the kernel file: %s", err->message),
-        (NULL));
+  if (!load_kernels (self, &g, &is_grid, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot use the kernel%s file: %s",
+            is_grid ? " grid" : "", err->message), (NULL));
     g_error_free (err);
     return FALSE;
   }
-  double sum = 0, mag = 0;
-  for (gint i = 0; i < k.width * k.height; i++) {
-    sum += k.taps[i];
-    mag += fabs (k.taps[i]);
-  }
   GST_OBJECT_LOCK (self);
   gboolean normalize = self->normalize;
-  gchar *path = g_strdup (self->kernel_path ? self->kernel_path : "the Gaussian");
   GST_OBJECT_UNLOCK (self);
-  fv_kernel_clear (&k);
-  if (normalize && fabs (sum) <= 1e-9 * mag) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use the kernel file: %s: the kernel "
-            "sums to zero and cannot be normalized (set normalize=false).", path), (NULL));
-    g_free (path);
-    return FALSE;
+  for (gint c = 0; normalize && c < g.cols * g.rows; c++) {
+    const FvKernel *k = &g.kernels[c];
+    double sum = 0, mag = 0;
+    for (gint i = 0; i < k->width * k->height; i++) {
+      sum += k->taps[i];
+      mag += fabs (k->taps[i]);
+    }
+    if (fabs (sum) <= 1e-9 * mag) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use the kernel file: kernel %d of "
+              "%d sums to zero and cannot be normalized (set normalize=false).", c + 1,
+              g.cols * g.rows), (NULL));
+      fv_kernel_grid_clear (&g);
+      return FALSE;
+    }
   }
-  g_free (path);
+  fv_kernel_grid_clear (&g);
   return TRUE;
 }
 
@@ -164,10 +179,12 @@ static gboolean
 gst_fft_convolve_rebuild (GstFvFilter *filter)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
-  FvKernel k;
+  const FvDevice *dev = gst_fv_filter_device (filter);
+  FvKernelGrid g;
+  gboolean is_grid;
   GError *err = NULL;
-  gboolean had_plans = self->plans[0] != NULL;
-  if (!load_kernel (self, &k, &err)) {
+  gboolean had_plans = self->plans[0] || self->grids[0];
+  if (!load_kernels (self, &g, &is_grid, &err)) {
     if (had_plans) {   /* changed while playing: keep going with the old kernel */
       GST_ELEMENT_WARNING (self, RESOURCE, READ, ("Keeping the previous kernel: %s",
               err->message), (NULL));
@@ -188,49 +205,62 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   GST_OBJECT_UNLOCK (self);
   cp.threads = gst_fv_filter_threads (filter);
   cp.measure = TRUE;
-  cp.kernel = k.taps;
-  cp.kernel_width = k.width;
-  cp.kernel_height = k.height;
 
+  const gint n = g.cols * g.rows;
+  const float **taps = g_new (const float *, n);
+  gint *kw = g_new (gint, n), *kh = g_new (gint, n);
+  for (gint c = 0; c < n; c++) {
+    taps[c] = g.kernels[c].taps;
+    kw[c] = g.kernels[c].width;
+    kh[c] = g.kernels[c].height;
+  }
   fv_conv_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
+  fv_conv_grid *grids[GST_VIDEO_MAX_PLANES] = { NULL };
   gchar *wisdom = wisdom_path ();
   fv_conv_wisdom_load (wisdom);
-  for (gint p = 0; p < self->n_conv_planes; p++) {
+  fv_status st = FV_OK;
+  for (gint p = 0; p < self->n_conv_planes && st == FV_OK; p++) {
     const FvPlaneDesc *d = &self->layout.plane[p];
     cp.width = d->width;
     cp.height = d->height;
     cp.channels = d->channels;
     cp.channel_mask = d->channel_mask;
     cp.sample = d->sample;
-    const FvDevice *dev = gst_fv_filter_device (filter);
-    if (fv_conv_plan_create (&plans[p], &cp, dev->active, dev->stream_device, dev->stream)
-        != FV_OK) {
-      const gchar *why = fv_last_error ();
-      for (gint q = 0; q < p; q++)
-        fv_conv_plan_destroy (plans[q]);
-      if (had_plans) {
-        GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: %s.",
-                why), (NULL));
-        fv_kernel_clear (&k);
-        g_free (wisdom);
-        return TRUE;
-      }
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use this kernel: %s.", why), (NULL));
-      fv_kernel_clear (&k);
-      g_free (wisdom);
-      return FALSE;
+    cp.kernel = taps[0];
+    cp.kernel_width = kw[0];
+    cp.kernel_height = kh[0];
+    if (is_grid)   /* grids run on the CPU for now */
+      st = fv_conv_grid_create (&grids[p], &cp, g.cols, g.rows, taps, kw, kh);
+    else
+      st = fv_conv_plan_create (&plans[p], &cp, dev->active, dev->stream_device, dev->stream);
+  }
+  g_free (taps);
+  g_free (kw);
+  g_free (kh);
+  fv_kernel_grid_clear (&g);
+  if (st != FV_OK) {
+    const gchar *why = fv_last_error ();
+    for (gint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+      fv_conv_plan_destroy (plans[p]);
+      fv_conv_grid_destroy (grids[p]);
     }
-    GST_DEBUG_OBJECT (self, "plane %d: %dx%d kernel by %s", p, k.width, k.height,
-        fv_conv_plan_method (plans[p]) == FV_CONV_FFT ? "FFT" : "direct summation");
+    g_free (wisdom);
+    if (had_plans) {
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: %s.", why),
+          (NULL));
+      return TRUE;
+    }
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use this kernel: %s.", why), (NULL));
+    return FALSE;
   }
   gchar *dir = g_path_get_dirname (wisdom);
   if (g_mkdir_with_parents (dir, 0700) == 0)
     fv_conv_wisdom_save (wisdom);
   g_free (dir);
   g_free (wisdom);
-  gst_fft_convolve_release (filter);
+  free_plans (self);
   memcpy (self->plans, plans, sizeof plans);
-  self->kernel = k;
+  memcpy (self->grids, grids, sizeof grids);
   return TRUE;
 }
 
@@ -246,6 +276,12 @@ gst_fft_convolve_set_property (GObject *object, guint prop_id, const GValue *val
       self->kernel_path = g_value_dup_string (value);
       if (self->kernel_path && !*self->kernel_path)
         g_clear_pointer (&self->kernel_path, g_free);
+      break;
+    case PROP_KERNEL_GRID:
+      g_free (self->grid_path);
+      self->grid_path = g_value_dup_string (value);
+      if (self->grid_path && !*self->grid_path)
+        g_clear_pointer (&self->grid_path, g_free);
       break;
     case PROP_SIGMA: self->sigma = g_value_get_double (value); break;
     case PROP_NORMALIZE: self->normalize = g_value_get_boolean (value); break;
@@ -269,6 +305,7 @@ gst_fft_convolve_get_property (GObject *object, guint prop_id, GValue *value,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL: g_value_set_string (value, self->kernel_path); break;
+    case PROP_KERNEL_GRID: g_value_set_string (value, self->grid_path); break;
     case PROP_SIGMA: g_value_set_double (value, self->sigma); break;
     case PROP_NORMALIZE: g_value_set_boolean (value, self->normalize); break;
     case PROP_BIAS: g_value_set_double (value, self->bias); break;
@@ -309,7 +346,8 @@ gst_fft_convolve_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame 
     }
     fv_image src = fv_plane_image (&self->layout, in, p);
     fv_image dst = fv_plane_image (&self->layout, out, p);
-    fv_status st = fv_conv_execute (self->plans[p], &src, &dst);
+    fv_status st = self->grids[p] ? fv_conv_grid_execute (self->grids[p], &src, &dst)
+        : fv_conv_execute (self->plans[p], &src, &dst);
     if (st != FV_OK) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Convolution failed: %s.",
               fv_status_string (st)), ("%s", fv_last_error ()));
@@ -323,6 +361,7 @@ static void
 gst_fft_convolve_finalize (GObject *object)
 {
   g_free (GST_FFT_CONVOLVE (object)->kernel_path);
+  g_free (GST_FFT_CONVOLVE (object)->grid_path);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -345,6 +384,11 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
       g_param_spec_string ("kernel", "Kernel file", "Path of a kernel: a text matrix "
           "(rows of numbers, spaces or commas, # comments), a PGM or a PFM image; "
           "unset: a Gaussian of gaussian-sigma", NULL, rw));
+  g_object_class_install_property (gobject_class, PROP_KERNEL_GRID,
+      g_param_spec_string ("kernel-grid", "Kernel grid", "Path of a grid file for kernels "
+          "that vary across the frame: first line COLS ROWS, then COLS*ROWS kernel paths in "
+          "row order (relative to the grid file); each pixel blends the four nearest "
+          "kernels bilinearly. Overrides kernel. Computed on the CPU", NULL, rw));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("gaussian-sigma", "Gaussian sigma", "Without a kernel file: "
           "a Gaussian of this sigma, side 2*ceil(3 sigma)+1", 0.1, 300.0, 2.0, rw));

@@ -15,7 +15,7 @@ struct _GstFftConvolve {
   GstFvFilter parent;
 
   /* properties, under the object lock */
-  gchar *kernel_path;
+  gchar *kernel_path, *grid_path;
   gdouble sigma, bias;
   gboolean normalize;
   fv_conv_border border;
@@ -25,7 +25,7 @@ struct _GstFftConvolve {
   FvPlaneLayout layout;
   gint n_conv_planes;          /* planes convolved: all, or luma only */
   fv_conv_plan *plans[GST_VIDEO_MAX_PLANES];
-  FvKernel kernel;             /* the kernel in use */
+  fv_conv_grid *grids[GST_VIDEO_MAX_PLANES];   /* with kernel-grid, instead of plans */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (fftconvolve);

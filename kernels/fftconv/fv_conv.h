@@ -43,6 +43,9 @@ typedef struct {
   fv_conv_method method;
   int threads;                 /* 0 = all cores */
   int measure;                 /* plan FFTs with FFTW_MEASURE (slow once, fast after) */
+  /* optional window of the frame to compute (width 0: the whole frame);
+   * pixels around it are read from the frame, extended at its borders */
+  int roi_x, roi_y, roi_width, roi_height;
 } fv_conv_params;
 
 typedef struct fv_conv_plan fv_conv_plan;
@@ -52,8 +55,30 @@ fv_status fv_conv_plan_create (fv_conv_plan **plan, const fv_conv_params *params
 fv_status fv_conv_execute (fv_conv_plan *plan, const fv_image *src, const fv_image *dst);
 void fv_conv_plan_destroy (fv_conv_plan *plan);
 
+/* The unrounded result s(x,y) * sum(...) of channel `channel` over the
+ * plan's window, into out (window width floats a row, out_stride floats
+ * apart), without bias; for blending several kernels. CPU plans only. */
+fv_status fv_conv_execute_float (fv_conv_plan *plan, const fv_image *src, int channel,
+    float *out, size_t out_stride);
+
 /* The method a plan uses (what FV_CONV_AUTO chose). */
 fv_conv_method fv_conv_plan_method (const fv_conv_plan *plan);
+
+/* Spatially varying kernels: a cols x rows grid of kernels, kernel (i, j)
+ * belonging to the centre of cell (i, j) of the grid laid over the frame;
+ * each output pixel is the bilinear blend of the four nearest kernels'
+ * results (weights summing to 1), each kernel computed only over the window
+ * where its weight is not zero. base gives everything but the kernel;
+ * kernels[j * cols + i] has kw[..] x kh[..] taps. CPU. */
+typedef struct fv_conv_grid fv_conv_grid;
+
+fv_status fv_conv_grid_create (fv_conv_grid **grid, const fv_conv_params *base, int cols,
+    int rows, const float *const *kernels, const int *kw, const int *kh);
+fv_status fv_conv_grid_execute (fv_conv_grid *grid, const fv_image *src, const fv_image *dst);
+void fv_conv_grid_destroy (fv_conv_grid *grid);
+
+/* Weight of cell i of n along an axis of `size` pixels at pixel x. */
+float fv_conv_grid_weight (int x, int size, int n, int i);
 
 /* Smallest 2^a 3^b 5^c 7^d >= n. */
 int fv_conv_fast_size (int n);

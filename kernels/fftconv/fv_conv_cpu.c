@@ -21,7 +21,8 @@ struct fv_conv_plan {
   double ksum, kabs;
   fv_conv_method method;
   int nthreads;
-  int ew, eh;                  /* extended image: W + kw - 1 by H + kh - 1 */
+  int rx, ry, ow, oh;          /* the window computed (the whole frame by default) */
+  int ew, eh;                  /* extended window: ow + kw - 1 by oh + kh - 1 */
   int pw, ph;                  /* FFT size */
   float *buf;                  /* pw x ph real (FFT) or ew x eh (direct) */
   fftwf_complex *spec, *kspec; /* image spectrum, kernel spectrum (conjugated) */
@@ -86,10 +87,10 @@ extend (const fv_conv_plan *pl, const fv_image *src, int c, float *buf, int bstr
   const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
   int *xmap = malloc (sizeof (int) * pl->ew);
   for (int u = 0; u < pl->ew; u++)
-    xmap[u] = ext_index ((long) u - cx, p->width, p->border);
+    xmap[u] = ext_index ((long) pl->rx + u - cx, p->width, p->border);
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
   for (int v = 0; v < pl->eh; v++) {
-    int sy = ext_index ((long) v - cy, p->height, p->border);
+    int sy = ext_index ((long) pl->ry + v - cy, p->height, p->border);
     float *o = buf + (size_t) v * bstride;
     if (sy < 0) {
       memset (o, 0, sizeof (float) * pl->ew);
@@ -114,7 +115,7 @@ __attribute__ ((target_clones ("avx2", "default")))
 static void
 direct (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
 {
-  const int W = pl->p.width, H = pl->p.height, kw = pl->p.kernel_width, kh = pl->p.kernel_height;
+  const int W = pl->ow, H = pl->oh, kw = pl->p.kernel_width, kh = pl->p.kernel_height;
 #pragma omp parallel for num_threads(pl->nthreads) schedule(dynamic, 4)
   for (int y = 0; y < H; y++) {
     float *o = out + (size_t) y * W;
@@ -137,7 +138,7 @@ direct (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
 static void
 by_fft (const fv_conv_plan *pl, float *buf, float *out)
 {
-  const int W = pl->p.width, H = pl->p.height, cw = pl->pw / 2 + 1;
+  const int W = pl->ow, H = pl->oh, cw = pl->pw / 2 + 1;
   fftwf_execute_dft_r2c (pl->fwd, buf, pl->spec);
   const float norm = 1.0f / ((float) pl->pw * (float) pl->ph);
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
@@ -212,7 +213,10 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
       || p->kernel_width < 1 || p->kernel_height < 1
       || p->kernel_width > FV_CONV_MAX_KERNEL || p->kernel_height > FV_CONV_MAX_KERNEL
       || (unsigned) p->border > FV_CONV_WRAP || (unsigned) p->method > FV_CONV_DIRECT
-      || p->threads < 0 || !isfinite (p->bias)) {
+      || p->threads < 0 || !isfinite (p->bias)
+      || (p->roi_width && (p->roi_width < 1 || p->roi_height < 1 || p->roi_x < 0
+          || p->roi_y < 0 || p->roi_x + p->roi_width > p->width
+          || p->roi_y + p->roi_height > p->height))) {
     fv_set_last_error ("invalid convolution parameters");
     return FV_ERR_INVALID;
   }
@@ -243,8 +247,12 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   }
   pl->p.kernel = pl->kernel;
   pl->nthreads = fv_threads_resolve (p->threads);
-  pl->ew = p->width + p->kernel_width - 1;
-  pl->eh = p->height + p->kernel_height - 1;
+  pl->rx = p->roi_width ? p->roi_x : 0;
+  pl->ry = p->roi_width ? p->roi_y : 0;
+  pl->ow = p->roi_width ? p->roi_width : p->width;
+  pl->oh = p->roi_width ? p->roi_height : p->height;
+  pl->ew = pl->ow + p->kernel_width - 1;
+  pl->eh = pl->oh + p->kernel_height - 1;
   pl->pw = fv_conv_fast_size (pl->ew);
   pl->ph = fv_conv_fast_size (pl->eh);
   pl->method = p->method;
@@ -259,7 +267,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
      * direct ~ taps per pixel; FFT ~ 7 log2(N) per padded pixel for the
      * pair of transforms and the product */
     double n = (double) pl->pw * pl->ph;
-    double fft = 7.0 * n * log2 (n), dir = (double) p->width * p->height * nk;
+    double fft = 7.0 * n * log2 (n), dir = (double) pl->ow * pl->oh * nk;
     pl->method = dir <= fft ? FV_CONV_DIRECT : FV_CONV_FFT;
   }
   fv_status st = FV_OK;
@@ -274,7 +282,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   double base = p->normalize ? 1.0 / pl->ksum : 1.0;
   pl->uniform_scale = (float) base;
   if (st == FV_OK && p->border == FV_CONV_RENORMALIZE && fabs (pl->ksum) > 1e-9 * pl->kabs) {
-    pl->scale = malloc (sizeof (float) * p->width * p->height);
+    pl->scale = malloc (sizeof (float) * pl->ow * pl->oh);
     float *inside = pl->buf;
     if (!pl->scale) {
       st = FV_ERR_NOMEM;
@@ -285,10 +293,11 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
         memset (inside, 0, sizeof (float) * pl->pw * pl->ph);
       for (int v = 0; v < pl->eh; v++)
         for (int u = 0; u < pl->ew; u++)
-          inside[(size_t) v * bstride + u] = (u - cx >= 0 && u - cx < p->width
-              && v - cy >= 0 && v - cy < p->height) ? 1.0f : 0.0f;
+          inside[(size_t) v * bstride + u] = (pl->rx + u - cx >= 0
+              && pl->rx + u - cx < p->width && pl->ry + v - cy >= 0
+              && pl->ry + v - cy < p->height) ? 1.0f : 0.0f;
       correlate (pl, inside, pl->scale);
-      for (size_t i = 0; i < (size_t) p->width * p->height; i++) {
+      for (size_t i = 0; i < (size_t) pl->ow * pl->oh; i++) {
         double w = pl->scale[i];
         /* weight inside: sum(K)/w restores the full kernel's gain; where
          * almost none of the kernel is inside, fall back to the zero border */
@@ -296,6 +305,10 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
             ? (p->normalize ? 1.0 / w : pl->ksum / w) : base);
       }
     }
+  }
+  if (st == FV_OK && backend == FV_BACKEND_CUDA && p->roi_width) {
+    fv_set_last_error ("windows are computed on the CPU only");
+    st = FV_ERR_INVALID;
   }
   if (st == FV_OK && backend == FV_BACKEND_CUDA)
     st = fv_conv_cuda_init (&pl->cuda, &pl->p, pl->pw, pl->ph, pl->scale, pl->uniform_scale,
@@ -305,6 +318,33 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     return st;
   }
   *out = pl;
+  return FV_OK;
+}
+
+fv_status
+fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float *out,
+    size_t out_stride)
+{
+  const fv_conv_params *p = &pl->p;
+  if (pl->cuda || !src || !src->data || src->width != p->width || src->height != p->height
+      || src->channels != p->channels || src->sample != p->sample || src->mem != FV_MEM_HOST
+      || channel < 0 || channel >= p->channels) {
+    fv_set_last_error ("image does not match the convolution plan");
+    return FV_ERR_INVALID;
+  }
+  float *res = malloc (sizeof (float) * pl->ow * pl->oh);
+  if (!res)
+    return FV_ERR_NOMEM;
+  int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
+  if (pl->method == FV_CONV_FFT)
+    memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
+  extend (pl, src, channel, pl->buf, bstride);
+  correlate (pl, pl->buf, res);
+  for (int y = 0; y < pl->oh; y++)
+    for (int x = 0; x < pl->ow; x++)
+      out[(size_t) y * out_stride + x] = res[(size_t) y * pl->ow + x]
+          * (pl->scale ? pl->scale[(size_t) y * pl->ow + x] : pl->uniform_scale);
+  free (res);
   return FV_OK;
 }
 
@@ -324,6 +364,10 @@ fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
       || src->sample != p->sample || dst->sample != p->sample
       || (!pl->cuda && (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST))) {
     fv_set_last_error ("images do not match the convolution plan");
+    return FV_ERR_INVALID;
+  }
+  if (p->roi_width) {
+    fv_set_last_error ("a window plan gives floats: fv_conv_execute_float");
     return FV_ERR_INVALID;
   }
   if (pl->cuda)

@@ -154,6 +154,7 @@ GST_START_TEST (test_bad_kernels)
     { "short.pgm", "P5\n4 4\n255\nab", "truncated" },
     { "missing.txt", NULL, "missing.txt" },
   };
+
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     gchar *path = cases[i].data ? write_file (cases[i].name, cases[i].data, -1)
         : g_build_filename (tmpdir, cases[i].name, NULL);
@@ -178,6 +179,52 @@ GST_START_TEST (test_bad_kernels)
     gst_object_unref (pipe);
     g_free (path);
   }
+}
+GST_END_TEST;
+
+/* kernel-grid: identical kernels give the plain convolution (within 1);
+ * a grid whose count is wrong, or that names a bad kernel, is refused. */
+GST_START_TEST (test_kernel_grid)
+{
+  gchar *k = write_file ("g1.txt", "1 2 1\n2 4 2\n1 2 1\n", -1);
+  gchar *grid = write_file ("grid.txt", "3 2\ng1.txt g1.txt g1.txt\ng1.txt g1.txt g1.txt\n", -1);
+  const float taps[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  GstVideoInfo info;
+  GstHarness *hh = harness ("GRAY8", 45, 31, &info);
+  g_object_set (hh->element, "kernel-grid", grid, NULL);
+  GstBuffer *in = random_frame (&info, 3);
+  GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  check (&info, in, out, taps, 3, 3, TRUE, 0, FV_CONV_RENORMALIZE, 1);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hh);
+  struct { const char *name, *data, *expect; } bad[] = {
+    { "count.txt", "2 2\ng1.txt g1.txt g1.txt\n", "3 kernel paths for a 2x2 grid" },
+    { "head.txt", "two 2\ng1.txt\n", "COLS ROWS" },
+    { "nokernel.txt", "1 1\nnope.txt\n", "nope.txt" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    gchar *path = write_file (bad[i].name, bad[i].data, -1);
+    GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+        "video/x-raw,format=GRAY8,width=16,height=16 ! fftconvolve name=f ! fakesink", NULL);
+    GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+    g_object_set (f, "kernel-grid", path, NULL);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+        GST_STATE_CHANGE_FAILURE);
+    GstMessage *m = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR);
+    fail_unless (m != NULL);
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    fail_unless (strstr (err->message, bad[i].expect) != NULL, "%s: %s", bad[i].name, err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (f);
+    gst_object_unref (pipe);
+    g_free (path);
+  }
+  g_free (k);
+  g_free (grid);
 }
 GST_END_TEST;
 
@@ -233,6 +280,7 @@ fftconvolve_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_kernel_files_and_formats);
   tcase_add_test (tc, test_bad_kernels);
+  tcase_add_test (tc, test_kernel_grid);
   tcase_add_test (tc, test_cuda_backend);
   return s;
 }

@@ -1,0 +1,170 @@
+/* Spatially varying convolution: a grid of kernels blended bilinearly, each
+ * kernel convolved over the window where its weight is not zero (the
+ * overlap-add scheme of Kepner's fast convolver), accumulated in floats and
+ * rounded once. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fv_conv.h"
+
+struct fv_conv_grid {
+  fv_conv_params p;
+  int cols, rows;
+  fv_conv_plan **plans;        /* one window plan per cell */
+  int *x0, *x1, *y0, *y1;      /* each cell's window */
+  float *acc, *tmp;
+};
+
+float
+fv_conv_grid_weight (int x, int size, int n, int i)
+{
+  if (n == 1)
+    return 1.0f;
+  double f = (x + 0.5) * n / size - 0.5;
+  f = f < 0 ? 0 : f > n - 1 ? n - 1 : f;
+  int i0 = (int) floor (f);
+  if (i0 > n - 2)
+    i0 = n - 2;
+  double t = f - i0;
+  return (float) (i == i0 ? 1.0 - t : i == i0 + 1 ? t : 0.0);
+}
+
+/* [*a, *b): where cell i's weight is not zero. */
+static void
+span (int size, int n, int i, int *a, int *b)
+{
+  *a = size;
+  *b = 0;
+  for (int x = 0; x < size; x++)
+    if (fv_conv_grid_weight (x, size, n, i) > 0.0f) {
+      if (x < *a)
+        *a = x;
+      *b = x + 1;
+    }
+}
+
+fv_status
+fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, int rows,
+    const float *const *kernels, const int *kw, const int *kh)
+{
+  *out = NULL;
+  if (!base || cols < 1 || rows < 1 || cols > 64 || rows > 64 || !kernels) {
+    fv_set_last_error ("invalid kernel grid");
+    return FV_ERR_INVALID;
+  }
+  fv_conv_grid *g = calloc (1, sizeof *g);
+  if (!g)
+    return FV_ERR_NOMEM;
+  g->p = *base;
+  g->cols = cols;
+  g->rows = rows;
+  int n = cols * rows;
+  g->plans = calloc (n, sizeof *g->plans);
+  g->x0 = malloc (sizeof (int) * n);
+  g->x1 = malloc (sizeof (int) * n);
+  g->y0 = malloc (sizeof (int) * n);
+  g->y1 = malloc (sizeof (int) * n);
+  g->acc = malloc (sizeof (float) * base->width * base->height);
+  g->tmp = malloc (sizeof (float) * base->width * base->height);
+  if (!g->plans || !g->x0 || !g->x1 || !g->y0 || !g->y1 || !g->acc || !g->tmp) {
+    fv_conv_grid_destroy (g);
+    return FV_ERR_NOMEM;
+  }
+  for (int j = 0; j < rows; j++)
+    for (int i = 0; i < cols; i++) {
+      int c = j * cols + i;
+      span (base->width, cols, i, &g->x0[c], &g->x1[c]);
+      span (base->height, rows, j, &g->y0[c], &g->y1[c]);
+      if (g->x1[c] <= g->x0[c] || g->y1[c] <= g->y0[c])
+        continue;   /* more cells than pixels: this one never counts */
+      fv_conv_params p = *base;
+      p.kernel = kernels[c];
+      p.kernel_width = kw[c];
+      p.kernel_height = kh[c];
+      p.bias = 0;
+      p.roi_x = g->x0[c];
+      p.roi_y = g->y0[c];
+      p.roi_width = g->x1[c] - g->x0[c];
+      p.roi_height = g->y1[c] - g->y0[c];
+      fv_status st = fv_conv_plan_create (&g->plans[c], &p, FV_BACKEND_CPU, 0, NULL);
+      if (st != FV_OK) {
+        fv_conv_grid_destroy (g);
+        return st;
+      }
+    }
+  *out = g;
+  return FV_OK;
+}
+
+fv_status
+fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
+{
+  const fv_conv_params *p = &g->p;
+  const int W = p->width, H = p->height, C = p->channels;
+  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
+  if (!src || !dst || src->width != W || src->height != H || dst->width != W
+      || dst->height != H || src->channels != C || dst->channels != C
+      || src->sample != p->sample || dst->sample != p->sample) {
+    fv_set_last_error ("images do not match the kernel grid");
+    return FV_ERR_INVALID;
+  }
+  for (int c = 0; c < C; c++) {
+    for (int y = 0; y < H; y++) {
+      const char *s = (const char *) src->data + (size_t) y * src->stride;
+      char *d = (char *) dst->data + (size_t) y * dst->stride;
+      if (!(p->channel_mask & (1u << c)))
+        for (int x = 0; x < W; x++)
+          memcpy (d + ((size_t) x * C + c) * p->sample, s + ((size_t) x * C + c) * p->sample,
+              p->sample);
+    }
+    if (!(p->channel_mask & (1u << c)))
+      continue;
+    memset (g->acc, 0, sizeof (float) * W * H);
+    for (int k = 0; k < g->cols * g->rows; k++) {
+      if (!g->plans[k])
+        continue;
+      const int i = k % g->cols, j = k / g->cols, ww = g->x1[k] - g->x0[k];
+      fv_status st = fv_conv_execute_float (g->plans[k], src, c, g->tmp, ww);
+      if (st != FV_OK)
+        return st;
+      for (int y = g->y0[k]; y < g->y1[k]; y++) {
+        const float wy = fv_conv_grid_weight (y, H, g->rows, j);
+        const float *t = g->tmp + (size_t) (y - g->y0[k]) * ww;
+        float *a = g->acc + (size_t) y * W;
+        for (int x = g->x0[k]; x < g->x1[k]; x++)
+          a[x] += wy * fv_conv_grid_weight (x, W, g->cols, i) * t[x - g->x0[k]];
+      }
+    }
+    for (int y = 0; y < H; y++) {
+      char *d = (char *) dst->data + (size_t) y * dst->stride;
+      for (int x = 0; x < W; x++) {
+        float v = g->acc[(size_t) y * W + x] + bias;
+        v = v < 0.0f ? 0.0f : v > maxv ? maxv : v;
+        size_t i = (size_t) x * C + c;
+        if (p->sample == FV_U8)
+          ((uint8_t *) d)[i] = (uint8_t) (v + 0.5f);
+        else
+          ((uint16_t *) d)[i] = (uint16_t) (v + 0.5f);
+      }
+    }
+  }
+  return FV_OK;
+}
+
+void
+fv_conv_grid_destroy (fv_conv_grid *g)
+{
+  if (!g)
+    return;
+  if (g->plans)
+    for (int k = 0; k < g->cols * g->rows; k++)
+      fv_conv_plan_destroy (g->plans[k]);
+  free (g->plans);
+  free (g->x0);
+  free (g->x1);
+  free (g->y0);
+  free (g->y1);
+  free (g->acc);
+  free (g->tmp);
+  free (g);
+}
