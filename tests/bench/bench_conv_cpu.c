@@ -4,23 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_time.h"
 #include "fv_conv.h"
 
-static double
-now_ms (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 int
 main (int argc, char **argv)
@@ -54,7 +40,7 @@ main (int argc, char **argv)
           fv_conv_execute (plan, &A, &B);
           t[i] = now_ms () - t0;
         }
-        qsort (t, reps, sizeof (double), cmp);
+        qsort (t, reps, sizeof (double), cmp_double);
         printf ("fastvision %s k%d %s %.3f\n", sizes[si].name, k, m == FV_CONV_FFT ? "fft" : "direct",
             t[reps / 2]);
         fflush (stdout);

@@ -5,24 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_time.h"
 #include "fv_fill.h"
 #include "fill_frames.h"
 
-static double
-now_ms (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 int
 main (int argc, char **argv)
@@ -59,7 +45,7 @@ main (int argc, char **argv)
         fv_fill_execute (plan, &a, &b);
         t[i] = now_ms () - t0;
       }
-      qsort (t, reps, sizeof (double), cmp);
+      qsort (t, reps, sizeof (double), cmp_double);
       printf ("fastvision %s %s fill %.3f\n", sizes[si].name, kinds[k], t[reps / 2]);
       fflush (stdout);
       fv_fill_plan_destroy (plan);

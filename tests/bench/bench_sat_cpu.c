@@ -3,28 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_time.h"
 #include "fv_sat.h"
 #include "fv_box.h"
 
-static double
-now_ms (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 #define MEDIAN(reps, stmt) ({ double t_[64]; int n_ = (reps); stmt; \
   for (int i_ = 0; i_ < n_; i_++) { double a_ = now_ms (); stmt; t_[i_] = now_ms () - a_; } \
-  qsort (t_, n_, sizeof (double), cmp); t_[n_ / 2]; })
+  qsort (t_, n_, sizeof (double), cmp_double); t_[n_ / 2]; })
 
 int
 main (int argc, char **argv)
