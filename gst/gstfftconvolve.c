@@ -229,8 +229,9 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
     cp.kernel = taps[0];
     cp.kernel_width = kw[0];
     cp.kernel_height = kh[0];
-    if (is_grid)   /* grids run on the CPU for now */
-      st = fv_conv_grid_create (&grids[p], &cp, g.cols, g.rows, taps, kw, kh);
+    if (is_grid)
+      st = fv_conv_grid_create (&grids[p], &cp, g.cols, g.rows, taps, kw, kh, dev->active,
+          dev->stream_device, dev->stream);
     else
       st = fv_conv_plan_create (&plans[p], &cp, dev->active, dev->stream_device, dev->stream);
   }
@@ -388,7 +389,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
       g_param_spec_string ("kernel-grid", "Kernel grid", "Path of a grid file for kernels "
           "that vary across the frame: first line COLS ROWS, then COLS*ROWS kernel paths in "
           "row order (relative to the grid file); each pixel blends the four nearest "
-          "kernels bilinearly. Overrides kernel. Computed on the CPU", NULL, rw));
+          "kernels bilinearly. Overrides kernel", NULL, rw));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("gaussian-sigma", "Gaussian sigma", "Without a kernel file: "
           "a Gaussian of this sigma, side 2*ceil(3 sigma)+1", 0.1, 300.0, 2.0, rw));

@@ -69,11 +69,13 @@ fv_conv_method fv_conv_plan_method (const fv_conv_plan *plan);
  * each output pixel is the bilinear blend of the four nearest kernels'
  * results (weights summing to 1), each kernel computed only over the window
  * where its weight is not zero. base gives everything but the kernel;
- * kernels[j * cols + i] has kw[..] x kh[..] taps. CPU. */
+ * kernels[j * cols + i] has kw[..] x kh[..] taps. On the GPU the cells add
+ * into one float frame on the device and it is rounded once. */
 typedef struct fv_conv_grid fv_conv_grid;
 
 fv_status fv_conv_grid_create (fv_conv_grid **grid, const fv_conv_params *base, int cols,
-    int rows, const float *const *kernels, const int *kw, const int *kh);
+    int rows, const float *const *kernels, const int *kw, const int *kh, fv_backend backend,
+    int device, void *stream);
 fv_status fv_conv_grid_execute (fv_conv_grid *grid, const fv_image *src, const fv_image *dst);
 void fv_conv_grid_destroy (fv_conv_grid *grid);
 

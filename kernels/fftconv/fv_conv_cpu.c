@@ -306,10 +306,6 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
       }
     }
   }
-  if (st == FV_OK && backend == FV_BACKEND_CUDA && p->roi_width) {
-    fv_set_last_error ("windows are computed on the CPU only");
-    st = FV_ERR_INVALID;
-  }
   if (st == FV_OK && backend == FV_BACKEND_CUDA)
     st = fv_conv_cuda_init (&pl->cuda, &pl->p, pl->pw, pl->ph, pl->scale, pl->uniform_scale,
         device, stream);
@@ -346,6 +342,12 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
           * (pl->scale ? pl->scale[(size_t) y * pl->ow + x] : pl->uniform_scale);
   free (res);
   return FV_OK;
+}
+
+void *
+fv_conv_plan_cuda (const fv_conv_plan *pl)
+{
+  return pl->cuda;
 }
 
 fv_conv_method

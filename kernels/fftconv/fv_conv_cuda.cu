@@ -52,6 +52,8 @@ cufft (void)
 struct ConvCuda {
   fv::PlanStream ps;
   int pw, ph;
+  int rx, ry, ow, oh;   /* the window computed */
+  fv_conv_params p;     /* the plan's own (kernel size, border) */
   cufftHandle_t fwd, inv;
   bool have_fwd, have_inv;
   float *buf, *scale;
@@ -83,6 +85,7 @@ ext_index (int j, int n, int border)
 
 struct Geo {
   int w, h, channels, channel, kw, kh, pw, ph, border;
+  int rx, ry, fw, fh;   /* the window's place in the frame, and the frame's size */
 };
 
 template <typename TIN>
@@ -94,7 +97,8 @@ extend (const char *src, size_t stride, Geo g, float *buf)
     return;
   float val = 0.0f;
   if (u < g.w + g.kw - 1 && v < g.h + g.kh - 1) {
-    const int sx = ext_index (u - g.kw / 2, g.w, g.border), sy = ext_index (v - g.kh / 2, g.h, g.border);
+    const int sx = ext_index (g.rx + u - g.kw / 2, g.fw, g.border);
+    const int sy = ext_index (g.ry + v - g.kh / 2, g.fh, g.border);
     if (sx >= 0 && sy >= 0)
       val = ((const TIN *) (src + (size_t) sy * stride))[(size_t) sx * g.channels + g.channel];
   }
@@ -123,6 +127,46 @@ finish (const float *buf, Geo g, const float *scale, float uniform, float bias, 
   float v = buf[(size_t) y * g.pw + x] * (scale ? scale[(size_t) y * g.w + x] : uniform) + bias;
   v = fminf (fmaxf (v, 0.0f), maxv);
   ((TIN *) (dst + (size_t) y * stride))[(size_t) x * g.channels + g.channel] = (TIN) (v + 0.5f);
+}
+
+/* The grid's bilinear weight, as fv_conv_grid_weight computes it. */
+__device__ __forceinline__ float
+grid_weight (int x, int size, int n, int i)
+{
+  if (n == 1)
+    return 1.0f;
+  double f = (x + 0.5) * n / size - 0.5;
+  f = f < 0 ? 0 : f > n - 1 ? n - 1 : f;
+  int i0 = (int) floor (f);
+  if (i0 > n - 2)
+    i0 = n - 2;
+  double t = f - i0;
+  return (float) (i == i0 ? 1.0 - t : i == i0 + 1 ? t : 0.0);
+}
+
+/* acc (frame sized) += weight * scaled result over the window */
+__global__ void
+accumulate (const float *buf, Geo g, const float *scale, float uniform, float *acc, int cols,
+    int rows, int ci, int cj)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.w || y >= g.h)
+    return;
+  const float v = buf[(size_t) y * g.pw + x] * (scale ? scale[(size_t) y * g.w + x] : uniform);
+  const float wt = grid_weight (g.rx + x, g.fw, cols, ci) * grid_weight (g.ry + y, g.fh, rows, cj);
+  acc[(size_t) (g.ry + y) * g.fw + g.rx + x] += wt * v;
+}
+
+template <typename TIN>
+__global__ void
+round_acc (const float *acc, int w, int h, int channels, int channel, float bias, float maxv,
+    char *dst, size_t stride)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h)
+    return;
+  float v = fminf (fmaxf (acc[(size_t) y * w + x] + bias, 0.0f), maxv);
+  ((TIN *) (dst + (size_t) y * stride))[(size_t) x * channels + channel] = (TIN) (v + 0.5f);
 }
 
 __global__ void
@@ -160,6 +204,11 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int pw, int ph, const fl
   c->pw = pw;
   c->ph = ph;
   c->uniform = uniform_scale;
+  c->p = *p;
+  c->rx = p->roi_width ? p->roi_x : 0;
+  c->ry = p->roi_width ? p->roi_y : 0;
+  c->ow = p->roi_width ? p->roi_width : p->width;
+  c->oh = p->roi_width ? p->roi_height : p->height;
   FV_CUDA_TRY (c->ps.open (device, stream));
   const size_t nr = (size_t) pw * ph, nc = (size_t) (pw / 2 + 1) * ph;
   FV_CUDA_TRY (cudaMalloc (&c->buf, sizeof (float) * nr));
@@ -170,8 +219,8 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int pw, int ph, const fl
   size_t pitch2;
   FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_dst, &pitch2, row, p->height));
   if (scale) {
-    FV_CUDA_TRY (cudaMalloc (&c->scale, sizeof (float) * p->width * p->height));
-    FV_CUDA_TRY (cudaMemcpy (c->scale, scale, sizeof (float) * p->width * p->height,
+    FV_CUDA_TRY (cudaMalloc (&c->scale, sizeof (float) * c->ow * c->oh));
+    FV_CUDA_TRY (cudaMemcpy (c->scale, scale, sizeof (float) * c->ow * c->oh,
         cudaMemcpyHostToDevice));
   }
   CUFFT_TRY (api->plan2d (&c->fwd, ph, pw, CUFFT_R2C_));
@@ -223,7 +272,7 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
     if (!(p->channel_mask & (1u << ch)))
       continue;
     Geo g = { p->width, p->height, p->channels, ch, p->kernel_width, p->kernel_height, c->pw,
-      c->ph, (int) p->border };
+      c->ph, (int) p->border, 0, 0, p->width, p->height };
     if (p->sample == FV_U8)
       extend<uint8_t><<<gpad, blk, 0, st>>> (s, sstride, g, c->buf);
     else
@@ -244,6 +293,129 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
         cudaMemcpyDeviceToHost, st));
   FV_CUDA_TRY (cudaStreamSynchronize (st));
   return FV_OK;
+}
+
+extern "C" fv_status
+fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *grid_params, const void *src,
+    size_t stride, int channel, float *acc, int cols, int rows, int ci, int cj)
+{
+  ConvCuda *c = (ConvCuda *) cuda;
+  const fv_conv_params *p = &c->p;   /* this cell's kernel, not the grid's first */
+  (void) grid_params;
+  const CufftApi *api = cufft ();
+  cudaStream_t st = c->ps.stream;
+  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  const size_t nc = (size_t) (c->pw / 2 + 1) * c->ph;
+  const float norm = 1.0f / ((float) c->pw * (float) c->ph);
+  Geo g = { c->ow, c->oh, p->channels, channel, p->kernel_width, p->kernel_height, c->pw, c->ph,
+    (int) p->border, c->rx, c->ry, p->width, p->height };
+  dim3 blk (32, 8), gpad ((c->pw + 31) / 32, (c->ph + 7) / 8), gout ((c->ow + 31) / 32,
+      (c->oh + 7) / 8);
+  if (p->sample == FV_U8)
+    extend<uint8_t><<<gpad, blk, 0, st>>> ((const char *) src, stride, g, c->buf);
+  else
+    extend<uint16_t><<<gpad, blk, 0, st>>> ((const char *) src, stride, g, c->buf);
+  CUFFT_TRY (api->r2c (c->fwd, c->buf, c->spec));
+  multiply<<<(unsigned) ((nc + 255) / 256), 256, 0, st>>> (c->spec, c->kspec, nc, norm);
+  CUFFT_TRY (api->c2r (c->inv, c->spec, c->buf));
+  accumulate<<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, acc, cols, rows, ci, cj);
+  FV_CUDA_TRY (cudaGetLastError ());
+  return FV_OK;
+}
+
+/* The grid's device side: the frame, the result and the float sum. */
+struct GridCuda {
+  fv::PlanStream ps;
+  char *d_src, *d_dst;
+  size_t pitch;
+  float *acc;
+};
+
+extern "C" fv_status
+fv_conv_cuda_grid_init (void **out, const fv_conv_params *p, int device, void *stream)
+{
+  GridCuda *g = (GridCuda *) calloc (1, sizeof (GridCuda));
+  if (!g)
+    return FV_ERR_NOMEM;
+  *out = g;
+  FV_CUDA_TRY (g->ps.open (device, stream));
+  const size_t row = (size_t) p->width * p->channels * p->sample;
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &g->d_src, &g->pitch, row, p->height));
+  size_t pitch2;
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &g->d_dst, &pitch2, row, p->height));
+  FV_CUDA_TRY (cudaMalloc (&g->acc, sizeof (float) * p->width * p->height));
+  return FV_OK;
+}
+
+extern "C" void *
+fv_conv_cuda_grid_stream (void *grid)
+{
+  return (void *) ((GridCuda *) grid)->ps.stream;
+}
+
+extern "C" fv_status
+fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cells, int cols,
+    int rows, const fv_image *src, const fv_image *dst)
+{
+  GridCuda *g = (GridCuda *) grid;
+  cudaStream_t st = g->ps.stream;
+  FV_CUDA_TRY (cudaSetDevice (g->ps.device));
+  const size_t row = fv_image_row_bytes (src);
+  const char *s = (const char *) src->data;
+  size_t sstride = src->stride;
+  if (src->mem == FV_MEM_HOST) {
+    FV_CUDA_TRY (cudaMemcpy2DAsync (g->d_src, g->pitch, src->data, src->stride, row, p->height,
+        cudaMemcpyHostToDevice, st));
+    s = g->d_src;
+    sstride = g->pitch;
+  }
+  char *d = dst->mem == FV_MEM_HOST ? g->d_dst : (char *) dst->data;
+  size_t dstride = dst->mem == FV_MEM_HOST ? g->pitch : dst->stride;
+  if (p->channel_mask != (1u << p->channels) - 1)
+    FV_CUDA_TRY (cudaMemcpy2DAsync (d, dstride, s, sstride, row, p->height,
+        cudaMemcpyDeviceToDevice, st));
+  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
+  dim3 blk (32, 8), gout ((p->width + 31) / 32, (p->height + 7) / 8);
+  for (int ch = 0; ch < p->channels; ch++) {
+    if (!(p->channel_mask & (1u << ch)))
+      continue;
+    FV_CUDA_TRY (cudaMemsetAsync (g->acc, 0, sizeof (float) * p->width * p->height, st));
+    for (int k = 0; k < cols * rows; k++) {
+      if (!cells[k])
+        continue;
+      /* every cell plan shares the grid's stream, so they run in order */
+      fv_status r = fv_conv_cuda_accumulate (cells[k], p, s, sstride, ch, g->acc, cols, rows,
+          k % cols, k / cols);
+      if (r != FV_OK)
+        return r;
+    }
+    if (p->sample == FV_U8)
+      round_acc<uint8_t><<<gout, blk, 0, st>>> (g->acc, p->width, p->height, p->channels, ch,
+          (float) p->bias, maxv, d, dstride);
+    else
+      round_acc<uint16_t><<<gout, blk, 0, st>>> (g->acc, p->width, p->height, p->channels, ch,
+          (float) p->bias, maxv, d, dstride);
+  }
+  FV_CUDA_TRY (cudaGetLastError ());
+  if (dst->mem == FV_MEM_HOST)
+    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, g->d_dst, g->pitch, row, p->height,
+        cudaMemcpyDeviceToHost, st));
+  FV_CUDA_TRY (cudaStreamSynchronize (st));
+  return FV_OK;
+}
+
+extern "C" void
+fv_conv_cuda_grid_free (void *grid)
+{
+  GridCuda *g = (GridCuda *) grid;
+  if (!g)
+    return;
+  cudaSetDevice (g->ps.device);
+  cudaFree (g->d_src);
+  cudaFree (g->d_dst);
+  cudaFree (g->acc);
+  g->ps.close ();
+  free (g);
 }
 
 extern "C" void

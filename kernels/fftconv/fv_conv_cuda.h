@@ -15,6 +15,21 @@ fv_status fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_im
     const fv_image *dst);
 void fv_conv_cuda_free (void *cuda);
 
+/* The GPU half of a CUDA plan, NULL for CPU plans. */
+void *fv_conv_plan_cuda (const fv_conv_plan *plan);
+
+/* Grids: each cell's window plan adds its weighted result into acc (a
+ * device float frame); src is a device image. */
+fv_status fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *p, const void *src,
+    size_t stride, int channel, float *acc, int cols, int rows, int ci, int cj);
+fv_status fv_conv_cuda_grid_init (void **grid, const fv_conv_params *p, int device,
+    void *stream);
+fv_status fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cells,
+    int cols, int rows, const fv_image *src, const fv_image *dst);
+void fv_conv_cuda_grid_free (void *grid);
+/* The grid's stream, for its cells' plans, so that they run in order. */
+void *fv_conv_cuda_grid_stream (void *grid);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,3 +17,29 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *s, co
 }
 
 void fv_conv_cuda_free (void *cuda) { }
+
+fv_status
+fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *p, const void *src, size_t stride,
+    int channel, float *acc, int cols, int rows, int ci, int cj)
+{
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_conv_cuda_grid_init (void **grid, const fv_conv_params *p, int device, void *stream)
+{
+  *grid = NULL;
+  fv_set_last_error ("fastvision was built without CUDA");
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cells, int cols,
+    int rows, const fv_image *src, const fv_image *dst)
+{
+  return FV_ERR_NO_CUDA;
+}
+
+void fv_conv_cuda_grid_free (void *grid) { }
+
+void *fv_conv_cuda_grid_stream (void *grid) { return NULL; }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fv_conv.h"
+#include "fv_conv_cuda.h"
 
 struct fv_conv_grid {
   fv_conv_params p;
@@ -13,6 +14,8 @@ struct fv_conv_grid {
   fv_conv_plan **plans;        /* one window plan per cell */
   int *x0, *x1, *y0, *y1;      /* each cell's window */
   float *acc, *tmp;
+  void *cuda;                  /* GPU grids: the device frame and float sum */
+  void **cells;                /* GPU grids: each cell plan's GPU half */
 };
 
 float
@@ -45,7 +48,8 @@ span (int size, int n, int i, int *a, int *b)
 
 fv_status
 fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, int rows,
-    const float *const *kernels, const int *kw, const int *kh)
+    const float *const *kernels, const int *kw, const int *kh, fv_backend backend, int device,
+    void *stream)
 {
   *out = NULL;
   if (!base || cols < 1 || rows < 1 || cols > 64 || rows > 64 || !kernels) {
@@ -66,9 +70,18 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
   g->y1 = malloc (sizeof (int) * n);
   g->acc = malloc (sizeof (float) * base->width * base->height);
   g->tmp = malloc (sizeof (float) * base->width * base->height);
-  if (!g->plans || !g->x0 || !g->x1 || !g->y0 || !g->y1 || !g->acc || !g->tmp) {
+  g->cells = calloc (n, sizeof *g->cells);
+  if (!g->plans || !g->x0 || !g->x1 || !g->y0 || !g->y1 || !g->acc || !g->tmp || !g->cells) {
     fv_conv_grid_destroy (g);
     return FV_ERR_NOMEM;
+  }
+  if (backend == FV_BACKEND_CUDA) {
+    fv_status st = fv_conv_cuda_grid_init (&g->cuda, base, device, stream);
+    if (st != FV_OK) {
+      fv_conv_grid_destroy (g);
+      return st;
+    }
+    stream = fv_conv_cuda_grid_stream (g->cuda);   /* cells run in order on it */
   }
   for (int j = 0; j < rows; j++)
     for (int i = 0; i < cols; i++) {
@@ -86,11 +99,12 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
       p.roi_y = g->y0[c];
       p.roi_width = g->x1[c] - g->x0[c];
       p.roi_height = g->y1[c] - g->y0[c];
-      fv_status st = fv_conv_plan_create (&g->plans[c], &p, FV_BACKEND_CPU, 0, NULL);
+      fv_status st = fv_conv_plan_create (&g->plans[c], &p, backend, device, stream);
       if (st != FV_OK) {
         fv_conv_grid_destroy (g);
         return st;
       }
+      g->cells[c] = fv_conv_plan_cuda (g->plans[c]);
     }
   *out = g;
   return FV_OK;
@@ -108,6 +122,8 @@ fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
     fv_set_last_error ("images do not match the kernel grid");
     return FV_ERR_INVALID;
   }
+  if (g->cuda)
+    return fv_conv_cuda_grid_execute (g->cuda, p, g->cells, g->cols, g->rows, src, dst);
   for (int c = 0; c < C; c++) {
     for (int y = 0; y < H; y++) {
       const char *s = (const char *) src->data + (size_t) y * src->stride;
@@ -159,7 +175,9 @@ fv_conv_grid_destroy (fv_conv_grid *g)
   if (g->plans)
     for (int k = 0; k < g->cols * g->rows; k++)
       fv_conv_plan_destroy (g->plans[k]);
+  fv_conv_cuda_grid_free (g->cuda);
   free (g->plans);
+  free (g->cells);
   free (g->x0);
   free (g->x1);
   free (g->y0);

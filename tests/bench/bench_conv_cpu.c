@@ -60,7 +60,7 @@ main (int argc, char **argv)
     memset (a, 77, (size_t) w * h);
     fv_conv_params p = { w, h, 1, 1, FV_U8, kern, k, k, 1, 0, FV_CONV_MIRROR, FV_CONV_FFT, 0, 1 };
     fv_conv_grid *g;
-    if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs) != FV_OK)
+    if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs, FV_BACKEND_CPU, 0, NULL) != FV_OK)
       return 1;
     fv_image A = fv_image_make (a, w, w, h, 1, FV_U8, FV_MEM_HOST), B = A;
     B.data = b;

@@ -83,20 +83,20 @@ main (int argc, char **argv)
   }
   /* kernel grids: 1x1 equals the plain convolution; identical kernels equal
    * it within 1; a varying grid matches the blend of reference results */
-  if (backend == FV_BACKEND_CPU) {
+  {
     for (int border = 0; border <= FV_CONV_WRAP; border++) {
       int w = 53, h = 37;
       fv_image src = fvt_image_new (w, h, 1, FV_U8, 2, &rng);
       fv_image a = fvt_image_new (w, h, 1, FV_U8, 0, NULL), b = fvt_image_new (w, h, 1, FV_U8, 0, NULL);
       fv_conv_params p = { w, h, 1, 1, FV_U8, k33, 3, 3, 1, 0, border, FV_CONV_FFT, 0, 0 };
       fv_conv_plan *plain;
-      FVT_CHECK (fv_conv_plan_create (&plain, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "plan");
+      FVT_CHECK (fv_conv_plan_create (&plain, &p, backend, 0, NULL) == FV_OK, "plan");
       fv_conv_execute (plain, &src, &a);
       const float *ks[12];
       int kws[12], khs[12];
       for (int i = 0; i < 12; i++) { ks[i] = k33; kws[i] = khs[i] = 3; }
       fv_conv_grid *g;
-      FVT_CHECK (fv_conv_grid_create (&g, &p, 1, 1, ks, kws, khs) == FV_OK, "grid 1x1");
+      FVT_CHECK (fv_conv_grid_create (&g, &p, 1, 1, ks, kws, khs, backend, 0, NULL) == FV_OK, "grid 1x1");
       fv_conv_grid_execute (g, &src, &b);
       long bad = 0;
       for (int y = 0; y < h; y++)
@@ -104,7 +104,7 @@ main (int argc, char **argv)
           bad += fvt_get (&a, x, y, 0) != fvt_get (&b, x, y, 0);
       FVT_CHECK (bad == 0, "1x1 grid differs from the plain convolution at %ld pixels", bad);
       fv_conv_grid_destroy (g);
-      FVT_CHECK (fv_conv_grid_create (&g, &p, 4, 3, ks, kws, khs) == FV_OK, "grid 4x3");
+      FVT_CHECK (fv_conv_grid_create (&g, &p, 4, 3, ks, kws, khs, backend, 0, NULL) == FV_OK, "grid 4x3");
       fv_conv_grid_execute (g, &src, &b);
       bad = 0;
       for (int y = 0; y < h; y++)
@@ -115,7 +115,7 @@ main (int argc, char **argv)
       /* 3x2 different kernels against the blend of references */
       const float *kv[6] = { k33, gauss, one, big, k33, one };
       int kvw[6] = { 3, 15, 1, 41, 3, 1 }, kvh[6] = { 3, 15, 1, 37, 3, 1 };
-      FVT_CHECK (fv_conv_grid_create (&g, &p, 3, 2, kv, kvw, kvh) == FV_OK, "grid 3x2");
+      FVT_CHECK (fv_conv_grid_create (&g, &p, 3, 2, kv, kvw, kvh, backend, 0, NULL) == FV_OK, "grid 3x2");
       fv_conv_grid_execute (g, &src, &b);
       bad = 0;
       for (int y = 0; y < h; y++)
