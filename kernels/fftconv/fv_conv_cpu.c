@@ -15,11 +15,15 @@
 #include "../common/fv_parallel.h"
 #include "../sat/fv_box_math.h"   /* fv_border_map */
 
+/* GPU: kernels up to this many taps go by direct summation (auto) */
+#define FV_CONV_GPU_DIRECT_TAPS 49   /* calibrated on the H100: see docs/benchmarks.md */
+
 struct fv_conv_plan {
   fv_conv_params p;
   float *kernel;               /* copy, kh x kw */
   double ksum, kabs;
-  fv_conv_method method;
+  fv_conv_method method;       /* on the CPU (for CUDA plans: the edge weights only) */
+  fv_conv_method gpu_method;   /* CUDA plans: what runs on the GPU */
   int nthreads;
   int rx, ry, ow, oh;          /* the window computed (the whole frame by default) */
   int ew, eh;                  /* extended window: ow + kw - 1 by oh + kh - 1 */
@@ -257,8 +261,11 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   pl->ph = fv_conv_fast_size (pl->eh);
   pl->method = p->method;
   if (backend == FV_BACKEND_CUDA) {
-    /* the GPU always goes by FFT; the host side only works out the edge
-     * weights, with a quickly planned transform */
+    /* direct summation in shared memory for small kernels, FFT above; the
+     * host side only works out the edge weights, with a quickly planned
+     * transform */
+    pl->gpu_method = p->method != FV_CONV_AUTO ? p->method
+        : nk <= FV_CONV_GPU_DIRECT_TAPS ? FV_CONV_DIRECT : FV_CONV_FFT;
     pl->method = FV_CONV_FFT;
     pl->p.measure = 0;
   }
@@ -307,7 +314,8 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     }
   }
   if (st == FV_OK && backend == FV_BACKEND_CUDA)
-    st = fv_conv_cuda_init (&pl->cuda, &pl->p, pl->pw, pl->ph, pl->scale, pl->uniform_scale,
+    st = fv_conv_cuda_init (&pl->cuda, &pl->p, pl->gpu_method == FV_CONV_DIRECT, pl->pw, pl->ph,
+        pl->scale, pl->uniform_scale,
         device, stream);
   if (st != FV_OK) {
     fv_conv_plan_destroy (pl);
@@ -353,7 +361,7 @@ fv_conv_plan_cuda (const fv_conv_plan *pl)
 fv_conv_method
 fv_conv_plan_method (const fv_conv_plan *pl)
 {
-  return pl->method;
+  return pl->cuda ? pl->gpu_method : pl->method;
 }
 
 fv_status

@@ -53,6 +53,8 @@ struct ConvCuda {
   fv::PlanStream ps;
   int pw, ph;
   int rx, ry, ow, oh;   /* the window computed */
+  bool direct;          /* summed in shared memory, no FFT */
+  float *kern;          /* direct: the taps on the device */
   fv_conv_params p;     /* the plan's own (kernel size, border) */
   cufftHandle_t fwd, inv;
   bool have_fwd, have_inv;
@@ -103,6 +105,39 @@ extend (const char *src, size_t stride, Geo g, float *buf)
       val = ((const TIN *) (src + (size_t) sy * stride))[(size_t) sx * g.channels + g.channel];
   }
   buf[(size_t) v * g.pw + u] = val;
+}
+
+/* Direct summation: a 32x8 block of outputs reads its (32+kw-1) x (8+kh-1)
+ * input patch (border extended) into shared memory once; each thread then
+ * sums the kernel over its pixel's window from there. Writes the raw sum
+ * into buf (row stride g.pw) for the same finishing kernels as the FFT. */
+template <typename TIN>
+__global__ void
+direct_sum (const char *src, size_t stride, Geo g, const float *kern, float *buf)
+{
+  extern __shared__ float patch[];
+  const int bx = blockIdx.x * 32, by = blockIdx.y * 8;
+  const int pw = 32 + g.kw - 1, ph = 8 + g.kh - 1;
+  for (int i = threadIdx.y * 32 + threadIdx.x; i < pw * ph; i += 256) {
+    const int u = i % pw, v = i / pw;
+    const int sx = ext_index (g.rx + bx + u - g.kw / 2, g.fw, g.border);
+    const int sy = ext_index (g.ry + by + v - g.kh / 2, g.fh, g.border);
+    patch[i] = sx >= 0 && sy >= 0
+        ? (float) ((const TIN *) (src + (size_t) sy * stride))[(size_t) sx * g.channels + g.channel]
+        : 0.0f;
+  }
+  __syncthreads ();
+  const int x = bx + threadIdx.x, y = by + threadIdx.y;
+  if (x >= g.w || y >= g.h)
+    return;
+  float acc = 0.0f;
+  for (int j = 0; j < g.kh; j++) {
+    const float *row = patch + (threadIdx.y + j) * pw + threadIdx.x;
+    const float *k = kern + j * g.kw;
+    for (int i = 0; i < g.kw; i++)
+      acc += __ldg (k + i) * row[i];
+  }
+  buf[(size_t) y * g.pw + x] = acc;
 }
 
 __global__ void
@@ -188,12 +223,41 @@ conjugate (cplx *k, size_t n)
     }                                                                           \
   } while (0)
 
+/* The raw correlation of one channel into c->buf (row stride c->pw),
+ * directly or through the spectrum. */
+static fv_status
+correlate (ConvCuda *c, const CufftApi *api, const char *src, size_t stride, const Geo &g,
+    fv_sample sample, size_t nc, float norm)
+{
+  cudaStream_t st = c->ps.stream;
+  dim3 blk (32, 8);
+  if (c->direct) {
+    dim3 grid ((g.w + 31) / 32, (g.h + 7) / 8);
+    const size_t smem = sizeof (float) * (32 + g.kw - 1) * (8 + g.kh - 1);
+    if (sample == FV_U8)
+      direct_sum<uint8_t><<<grid, blk, smem, st>>> (src, stride, g, c->kern, c->buf);
+    else
+      direct_sum<uint16_t><<<grid, blk, smem, st>>> (src, stride, g, c->kern, c->buf);
+    FV_CUDA_TRY (cudaGetLastError ());
+    return FV_OK;
+  }
+  dim3 gpad ((c->pw + 31) / 32, (c->ph + 7) / 8);
+  if (sample == FV_U8)
+    extend<uint8_t><<<gpad, blk, 0, st>>> (src, stride, g, c->buf);
+  else
+    extend<uint16_t><<<gpad, blk, 0, st>>> (src, stride, g, c->buf);
+  CUFFT_TRY (api->r2c (c->fwd, c->buf, c->spec));
+  multiply<<<(unsigned) ((nc + 255) / 256), 256, 0, st>>> (c->spec, c->kspec, nc, norm);
+  CUFFT_TRY (api->c2r (c->inv, c->spec, c->buf));
+  return FV_OK;
+}
+
 extern "C" fv_status
-fv_conv_cuda_init (void **out, const fv_conv_params *p, int pw, int ph, const float *scale,
-    float uniform_scale, int device, void *stream)
+fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int ph,
+    const float *scale, float uniform_scale, int device, void *stream)
 {
   const CufftApi *api = cufft ();
-  if (!api) {
+  if (!api && !direct) {
     fv_set_last_error ("cuFFT (libcufft) is not installed");
     return FV_ERR_NO_CUDA;
   }
@@ -210,10 +274,17 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int pw, int ph, const fl
   c->ow = p->roi_width ? p->roi_width : p->width;
   c->oh = p->roi_width ? p->roi_height : p->height;
   FV_CUDA_TRY (c->ps.open (device, stream));
+  c->direct = direct;
+  if (direct) {   /* no transform: results straight into a window-sized buffer */
+    c->pw = pw = c->ow;
+    c->ph = ph = c->oh;
+  }
   const size_t nr = (size_t) pw * ph, nc = (size_t) (pw / 2 + 1) * ph;
   FV_CUDA_TRY (cudaMalloc (&c->buf, sizeof (float) * nr));
-  FV_CUDA_TRY (cudaMalloc (&c->spec, sizeof (cplx) * nc));
-  FV_CUDA_TRY (cudaMalloc (&c->kspec, sizeof (cplx) * nc));
+  if (!direct) {
+    FV_CUDA_TRY (cudaMalloc (&c->spec, sizeof (cplx) * nc));
+    FV_CUDA_TRY (cudaMalloc (&c->kspec, sizeof (cplx) * nc));
+  }
   const size_t row = (size_t) p->width * p->channels * p->sample;
   FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_src, &c->pitch, row, p->height));
   size_t pitch2;
@@ -222,6 +293,25 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int pw, int ph, const fl
     FV_CUDA_TRY (cudaMalloc (&c->scale, sizeof (float) * c->ow * c->oh));
     FV_CUDA_TRY (cudaMemcpy (c->scale, scale, sizeof (float) * c->ow * c->oh,
         cudaMemcpyHostToDevice));
+  }
+  if (direct) {
+    const size_t nk = (size_t) p->kernel_width * p->kernel_height;
+    FV_CUDA_TRY (cudaMalloc (&c->kern, sizeof (float) * nk));
+    FV_CUDA_TRY (cudaMemcpy (c->kern, p->kernel, sizeof (float) * nk, cudaMemcpyHostToDevice));
+    const size_t smem = sizeof (float) * (32 + p->kernel_width - 1) * (8 + p->kernel_height - 1);
+    if (smem > 48 * 1024) {
+      int dev_max = 0;
+      FV_CUDA_TRY (cudaDeviceGetAttribute (&dev_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      if (smem > (size_t) dev_max) {
+        fv_set_last_error ("kernel too large for direct summation on this GPU: use method=fft");
+        return FV_ERR_INVALID;
+      }
+      FV_CUDA_TRY (cudaFuncSetAttribute (direct_sum<uint8_t>,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+      FV_CUDA_TRY (cudaFuncSetAttribute (direct_sum<uint16_t>,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+    }
+    return FV_OK;
   }
   CUFFT_TRY (api->plan2d (&c->fwd, ph, pw, CUFFT_R2C_));
   c->have_fwd = true;
@@ -273,13 +363,9 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
       continue;
     Geo g = { p->width, p->height, p->channels, ch, p->kernel_width, p->kernel_height, c->pw,
       c->ph, (int) p->border, 0, 0, p->width, p->height };
-    if (p->sample == FV_U8)
-      extend<uint8_t><<<gpad, blk, 0, st>>> (s, sstride, g, c->buf);
-    else
-      extend<uint16_t><<<gpad, blk, 0, st>>> (s, sstride, g, c->buf);
-    CUFFT_TRY (api->r2c (c->fwd, c->buf, c->spec));
-    multiply<<<(unsigned) ((nc + 255) / 256), 256, 0, st>>> (c->spec, c->kspec, nc, norm);
-    CUFFT_TRY (api->c2r (c->inv, c->spec, c->buf));
+    fv_status r = correlate (c, api, s, sstride, g, p->sample, nc, norm);
+    if (r != FV_OK)
+      return r;
     if (p->sample == FV_U8)
       finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, (float) p->bias,
           maxv, d, dstride);
@@ -311,13 +397,10 @@ fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *grid_params, const vo
     (int) p->border, c->rx, c->ry, p->width, p->height };
   dim3 blk (32, 8), gpad ((c->pw + 31) / 32, (c->ph + 7) / 8), gout ((c->ow + 31) / 32,
       (c->oh + 7) / 8);
-  if (p->sample == FV_U8)
-    extend<uint8_t><<<gpad, blk, 0, st>>> ((const char *) src, stride, g, c->buf);
-  else
-    extend<uint16_t><<<gpad, blk, 0, st>>> ((const char *) src, stride, g, c->buf);
-  CUFFT_TRY (api->r2c (c->fwd, c->buf, c->spec));
-  multiply<<<(unsigned) ((nc + 255) / 256), 256, 0, st>>> (c->spec, c->kspec, nc, norm);
-  CUFFT_TRY (api->c2r (c->inv, c->spec, c->buf));
+  (void) gpad;
+  fv_status r = correlate (c, api, (const char *) src, stride, g, p->sample, nc, norm);
+  if (r != FV_OK)
+    return r;
   accumulate<<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, acc, cols, rows, ci, cj);
   FV_CUDA_TRY (cudaGetLastError ());
   return FV_OK;
@@ -431,6 +514,7 @@ fv_conv_cuda_free (void *cuda)
   if (api && c->have_inv)
     api->destroy (c->inv);
   cudaFree (c->buf);
+  cudaFree (c->kern);
   cudaFree (c->scale);
   cudaFree (c->spec);
   cudaFree (c->kspec);

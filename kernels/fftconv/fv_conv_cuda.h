@@ -9,7 +9,7 @@ extern "C" {
 #endif
 
 /* scale: width*height per-pixel factors (renormalize) or NULL for uniform. */
-fv_status fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int pw, int ph,
+fv_status fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int direct, int pw, int ph,
     const float *scale, float uniform_scale, int device, void *stream);
 fv_status fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
     const fv_image *dst);

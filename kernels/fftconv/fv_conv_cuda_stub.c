@@ -2,7 +2,8 @@
 #include "fv_conv_cuda.h"
 
 fv_status
-fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int pw, int ph, const float *scale,
+fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int direct, int pw, int ph,
+    const float *scale,
     float uniform_scale, int device, void *stream)
 {
   *cuda = NULL;

@@ -19,8 +19,6 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
     for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
       fv_conv_params p = { w, h, ch, mask, s, k, kw, kh, normalize, bias, border, method, 0, 0 };
       fv_conv_plan *plan;
-      if (backend == FV_BACKEND_CUDA && method == FV_CONV_DIRECT)
-        continue;   /* the GPU goes by FFT */
       fv_status st = fv_conv_plan_create (&plan, &p, backend, 0, NULL);
       FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
       if (st != FV_OK)
