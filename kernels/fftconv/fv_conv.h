@@ -46,6 +46,9 @@ typedef struct {
   /* optional window of the frame to compute (width 0: the whole frame);
    * pixels around it are read from the frame, extended at its borders */
   int roi_x, roi_y, roi_width, roi_height;
+  /* CPU FFT: overlap-add tiles of this many output pixels a side (0: when
+   * the cost model finds it cheaper, -1: never) */
+  int tile;
 } fv_conv_params;
 
 typedef struct fv_conv_plan fv_conv_plan;

@@ -10,6 +10,7 @@
 #include "fv_cuda.h"
 
 static fv_backend backend = FV_BACKEND_CPU;
+static int force_tile;   /* CPU: overlap-add tiles of this side */
 
 static void
 run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, int kh,
@@ -18,6 +19,7 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
   for (int border = 0; border <= FV_CONV_WRAP; border++)
     for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
       fv_conv_params p = { w, h, ch, mask, s, k, kw, kh, normalize, bias, border, method, 0, 0 };
+      p.tile = force_tile;
       fv_conv_plan *plan;
       fv_status st = fv_conv_plan_create (&plan, &p, backend, 0, NULL);
       FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
@@ -78,6 +80,18 @@ main (int argc, char **argv)
     run (w, h, 1, 1, FV_U8, edge, 3, 3, 0, 128, &rng, "edge kernel, bias 128");
     if (w * h <= 2000)
       run (w, h, 1, 1, FV_U8, big, 41, 37, 1, 0, &rng, "kernel wider than the frame");
+  }
+  /* overlap-add tiles, forced small so that frames hold many of them */
+  if (backend == FV_BACKEND_CPU) {
+    force_tile = 13;
+    for (unsigned si = 4; si < sizeof sizes / sizeof sizes[0]; si++) {
+      run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "tiled 3x3");
+      run (sizes[si][0], sizes[si][1], 3, 0x3, FV_U16, k54, 5, 4, 1, 0, &rng, "tiled 5x4, 16-bit");
+      run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, gauss, 15, 15, 1, 0, &rng, "tiled gaussian");
+    }
+    force_tile = -1;
+    run (64, 48, 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "untiled");
+    force_tile = 0;
   }
   /* kernel grids: 1x1 equals the plain convolution; identical kernels equal
    * it within 1; a varying grid matches the blend of reference results */
