@@ -7,7 +7,7 @@ import time
 import cv2
 import numpy as np
 
-sizes = [("1080p", 1920, 1080), ("4K", 3840, 2160)]
+sizes = [("1080p", 1920, 1080), ("4K", 3840, 2160), ("8K", 7680, 4320)]
 if "--quick" in sys.argv:
     sizes = sizes[:1]
 for name, w, h in sizes:

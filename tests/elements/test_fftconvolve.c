@@ -142,6 +142,39 @@ GST_START_TEST (test_kernel_files_and_formats)
 }
 GST_END_TEST;
 
+/* A new kernel and a new frame size mid-stream are both taken up at the
+ * next frame. */
+GST_START_TEST (test_changes_midstream)
+{
+  const float k1[3] = { 1, 2, 1 }, k2[4] = { 1, 0, 0, 3 };
+  gchar *f1 = write_file ("m1.txt", "1 2 1\n", -1), *f2 = write_file ("m2.txt", "1 0\n0 3\n", -1);
+  GstVideoInfo info;
+  GstHarness *hh = harness ("GRAY8", 40, 30, &info);
+  g_object_set (hh->element, "kernel", f1, NULL);
+  GstBuffer *in = random_frame (&info, 11);
+  GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  check (&info, in, out, k1, 3, 1, TRUE, 0, FV_CONV_RENORMALIZE, 1);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  g_object_set (hh->element, "kernel", f2, "border", FV_CONV_WRAP, NULL);
+  in = random_frame (&info, 12);
+  out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  check (&info, in, out, k2, 2, 2, TRUE, 0, FV_CONV_WRAP, 1);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 23, 57);
+  gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
+  in = random_frame (&info, 13);
+  out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  check (&info, in, out, k2, 2, 2, TRUE, 0, FV_CONV_WRAP, 1);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hh);
+  g_free (f1);
+  g_free (f2);
+}
+GST_END_TEST;
+
 /* Each bad kernel fails the state change with an error naming the reason. */
 GST_START_TEST (test_bad_kernels)
 {
@@ -281,6 +314,7 @@ fftconvolve_suite (void)
   tcase_add_test (tc, test_kernel_files_and_formats);
   tcase_add_test (tc, test_bad_kernels);
   tcase_add_test (tc, test_kernel_grid);
+  tcase_add_test (tc, test_changes_midstream);
   tcase_add_test (tc, test_cuda_backend);
   return s;
 }

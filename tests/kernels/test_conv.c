@@ -81,6 +81,38 @@ main (int argc, char **argv)
     if (w * h <= 2000)
       run (w, h, 1, 1, FV_U8, big, 41, 37, 1, 0, &rng, "kernel wider than the frame");
   }
+  /* a real photo, every border and both methods, 8-bit grey and colour */
+  {
+    const char *data = getenv ("FV_TEST_DATA") ? getenv ("FV_TEST_DATA") : "tests/data";
+    const char *names[] = { "astronaut-160x120.pgm", "astronaut-160x120.ppm" };
+    for (int n = 0; n < 2; n++) {
+      char path[512];
+      snprintf (path, sizeof path, "%s/%s", data, names[n]);
+      fv_image *im = fvt_load_pnm (path);
+      FVT_CHECK (im != NULL, "cannot read %s", path);
+      if (!im)
+        continue;
+      for (int border = 0; border <= FV_CONV_WRAP; border++)
+        for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
+          fv_conv_params p = { im->width, im->height, im->channels, (1u << im->channels) - 1,
+            FV_U8, gauss, 15, 15, 1, 0, border, method, 0, 0 };
+          fv_conv_plan *plan;
+          FVT_CHECK (fv_conv_plan_create (&plan, &p, backend, 0, NULL) == FV_OK, "plan");
+          fv_image dst = fvt_image_new (im->width, im->height, im->channels, FV_U8, 0, NULL);
+          fv_conv_execute (plan, im, &dst);
+          long bad = 0;
+          for (int y = 0; y < im->height; y++)
+            for (int x = 0; x < im->width; x++)
+              for (int c = 0; c < im->channels; c++)
+                bad += fabs (fvt_get (&dst, x, y, c) - fvt_ref_conv (&p, im, x, y, c)) > 1.0;
+          FVT_CHECK (bad == 0, "%s border %d method %d: %ld off", names[n], border, method, bad);
+          fvt_image_free (&dst);
+          fv_conv_plan_destroy (plan);
+        }
+      fvt_image_free (im);
+      free (im);
+    }
+  }
   /* overlap-add tiles, forced small so that frames hold many of them */
   if (backend == FV_BACKEND_CPU) {
     force_tile = 13;
