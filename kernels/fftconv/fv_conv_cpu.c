@@ -14,7 +14,7 @@
 #include "fv_conv.h"
 #include "fv_conv_cuda.h"
 #include "../common/fv_parallel.h"
-#include "../sat/fv_box_math.h"   /* fv_border_map */
+#include "fv_conv_math.h"
 
 /* GPU: kernels up to this many taps go by direct summation (auto) */
 #define FV_CONV_GPU_DIRECT_TAPS 49   /* calibrated on the H100: see docs/benchmarks.md */
@@ -77,18 +77,10 @@ fv_conv_wisdom_save (const char *path)
   return ok;
 }
 
-/* Source index of extended position j (fv_border_map's modes, plus wrap). */
-static int
+static inline int
 ext_index (long j, int n, fv_conv_border b)
 {
-  if (j >= 0 && j < n)
-    return (int) j;
-  switch (b) {
-    case FV_CONV_REPLICATE: return fv_border_map (j, n, FV_BORDER_REPLICATE);
-    case FV_CONV_MIRROR: return fv_border_map (j, n, FV_BORDER_MIRROR);
-    case FV_CONV_WRAP: { long m = j % n; return (int) (m < 0 ? m + n : m); }
-    default: return -1;
-  }
+  return fv_conv_ext_index (j, n, b);
 }
 
 /* Fills the extended image of channel c into buf (row stride bstride). */

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include "fv_conv_cuda.h"
+#include "fv_conv_math.h"
 #include "../common/fv_cuda_check.cuh"
 
 namespace {
@@ -68,21 +69,7 @@ struct ConvCuda {
 __device__ __forceinline__ int
 ext_index (int j, int n, int border)
 {
-  if (j >= 0 && j < n)
-    return j;
-  switch (border) {
-    case FV_CONV_REPLICATE: return j < 0 ? 0 : n - 1;
-    case FV_CONV_MIRROR: {
-      if (n == 1)
-        return 0;
-      long t = 2L * n - 2, m = j % t;
-      if (m < 0)
-        m += t;
-      return (int) (m < n ? m : t - m);
-    }
-    case FV_CONV_WRAP: { int m = j % n; return m < 0 ? m + n : m; }
-    default: return -1;
-  }
+  return fv_conv_ext_index (j, n, border);
 }
 
 struct Geo {
@@ -164,19 +151,10 @@ finish (const float *buf, Geo g, const float *scale, float uniform, float bias, 
   ((TIN *) (dst + (size_t) y * stride))[(size_t) x * g.channels + g.channel] = (TIN) (v + 0.5f);
 }
 
-/* The grid's bilinear weight, as fv_conv_grid_weight computes it. */
 __device__ __forceinline__ float
 grid_weight (int x, int size, int n, int i)
 {
-  if (n == 1)
-    return 1.0f;
-  double f = (x + 0.5) * n / size - 0.5;
-  f = f < 0 ? 0 : f > n - 1 ? n - 1 : f;
-  int i0 = (int) floor (f);
-  if (i0 > n - 2)
-    i0 = n - 2;
-  double t = f - i0;
-  return (float) (i == i0 ? 1.0 - t : i == i0 + 1 ? t : 0.0);
+  return fv_conv_cell_weight (x, size, n, i);
 }
 
 /* acc (frame sized) += weight * scaled result over the window */

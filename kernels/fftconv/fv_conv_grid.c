@@ -7,6 +7,7 @@
 #include <string.h>
 #include "fv_conv.h"
 #include "fv_conv_cuda.h"
+#include "fv_conv_math.h"
 
 struct fv_conv_grid {
   fv_conv_params p;
@@ -21,15 +22,7 @@ struct fv_conv_grid {
 float
 fv_conv_grid_weight (int x, int size, int n, int i)
 {
-  if (n == 1)
-    return 1.0f;
-  double f = (x + 0.5) * n / size - 0.5;
-  f = f < 0 ? 0 : f > n - 1 ? n - 1 : f;
-  int i0 = (int) floor (f);
-  if (i0 > n - 2)
-    i0 = n - 2;
-  double t = f - i0;
-  return (float) (i == i0 ? 1.0 - t : i == i0 + 1 ? t : 0.0);
+  return fv_conv_cell_weight (x, size, n, i);
 }
 
 /* [*a, *b): where cell i's weight is not zero. */

@@ -104,6 +104,23 @@ row_scan (TACC v[4], int lane)
     v[k] += excl;
 }
 
+/* The tile's total from each warp's (in lane 0); every thread must call. */
+template <typename TACC>
+__device__ __forceinline__ void
+tile_total (TACC *part, int w, int lane, TACC warp_total, TACC *out)
+{
+  if (lane == 0)
+    part[w] = warp_total;
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    TACC tot = 0;
+#pragma unroll
+    for (int q = 0; q < WARPS; q++)
+      tot += part[q];
+    *out = tot;
+  }
+}
+
 template <typename TIN, typename TACC, bool SQ>
 __global__ void __launch_bounds__ (WARPS * 32)
 sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
@@ -155,16 +172,7 @@ sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
     t += __shfl_xor_sync (0xffffffffu, t, 4);
     t += __shfl_xor_sync (0xffffffffu, t, 2);
     t += __shfl_xor_sync (0xffffffffu, t, 1);
-    if (lane == 0)
-      part[w] = t;
-    __syncthreads ();
-    if (threadIdx.x == 0) {
-      TACC tot = 0;
-#pragma unroll
-      for (int q = 0; q < WARPS; q++)
-        tot += part[q];
-      tiles[(size_t) ty * ntx + tx] = tot;
-    }
+    tile_total<TACC> (part, w, lane, t, tiles + (size_t) ty * ntx + tx);
     return;
   }
   TACC col[4] = { 0, 0, 0, 0 };
@@ -191,17 +199,8 @@ sat_pass1 (SatSrc s, TACC *rowsum, TACC *colsum, TACC *tiles, int ntx)
       if (x + k < s.width)
         cs[x + k] = col[k];
   }
-  TACC t = warp_sum<TACC> (col[0] + col[1] + col[2] + col[3]);
-  if (lane == 0)
-    part[w] = t;
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    TACC tot = 0;
-#pragma unroll
-    for (int q = 0; q < WARPS; q++)
-      tot += part[q];
-    tiles[(size_t) ty * ntx + tx] = tot;
-  }
+  tile_total<TACC> (part, w, lane, warp_sum<TACC> (col[0] + col[1] + col[2] + col[3]),
+      tiles + (size_t) ty * ntx + tx);
 }
 
 /* Exclusive running sum of n values spaced `step` apart, in place. Up to

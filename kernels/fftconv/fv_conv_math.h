@@ -1,0 +1,41 @@
+/* Index and weight arithmetic shared by the CPU and CUDA convolutions. */
+#ifndef FV_CONV_MATH_H
+#define FV_CONV_MATH_H
+
+#include <math.h>
+#include "fv_conv.h"
+#include "../sat/fv_box_math.h"   /* FV_HD, fv_border_map */
+
+/* Source index of extended position j along an axis of n samples, or -1
+ * where the border is zero (renormalize and zero). */
+FV_HD int
+fv_conv_ext_index (long j, int n, int border)
+{
+  if (j >= 0 && j < n)
+    return (int) j;
+  switch (border) {
+    case FV_CONV_REPLICATE: return fv_border_map (j, n, FV_BORDER_REPLICATE);
+    case FV_CONV_MIRROR: return fv_border_map (j, n, FV_BORDER_MIRROR);
+    case FV_CONV_WRAP: { long m = j % n; return (int) (m < 0 ? m + n : m); }
+    default: return -1;
+  }
+}
+
+/* Bilinear weight of grid cell i of n along an axis of `size` pixels at
+ * pixel x: cells belong to their centres; beyond the outer centres the
+ * nearest cell alone. Weights of all cells sum to 1. */
+FV_HD float
+fv_conv_cell_weight (int x, int size, int n, int i)
+{
+  if (n == 1)
+    return 1.0f;
+  double f = (x + 0.5) * n / size - 0.5;
+  f = f < 0 ? 0 : f > n - 1 ? n - 1 : f;
+  int i0 = (int) floor (f);
+  if (i0 > n - 2)
+    i0 = n - 2;
+  double t = f - i0;
+  return (float) (i == i0 ? 1.0 - t : i == i0 + 1 ? t : 0.0);
+}
+
+#endif
