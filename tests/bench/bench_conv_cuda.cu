@@ -63,7 +63,7 @@ main ()
       cudaMalloc (&b, (size_t) s.w * s.h);
       cudaMemset (a, 90, (size_t) s.w * s.h);
       fv_conv_params p = { s.w, s.h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_CONV_MIRROR,
-        FV_CONV_FFT, 0, 0, 0, 0, 0, 0 };
+        FV_CONV_FFT, 0, 0, 0, 0, 0, 0, 0 };
       fv_conv_plan *plan;
       if (fv_conv_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
         fprintf (stderr, "plan: %s\n", fv_last_error ());
@@ -138,7 +138,7 @@ main ()
     cudaMalloc (&b, (size_t) w * h);
     cudaMemset (a, 90, (size_t) w * h);
     fv_conv_params p = { w, h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_CONV_MIRROR,
-      FV_CONV_FFT, 0, 0, 0, 0, 0, 0 };
+      FV_CONV_FFT, 0, 0, 0, 0, 0, 0, 0 };
     fv_conv_grid *g;
     if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
       fprintf (stderr, "grid: %s\n", fv_last_error ());
