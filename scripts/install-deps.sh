@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev
       libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
-      gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good libfftw3-dev)
+      gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good libfftw3-dev
+      opencv-data)
 pkgs+=("$@")
 missing=()
 for p in "${pkgs[@]}"; do
