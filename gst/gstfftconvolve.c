@@ -274,15 +274,11 @@ gst_fft_convolve_set_property (GObject *object, guint prop_id, const GValue *val
   switch (prop_id) {
     case PROP_KERNEL:
       g_free (self->kernel_path);
-      self->kernel_path = g_value_dup_string (value);
-      if (self->kernel_path && !*self->kernel_path)
-        g_clear_pointer (&self->kernel_path, g_free);
+      self->kernel_path = gst_fv_filter_dup_nonempty (value);
       break;
     case PROP_KERNEL_GRID:
       g_free (self->grid_path);
-      self->grid_path = g_value_dup_string (value);
-      if (self->grid_path && !*self->grid_path)
-        g_clear_pointer (&self->grid_path, g_free);
+      self->grid_path = gst_fv_filter_dup_nonempty (value);
       break;
     case PROP_SIGMA: self->sigma = g_value_get_double (value); break;
     case PROP_NORMALIZE: self->normalize = g_value_get_boolean (value); break;

@@ -50,6 +50,14 @@ gboolean gst_fv_filter_prepare (GstFvFilter *filter);
 /* Counts a frame's processing time, started at start_us (monotonic). */
 void gst_fv_filter_account (GstFvFilter *filter, gint64 start_us);
 
+/* A string property's new value, NULL when unset or empty (paths, names). */
+static inline gchar *
+gst_fv_filter_dup_nonempty (const GValue *value)
+{
+  const gchar *s = g_value_get_string (value);
+  return s && *s ? g_strdup (s) : NULL;
+}
+
 /* CPU threads asked for (0 = all cores). */
 guint gst_fv_filter_threads (GstFvFilter *filter);
 

@@ -190,9 +190,7 @@ gst_sat_filter_set_property (GObject *object, guint prop_id, const GValue *value
       break;
     case PROP_ROI_TYPE:
       g_free (self->roi_type);
-      self->roi_type = g_value_dup_string (value);
-      if (self->roi_type && !*self->roi_type)
-        g_clear_pointer (&self->roi_type, g_free);
+      self->roi_type = gst_fv_filter_dup_nonempty (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

@@ -77,12 +77,6 @@ fv_conv_wisdom_save (const char *path)
   return ok;
 }
 
-static inline int
-ext_index (long j, int n, fv_conv_border b)
-{
-  return fv_conv_ext_index (j, n, b);
-}
-
 /* Fills the extended image of channel c into buf (row stride bstride). */
 static void
 extend (const fv_conv_plan *pl, const fv_image *src, int c, float *buf, int bstride)
@@ -91,10 +85,10 @@ extend (const fv_conv_plan *pl, const fv_image *src, int c, float *buf, int bstr
   const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
   int *xmap = malloc (sizeof (int) * pl->ew);
   for (int u = 0; u < pl->ew; u++)
-    xmap[u] = ext_index ((long) pl->rx + u - cx, p->width, p->border);
+    xmap[u] = fv_conv_ext_index ((long) pl->rx + u - cx, p->width, p->border);
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
   for (int v = 0; v < pl->eh; v++) {
-    int sy = ext_index ((long) pl->ry + v - cy, p->height, p->border);
+    int sy = fv_conv_ext_index ((long) pl->ry + v - cy, p->height, p->border);
     float *o = buf + (size_t) v * bstride;
     if (sy < 0) {
       memset (o, 0, sizeof (float) * pl->ew);
@@ -183,13 +177,13 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
   const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
   memset (buf, 0, sizeof (float) * P * P);
   for (int v = 0; v < oh + kh - 1; v++) {
-    int sy = ext_index ((long) y0 + v - cy, H, p->border);
+    int sy = fv_conv_ext_index ((long) y0 + v - cy, H, p->border);
     if (sy < 0)
       continue;
     const char *row = (const char *) src->data + (size_t) sy * src->stride;
     float *o = buf + (size_t) v * P;
     for (int u = 0; u < ow + kw - 1; u++) {
-      int sx = ext_index ((long) x0 + u - cx, W, p->border);
+      int sx = fv_conv_ext_index ((long) x0 + u - cx, W, p->border);
       size_t i = (size_t) sx * C + c;
       o[u] = sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
           : ((const uint16_t *) row)[i];

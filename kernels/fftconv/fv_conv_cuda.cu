@@ -66,12 +66,6 @@ struct ConvCuda {
   size_t pitch;
 };
 
-__device__ __forceinline__ int
-ext_index (int j, int n, int border)
-{
-  return fv_conv_ext_index (j, n, border);
-}
-
 struct Geo {
   int w, h, channels, channel, kw, kh, pw, ph, border;
   int rx, ry, fw, fh;   /* the window's place in the frame, and the frame's size */
@@ -86,8 +80,8 @@ extend (const char *src, size_t stride, Geo g, float *buf)
     return;
   float val = 0.0f;
   if (u < g.w + g.kw - 1 && v < g.h + g.kh - 1) {
-    const int sx = ext_index (g.rx + u - g.kw / 2, g.fw, g.border);
-    const int sy = ext_index (g.ry + v - g.kh / 2, g.fh, g.border);
+    const int sx = fv_conv_ext_index (g.rx + u - g.kw / 2, g.fw, g.border);
+    const int sy = fv_conv_ext_index (g.ry + v - g.kh / 2, g.fh, g.border);
     if (sx >= 0 && sy >= 0)
       val = ((const TIN *) (src + (size_t) sy * stride))[(size_t) sx * g.channels + g.channel];
   }
@@ -107,8 +101,8 @@ direct_sum (const char *src, size_t stride, Geo g, const float *kern, float *buf
   const int pw = 32 + g.kw - 1, ph = 8 + g.kh - 1;
   for (int i = threadIdx.y * 32 + threadIdx.x; i < pw * ph; i += 256) {
     const int u = i % pw, v = i / pw;
-    const int sx = ext_index (g.rx + bx + u - g.kw / 2, g.fw, g.border);
-    const int sy = ext_index (g.ry + by + v - g.kh / 2, g.fh, g.border);
+    const int sx = fv_conv_ext_index (g.rx + bx + u - g.kw / 2, g.fw, g.border);
+    const int sy = fv_conv_ext_index (g.ry + by + v - g.kh / 2, g.fh, g.border);
     patch[i] = sx >= 0 && sy >= 0
         ? (float) ((const TIN *) (src + (size_t) sy * stride))[(size_t) sx * g.channels + g.channel]
         : 0.0f;
@@ -151,12 +145,6 @@ finish (const float *buf, Geo g, const float *scale, float uniform, float bias, 
   ((TIN *) (dst + (size_t) y * stride))[(size_t) x * g.channels + g.channel] = (TIN) (v + 0.5f);
 }
 
-__device__ __forceinline__ float
-grid_weight (int x, int size, int n, int i)
-{
-  return fv_conv_cell_weight (x, size, n, i);
-}
-
 /* acc (frame sized) += weight * scaled result over the window */
 __global__ void
 accumulate (const float *buf, Geo g, const float *scale, float uniform, float *acc, int cols,
@@ -166,7 +154,7 @@ accumulate (const float *buf, Geo g, const float *scale, float uniform, float *a
   if (x >= g.w || y >= g.h)
     return;
   const float v = buf[(size_t) y * g.pw + x] * (scale ? scale[(size_t) y * g.w + x] : uniform);
-  const float wt = grid_weight (g.rx + x, g.fw, cols, ci) * grid_weight (g.ry + y, g.fh, rows, cj);
+  const float wt = fv_conv_cell_weight (g.rx + x, g.fw, cols, ci) * fv_conv_cell_weight (g.ry + y, g.fh, rows, cj);
   acc[(size_t) (g.ry + y) * g.fw + g.rx + x] += wt * v;
 }
 

@@ -34,7 +34,7 @@ typedef struct {
   uint32_t *parent;      /* local union-find over labels */
 } thread_state;
 
-typedef struct {
+typedef struct fv_fill_rows {
   run_t **row;           /* first run of each row */
   int *count;            /* runs in each row */
   size_t *offset;        /* index of the row's first run in its strip's array */
@@ -194,7 +194,7 @@ fv_fill_cpu_init (fv_fill_plan *pl)
   pl->nseeds = s < p->height ? s : p->height;
   size_t nl = (size_t) pl->nseeds + 2;
   row_index *ri = calloc (1, sizeof *ri);
-  pl->labels = (uint32_t *) ri;   /* the row index lives where labels would */
+  pl->rows = ri;
   pl->parent = malloc (sizeof (uint32_t) * nl);
   pl->outside = malloc (nl);
   thread_state *ts = calloc (n, sizeof *ts);
@@ -221,7 +221,7 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
   const uint32_t nl = (uint32_t) S + 2;
   const uint8_t thr = (uint8_t) p->threshold;
   thread_state *ts = pl->thread_state;
-  row_index *ri = (row_index *) pl->labels;
+  row_index *ri = pl->rows;
   fill_ctx c = { ri, W, H, p->connectivity == 8 };
   const int e = c.conn8;
   int ok = 1;
@@ -342,7 +342,7 @@ void
 fv_fill_cpu_free (fv_fill_plan *pl)
 {
   thread_state *ts = pl->thread_state;
-  row_index *ri = (row_index *) pl->labels;
+  row_index *ri = pl->rows;
   if (ts)
     for (int i = 0; i < pl->nthreads; i++) {
       free (ts[i].runs);
@@ -360,7 +360,7 @@ fv_fill_cpu_free (fv_fill_plan *pl)
   free (pl->parent);
   free (pl->outside);
   pl->thread_state = NULL;
-  pl->labels = NULL;
+  pl->rows = NULL;
   pl->parent = NULL;
   pl->outside = NULL;
 }

@@ -13,7 +13,7 @@ struct fv_fill_plan {
   fv_backend backend;
   /* CPU */
   int nthreads, nseeds;
-  uint32_t *labels;        /* width*height, 0 = not reached */
+  struct fv_fill_rows *rows;   /* each row's runs of background (fv_fill_cpu.c) */
   void *thread_state;      /* per thread: fill stack, local union-find */
   uint32_t *parent;        /* global union-find over seed labels */
   uint8_t *outside;        /* per label: joined to the border label */
