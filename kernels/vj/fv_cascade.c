@@ -202,6 +202,24 @@ fail (parse_state *s, const char *fmt, ...)
   return NULL;
 }
 
+/* A tree must end: children point forward within it, leaves exist. */
+static const char *
+tree_problem (const fv_cascade_weak *w, const fv_cascade_node *nodes, int nnodes, int nleaves)
+{
+  if (w->nnodes < 1 || w->nleaves != w->nnodes + 1 || w->first_node + w->nnodes > nnodes
+      || w->first_leaf + w->nleaves > nleaves)
+    return "its nodes and leaves do not match";
+  for (int k = 0; k < w->nnodes; k++) {
+    const fv_cascade_node *n = &nodes[w->first_node + k];
+    const int child[2] = { n->left, n->right };
+    for (int j = 0; j < 2; j++)
+      if ((child[j] > 0 && (child[j] <= k || child[j] >= w->nnodes))
+          || (child[j] <= 0 && -child[j] >= w->nleaves))
+        return "a node points outside its tree";
+  }
+  return NULL;
+}
+
 fv_cascade *
 fv_cascade_load (const char *path)
 {
@@ -252,13 +270,23 @@ fv_cascade_load (const char *path)
       goto out;
     }
   }
+  for (int i = 0; i < c->nweak; i++) {
+    const char *why = tree_problem (&g_array_index (s.weak, fv_cascade_weak, i),
+        (fv_cascade_node *) s.nodes->data, c->nnodes, c->nleaves);
+    if (why) {
+      fail (&s, "weak classifier %d: %s", i, why);
+      goto out;
+    }
+  }
   for (int i = 0; i < c->nfeatures; i++) {
     fv_cascade_feature *f = &g_array_index (s.features, fv_cascade_feature, i);
     for (int r = 0; r < f->nrects; r++) {
       const fv_cascade_rect *q = &f->rect[r];
       int w = c->type == FV_FEATURE_LBP ? 3 * q->w : q->w, h = c->type == FV_FEATURE_LBP ? 3 * q->h : q->h;
-      if (q->x < 0 || q->y < 0 || w < 1 || h < 1
-          || (!f->tilted && (q->x + w > c->width || q->y + h > c->height))) {
+      /* a tilted rectangle runs from (x, y) down-left by h and down-right by w */
+      int outside = f->tilted ? q->x - h < 0 || q->x + w > c->width || q->y + w + h > c->height
+          : q->x + w > c->width || q->y + h > c->height;
+      if (q->x < 0 || q->y < 0 || w < 1 || h < 1 || outside) {
         fail (&s, "feature %d reaches outside the %dx%d window", i, c->width, c->height);
         goto out;
       }

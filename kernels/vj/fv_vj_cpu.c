@@ -1,0 +1,165 @@
+/* CPU detector: the levels are built in parallel, then window rows of every
+ * level come from one dynamic queue, so the cores stay busy however unevenly
+ * the cascade rejects windows. */
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include "fv_vj_plan.h"
+#include "../common/fv_parallel.h"
+
+typedef struct {
+  uint32_t *planes;
+  int32_t *row_level, *row_y;   /* the queue: one entry per window row */
+  uint8_t **scratch;            /* per thread */
+  int threads;
+} cpu_state;
+
+void
+fv_vj_cpu_destroy (fv_vj_plan *pl)
+{
+  cpu_state *cs = pl->impl;
+  if (!cs)
+    return;
+  free (cs->planes);
+  free (cs->row_level);
+  free (cs->row_y);
+  if (cs->scratch)
+    for (int t = 0; t < cs->threads; t++)
+      free (cs->scratch[t]);
+  free (cs->scratch);
+  free (cs);
+  pl->impl = NULL;
+}
+
+fv_status
+fv_vj_cpu_init (fv_vj_plan *pl)
+{
+  cpu_state *cs = calloc (1, sizeof *cs);
+  if (!cs)
+    return FV_ERR_NOMEM;
+  pl->impl = cs;
+  const fv_vj_pyramid *py = &pl->py;
+  cs->threads = fv_threads_resolve (pl->p.threads);
+  int nplanes = pl->mh.has_tilted ? 3 : 2;
+  cs->planes = malloc (sizeof (uint32_t) * (size_t) (py->plane * nplanes + 1));
+  cs->row_level = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
+  cs->row_y = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
+  cs->scratch = calloc (cs->threads, sizeof *cs->scratch);
+  if (!cs->planes || !cs->row_level || !cs->row_y || !cs->scratch)
+    return FV_ERR_NOMEM;
+  for (int t = 0; t < cs->threads; t++)
+    if (!(cs->scratch[t] = malloc (fv_vj_scratch_bytes (py) + 64)))
+      return FV_ERR_NOMEM;
+  int64_t r = 0;
+  for (int l = 0; l < py->nlevels; l++)
+    for (int y = 0; y < py->lv[l].work_h; y += py->lv[l].step) {
+      cs->row_level[r] = l;
+      cs->row_y[r++] = y;
+    }
+  return FV_OK;
+}
+
+/* Windows of one row in OpenCV's order: after a window fails the first
+ * stage the next one is skipped. Keys (level, y, x) go to out. */
+static int
+scan_row (const fv_vj_model *m, const fv_vj_pyramid *py, const uint32_t *planes, int l, int y,
+    uint64_t *out)
+{
+  const fv_vj_level *lv = &py->lv[l];
+  const uint32_t *row = planes + lv->origin + (int64_t) y * py->stride;
+  int n = 0;
+  for (int x = 0; x < lv->work_w; x += lv->step) {
+    int r = fv_vj_window (m, row + x);
+    if (r > 0)
+      out[n++] = ((uint64_t) l << 42) | ((uint64_t) y << 21) | (uint64_t) x;
+    else if (r == 0)
+      x += lv->step;
+  }
+  return n;
+}
+
+static int
+cmp_key (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+fv_status
+fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
+{
+  cpu_state *cs = pl->impl;
+  const fv_vj_pyramid *py = &pl->py;
+  const fv_vj_model *m = &pl->mh.m;
+  const int has_tilted = pl->mh.has_tilted;
+  const int nlevels = py->nlevels;
+  const int64_t nrows = py->rows;
+  uint64_t *keys = NULL;
+  int nkeys = 0, failed = 0;
+  pl->nraw = 0;
+
+#pragma omp parallel num_threads(cs->threads)
+  {
+    uint8_t *scratch = cs->scratch[omp_get_thread_num ()];
+#pragma omp for schedule(dynamic, 1)
+    for (int l = 0; l < nlevels; l++)
+      fv_vj_level_build (py, l, gray->data, gray->stride, gray->width, gray->height, scratch,
+          cs->planes, has_tilted);
+
+    /* each thread keeps its windows, then appends them under a lock */
+    int cap = 256, n = 0;
+    uint64_t *mine = malloc (sizeof *mine * cap);
+    const int widest = py->nlevels ? py->lv[0].work_w : 0;
+    uint64_t *row = malloc (sizeof *row * (widest + 1));
+    if (!mine || !row) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 2)
+    for (int64_t r = 0; r < nrows; r++) {
+      if (!mine || !row)
+        continue;
+      int k = scan_row (m, py, cs->planes, cs->row_level[r], cs->row_y[r], row);
+      if (n + k > cap) {
+        while (n + k > cap)
+          cap *= 2;
+        uint64_t *g = realloc (mine, sizeof *mine * cap);
+        if (!g) {
+#pragma omp atomic write
+          failed = 1;
+          continue;
+        }
+        mine = g;
+      }
+      memcpy (mine + n, row, sizeof *row * k);
+      n += k;
+    }
+#pragma omp critical
+    {
+      uint64_t *g = realloc (keys, sizeof *keys * (nkeys + n + 1));
+      if (g) {
+        keys = g;
+        if (mine)
+          memcpy (keys + nkeys, mine, sizeof *mine * n);
+        nkeys += n;
+      } else {
+        failed = 1;
+      }
+    }
+    free (mine);
+    free (row);
+  }
+  if (failed || fv_vj_raw_reserve (pl, nkeys) != FV_OK) {
+    free (keys);
+    return FV_ERR_NOMEM;
+  }
+  /* a fixed order, so that grouping gives the same output on every run */
+  qsort (keys, nkeys, sizeof *keys, cmp_key);
+  for (int i = 0; i < nkeys; i++) {
+    const fv_vj_level *lv = &py->lv[keys[i] >> 42];
+    pl->raw[i] = fv_vj_window_rect (lv, (int) (keys[i] & 0x1fffff), (int) ((keys[i] >> 21) & 0x1fffff));
+  }
+  pl->nraw = nkeys;
+  free (keys);
+  return FV_OK;
+}

@@ -1,0 +1,26 @@
+/* Built without CUDA: CUDA detection plans cannot be made. */
+#include "fv_vj_plan.h"
+
+fv_status
+fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
+{
+  (void) pl;
+  (void) device;
+  (void) stream;
+  fv_set_last_error ("fastvision was built without CUDA");
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
+{
+  (void) pl;
+  (void) gray;
+  return FV_ERR_NO_CUDA;
+}
+
+void
+fv_vj_cuda_destroy (fv_vj_plan *pl)
+{
+  (void) pl;
+}

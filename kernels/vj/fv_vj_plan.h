@@ -1,0 +1,101 @@
+/* Private to the detector: the pyramid's geometry, the flattened cascade
+ * and the plan that the CPU and CUDA back ends share. */
+#ifndef FV_VJ_PLAN_H
+#define FV_VJ_PLAN_H
+
+#include <math.h>
+#include <stdint.h>
+#include "fv_vj.h"
+#include "fv_vj_model.h"
+
+/* One axis of OpenCV's bit-exact linear resize: destination i reads source
+ * ofs[i] and ofs[i]+1 with weights coef[2i], coef[2i+1] (8 fraction bits);
+ * i < lo repeats source 0, i >= hi repeats the last source sample. */
+typedef struct {
+  int32_t *ofs;
+  uint16_t *coef;
+  int lo, hi;
+} fv_vj_axis;
+
+typedef struct {
+  float scale;           /* frame pixels per level pixel, as OpenCV keeps it (float) */
+  int w, h;              /* the level's image */
+  int step;              /* window step: 2, or 1 from scale 2 on */
+  int work_w, work_h;    /* window positions: x < work_w, y < work_h */
+  int win_w, win_h;      /* the window on the frame */
+  int64_t origin;        /* (0, 0) of the level's integrals in each plane */
+  int rows;              /* window rows: ceil(work_h / step) */
+  fv_vj_axis ax, ay;
+} fv_vj_level;
+
+typedef struct {
+  int nlevels;
+  fv_vj_level *lv;
+  int stride;            /* elements per row of every plane */
+  int64_t plane;         /* elements per plane */
+  int64_t rows;          /* window rows over all levels */
+  int64_t windows;       /* upper bound of windows over all levels */
+} fv_vj_pyramid;
+
+/* Levels as OpenCV 4.6 chooses them; fails only on absurd sizes. */
+fv_status fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p);
+void fv_vj_pyramid_clear (fv_vj_pyramid *py);
+
+/* The host arrays behind an fv_vj_model, and the model pointing at them. */
+typedef struct {
+  fv_vj_model m;
+  fv_vj_stage *stages;
+  fv_vj_stump *stump;
+  fv_vj_tree *tree;
+  fv_vj_node *node;
+  float *leaf;
+  int32_t *subset;
+  fv_vj_haar *haar;
+  fv_vj_lbp *lbpf;
+  int nweak, nnodes, nleaves, nfeatures;
+  int has_tilted;
+} fv_vj_model_host;
+
+/* planes: sums, squared sums, then tilted sums when a feature is tilted. */
+fv_status fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t plane);
+void fv_vj_model_clear (fv_vj_model_host *mh);
+
+/* CPU: resize the frame into level l and write its integrals into the
+ * planes starting at base; tmp holds fv_vj_scratch_bytes(). */
+size_t fv_vj_scratch_bytes (const fv_vj_pyramid *py);
+void fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
+    int src_w, int src_h, uint8_t *tmp, uint32_t *base, int tilted);
+
+/* The raw rectangle of a window, as OpenCV rounds it. */
+static inline fv_rect
+fv_vj_window_rect (const fv_vj_level *lv, int x, int y)
+{
+  fv_rect r = { (int) lrintf ((float) x * lv->scale), (int) lrintf ((float) y * lv->scale),
+      lv->win_w, lv->win_h };
+  return r;
+}
+
+struct fv_vj_plan {
+  fv_vj_params p;
+  fv_backend backend;
+  const fv_cascade *cascade;
+  fv_vj_pyramid py;
+  fv_vj_model_host mh;
+  fv_rect *raw;          /* raw windows of the last frame */
+  int nraw, raw_cap;
+  fv_detection *det;
+  int ndet;
+  void *impl;            /* the back end's state */
+};
+
+fv_status fv_vj_cpu_init (fv_vj_plan *pl);
+fv_status fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray);
+void fv_vj_cpu_destroy (fv_vj_plan *pl);
+fv_status fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream);
+fv_status fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray);
+void fv_vj_cuda_destroy (fv_vj_plan *pl);
+
+/* Appends to pl->raw, growing it. */
+fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
+
+#endif

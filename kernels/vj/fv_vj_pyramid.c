@@ -1,0 +1,266 @@
+/* The detector's image pyramid, level by level as OpenCV 4.6 builds it:
+ * which scales, how each level is resized (bit-exact linear, 8-bit
+ * fixed-point weights) and its integral images. */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "fv_vj_plan.h"
+
+/* The coefficients of OpenCV's resize_bitExact for one axis. */
+static fv_status
+axis_init (fv_vj_axis *a, int src, int dst)
+{
+  a->ofs = malloc (sizeof (int32_t) * dst);
+  a->coef = malloc (sizeof (uint16_t) * 2 * dst);
+  if (!a->ofs || !a->coef)
+    return FV_ERR_NOMEM;
+  const double scale = 1.0 / ((double) dst / src);
+  a->lo = 0;
+  a->hi = dst;
+  for (int i = 0; i < dst; i++) {
+    double f = scale * ((double) i + 0.5) - 0.5;
+    int fi = (int) floor (f);
+    a->ofs[i] = 0;
+    a->coef[2 * i] = 256;
+    a->coef[2 * i + 1] = 0;
+    if (fi >= 0 && src > 1) {
+      if (fi < src - 1) {
+        uint16_t c1 = (uint16_t) rint ((f - fi) * 256.0);   /* ties to even, as cvRound */
+        a->ofs[i] = fi;
+        a->coef[2 * i] = (uint16_t) (256 - c1);
+        a->coef[2 * i + 1] = c1;
+      } else {
+        a->ofs[i] = src - 1;
+        if (i < a->hi)
+          a->hi = i;
+      }
+    } else if (i + 1 > a->lo) {
+      a->lo = i + 1;
+    }
+  }
+  return FV_OK;
+}
+
+static void
+axis_clear (fv_vj_axis *a)
+{
+  free (a->ofs);
+  free (a->coef);
+  a->ofs = NULL;
+  a->coef = NULL;
+}
+
+fv_status
+fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p)
+{
+  memset (py, 0, sizeof *py);
+  const int W = p->width, H = p->height;
+  int max_w = p->max_width > 0 ? p->max_width : W, max_h = p->max_height > 0 ? p->max_height : H;
+  /* OpenCV stops at max size only; levels with windows larger than the
+   * frame have no window positions, so stopping there changes nothing. */
+  if (max_w > W)
+    max_w = W;
+  if (max_h > H)
+    max_h = H;
+  int cap = 64;
+  py->lv = calloc (cap, sizeof *py->lv);
+  if (!py->lv)
+    return FV_ERR_NOMEM;
+  for (double factor = 1;; factor *= p->scale_factor) {
+    int ww = (int) lrint (c->width * factor), wh = (int) lrint (c->height * factor);
+    if (ww > max_w || wh > max_h)
+      break;
+    if (ww < p->min_width || wh < p->min_height)
+      continue;
+    if (py->nlevels == cap) {
+      fv_vj_level *n = realloc (py->lv, sizeof *n * cap * 2);
+      if (!n)
+        return FV_ERR_NOMEM;
+      memset (n + cap, 0, sizeof *n * cap);
+      py->lv = n;
+      cap *= 2;
+    }
+    fv_vj_level *lv = &py->lv[py->nlevels++];
+    lv->scale = (float) factor;
+    lv->w = (int) lrintf ((float) W / lv->scale);
+    lv->h = (int) lrintf ((float) H / lv->scale);
+    lv->step = lv->scale >= 2 ? 1 : 2;
+    lv->work_w = lv->w + 1 - c->width > 0 ? lv->w + 1 - c->width : 0;
+    lv->work_h = lv->h + 1 - c->height > 0 ? lv->h + 1 - c->height : 0;
+    lv->win_w = (int) lrintf ((float) c->width * lv->scale);
+    lv->win_h = (int) lrintf ((float) c->height * lv->scale);
+    lv->rows = (lv->work_h + lv->step - 1) / lv->step;
+    py->rows += lv->rows;
+    py->windows += (int64_t) lv->rows * ((lv->work_w + lv->step - 1) / lv->step);
+    if (lv->w < 1 || lv->h < 1)
+      return FV_ERR_INVALID;
+    fv_status st;
+    if ((st = axis_init (&lv->ax, W, lv->w)) != FV_OK || (st = axis_init (&lv->ay, H, lv->h)) != FV_OK)
+      return st;
+  }
+  /* Levels side by side on shelves as wide as the first level, one row
+   * stride for all, so feature offsets are the same at every level. */
+  if (py->nlevels) {
+    py->stride = ((py->lv[0].w + 1) + 31) & ~31;
+    int64_t x = 0, y = 0, shelf = py->lv[0].h + 1;
+    for (int l = 0; l < py->nlevels; l++) {
+      fv_vj_level *lv = &py->lv[l];
+      if (x + lv->w + 1 > py->stride) {
+        x = 0;
+        y += shelf;
+        shelf = lv->h + 1;
+      }
+      lv->origin = y * py->stride + x;
+      x += lv->w + 1;
+    }
+    py->plane = (y + shelf) * py->stride;
+  }
+  return FV_OK;
+}
+
+void
+fv_vj_pyramid_clear (fv_vj_pyramid *py)
+{
+  for (int l = 0; l < py->nlevels; l++) {
+    axis_clear (&py->lv[l].ax);
+    axis_clear (&py->lv[l].ay);
+  }
+  free (py->lv);
+  memset (py, 0, sizeof *py);
+}
+
+/* One source row resized horizontally, 8 fraction bits. */
+static void
+hline (const fv_vj_axis *a, const uint8_t *s, int dst, uint16_t *out)
+{
+  int i = 0;
+  for (; i < a->lo && i < dst; i++)
+    out[i] = (uint16_t) (s[0] << 8);
+  for (; i < a->hi; i++) {
+    const uint8_t *q = s + a->ofs[i];
+    out[i] = (uint16_t) (q[0] * a->coef[2 * i] + q[1] * a->coef[2 * i + 1]);
+  }
+  const uint16_t last = (uint16_t) (s[a->ofs[dst - 1]] << 8);
+  for (; i < dst; i++)
+    out[i] = last;
+}
+
+static void
+resize_level (const fv_vj_level *lv, const uint8_t *src, size_t sstride, int sw, int sh,
+    uint8_t *dst, uint16_t *line0, uint16_t *line1)
+{
+  if (lv->w == sw && lv->h == sh) {
+    for (int y = 0; y < sh; y++)
+      memcpy (dst + (size_t) y * sw, src + y * sstride, sw);
+    return;
+  }
+  const fv_vj_axis *ay = &lv->ay;
+  int have0 = -1, have1 = -1;
+  for (int y = 0; y < lv->h; y++) {
+    uint8_t *d = dst + (size_t) y * lv->w;
+    if (y < ay->lo || y >= ay->hi) {
+      int r = y < ay->lo ? 0 : sh - 1;
+      hline (&lv->ax, src + r * sstride, lv->w, line0);
+      have0 = -1;
+      for (int x = 0; x < lv->w; x++)
+        d[x] = (uint8_t) ((line0[x] + 128) >> 8);
+      continue;
+    }
+    int r = ay->ofs[y];
+    if (have0 != r) {
+      if (have1 == r) {
+        uint16_t *t = line0;
+        line0 = line1;
+        line1 = t;
+      } else {
+        hline (&lv->ax, src + r * sstride, lv->w, line0);
+      }
+      have0 = r;
+      hline (&lv->ax, src + (r + 1) * sstride, lv->w, line1);
+      have1 = r + 1;
+    }
+    const uint32_t c0 = ay->coef[2 * y], c1 = ay->coef[2 * y + 1];
+    for (int x = 0; x < lv->w; x++)
+      d[x] = (uint8_t) ((line0[x] * c0 + line1[x] * c1 + 32768) >> 16);
+  }
+}
+
+/* Sums and squared sums (modulo 2^32, as OpenCV's 32-bit integrals; window
+ * sums come out exact), with a zero first row and column. */
+static void
+integrals (const uint8_t *img, int w, int h, uint32_t *sum, uint32_t *sq, int stride)
+{
+  memset (sum, 0, sizeof (uint32_t) * (w + 1));
+  memset (sq, 0, sizeof (uint32_t) * (w + 1));
+  for (int y = 0; y < h; y++) {
+    const uint8_t *r = img + (size_t) y * w;
+    uint32_t *s = sum + (size_t) (y + 1) * stride, *q = sq + (size_t) (y + 1) * stride;
+    const uint32_t *ps = s - stride, *pq = q - stride;
+    uint32_t rs = 0, rq = 0;
+    s[0] = q[0] = 0;
+    for (int x = 0; x < w; x++) {
+      rs += r[x];
+      rq += (uint32_t) r[x] * r[x];
+      s[x + 1] = ps[x + 1] + rs;
+      q[x + 1] = pq[x + 1] + rq;
+    }
+  }
+}
+
+/* OpenCV's tilted integral T(X, Y) = sum of I(x, y) over y < Y and
+ * |x - X + 1| <= Y - y - 1: the triangle above (X - 1, Y - 1). With R(y, c)
+ * the prefix sum of row y up to column c, T(X, Y) = A(X + Y - 2) - B(X - Y - 1)
+ * where A(k) sums R(y, k - y) and B(m) sums R(y, m + y) over y < Y. */
+static void
+tilted (const uint8_t *img, int w, int h, uint32_t *t, int stride, uint32_t *scratch)
+{
+  const int n = w + h + 2;
+  uint32_t *A = scratch, *B = A + n, *R = B + n;
+  memset (A, 0, sizeof *A * 2 * n);
+  /* A is indexed by k + 2, B by m + h + 1 */
+  memset (t, 0, sizeof (uint32_t) * (w + 1));
+  for (int Y = 1; Y <= h; Y++) {
+    const uint8_t *r = img + (size_t) (Y - 1) * w;
+    uint32_t acc = 0;
+    for (int x = 0; x < w; x++)
+      R[x] = acc += r[x];
+    const int y = Y - 1;
+    for (int k = y - 2 < -2 ? -2 : y - 2; k <= w + h - 2; k++) {
+      int c = k - y;
+      if (c >= 0)
+        A[k + 2] += R[c < w ? c : w - 1];
+    }
+    for (int m = -h - 1; m <= w - 1; m++) {
+      int c = m + y;
+      if (c >= 0)
+        B[m + h + 1] += R[c < w ? c : w - 1];
+    }
+    uint32_t *row = t + (size_t) Y * stride;
+    for (int X = 0; X <= w; X++)
+      row[X] = A[X + Y - 2 + 2] - B[X - Y - 1 + h + 1];
+  }
+}
+
+/* Level 0 is the largest. */
+size_t
+fv_vj_scratch_bytes (const fv_vj_pyramid *py)
+{
+  if (!py->nlevels)
+    return 0;
+  const fv_vj_level *lv = &py->lv[0];
+  return (((size_t) lv->w * lv->h + 15) & ~(size_t) 15) + 4 * (3 * (size_t) lv->w + 2 * lv->h + 8);
+}
+
+void
+fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
+    int src_w, int src_h, uint8_t *tmp, uint32_t *base, int has_tilted)
+{
+  const fv_vj_level *lv = &py->lv[l];
+  uint32_t *scratch = (uint32_t *) (tmp + (((size_t) lv->w * lv->h + 15) & ~(size_t) 15));
+  uint16_t *lines = (uint16_t *) scratch;
+  resize_level (lv, src, src_stride, src_w, src_h, tmp, lines, lines + lv->w);
+  uint32_t *sum = base + lv->origin;
+  integrals (tmp, lv->w, lv->h, sum, sum + py->plane, py->stride);
+  if (has_tilted)
+    tilted (tmp, lv->w, lv->h, sum + 2 * py->plane, py->stride, scratch);
+}
