@@ -12,6 +12,7 @@ typedef struct {
   int32_t *row_level, *row_y;   /* the queue: one entry per window row */
   uint8_t **scratch;            /* per thread */
   int threads;
+  int avx2;                     /* fv_vj_scan_row_avx2 applies */
 } cpu_state;
 
 void
@@ -41,7 +42,9 @@ fv_vj_cpu_init (fv_vj_plan *pl)
   const fv_vj_pyramid *py = &pl->py;
   cs->threads = fv_threads_resolve (pl->p.threads);
   int nplanes = pl->mh.has_tilted ? 3 : 2;
-  cs->planes = malloc (sizeof (uint32_t) * (size_t) (py->plane * nplanes + 1));
+  /* slack: the SIMD scan reads up to 15 windows' worth past a row's end */
+  cs->planes = calloc ((size_t) (py->plane * nplanes + 64), sizeof (uint32_t));
+  cs->avx2 = fv_vj_avx2_usable (&pl->mh.m) && !getenv ("FV_VJ_NO_SIMD");
   cs->row_level = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
   cs->row_y = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
   cs->scratch = calloc (cs->threads, sizeof *cs->scratch);
@@ -60,18 +63,26 @@ fv_vj_cpu_init (fv_vj_plan *pl)
 }
 
 /* Windows of one row in OpenCV's order: after a window fails the first
- * stage the next one is skipped. Keys (level, y, x) go to out. */
+ * stage the next one is skipped. Keys (level, y, x) go to out; xs is
+ * scratch for the SIMD scan. */
 static int
-scan_row (const fv_vj_model *m, const fv_vj_pyramid *py, const uint32_t *planes, int l, int y,
-    uint64_t *out)
+scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, int l, int y,
+    uint64_t *out, int *xs)
 {
   const fv_vj_level *lv = &py->lv[l];
-  const uint32_t *row = planes + lv->origin + (int64_t) y * py->stride;
+  const uint32_t *row = cs->planes + lv->origin + (int64_t) y * py->stride;
+  const uint64_t key = ((uint64_t) l << 42) | ((uint64_t) y << 21);
   int n = 0;
+  if (cs->avx2) {
+    n = fv_vj_scan_row_avx2 (m, lv, row, xs);
+    for (int i = 0; i < n; i++)
+      out[i] = key | (uint64_t) xs[i];
+    return n;
+  }
   for (int x = 0; x < lv->work_w; x += lv->step) {
     int r = fv_vj_window (m, row + x);
     if (r > 0)
-      out[n++] = ((uint64_t) l << 42) | ((uint64_t) y << 21) | (uint64_t) x;
+      out[n++] = key | (uint64_t) x;
     else if (r == 0)
       x += lv->step;
   }
@@ -111,15 +122,16 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
     uint64_t *mine = malloc (sizeof *mine * cap);
     const int widest = py->nlevels ? py->lv[0].work_w : 0;
     uint64_t *row = malloc (sizeof *row * (widest + 1));
-    if (!mine || !row) {
+    int *xs = malloc (sizeof *xs * (widest + 8));
+    if (!mine || !row || !xs) {
 #pragma omp atomic write
       failed = 1;
     }
 #pragma omp for schedule(dynamic, 2)
     for (int64_t r = 0; r < nrows; r++) {
-      if (!mine || !row)
+      if (!mine || !row || !xs)
         continue;
-      int k = scan_row (m, py, cs->planes, cs->row_level[r], cs->row_y[r], row);
+      int k = scan_row (cs, m, py, cs->row_level[r], cs->row_y[r], row, xs);
       if (n + k > cap) {
         while (n + k > cap)
           cap *= 2;
@@ -148,6 +160,7 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
     }
     free (mine);
     free (row);
+    free (xs);
   }
   if (failed || fv_vj_raw_reserve (pl, nkeys) != FV_OK) {
     free (keys);

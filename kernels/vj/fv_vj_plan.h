@@ -95,6 +95,10 @@ fv_status fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream);
 fv_status fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray);
 void fv_vj_cuda_destroy (fv_vj_plan *pl);
 
+/* AVX2 row scan for HAAR stump cascades (fv_vj_cpu_avx2.c). */
+int fv_vj_avx2_usable (const fv_vj_model *m);
+int fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *xs);
+
 /* Appends to pl->raw, growing it. */
 fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
 

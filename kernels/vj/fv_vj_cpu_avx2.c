@@ -1,0 +1,120 @@
+/* AVX2 scan of one window row for HAAR stump cascades (most of OpenCV's
+ * HAAR files): eight windows at a time through the variance test and the
+ * stages while enough of them live, the last few one by one. Lane for lane
+ * the arithmetic is the scalar code's (no FMA, the same rounding, stage sums
+ * added in the same order), so the windows found are the same. */
+#include <immintrin.h>
+#include "fv_vj_plan.h"
+
+#define AVX2 __attribute__ ((target ("avx2")))
+
+int
+fv_vj_avx2_usable (const fv_vj_model *m)
+{
+  /* squared window sums must fit the signed conversion below */
+  return !m->lbp && m->stumps && m->norm_area * 255.0 * 255.0 < 2147483647.0
+      && __builtin_cpu_supports ("avx2");
+}
+
+/* p[o], p[o + step], ... p[o + 7 step] for step 1 or 2 */
+static inline AVX2 __m256i
+load8 (const uint32_t *p, int step)
+{
+  if (step == 1)
+    return _mm256_loadu_si256 ((const __m256i *) p);
+  __m256 a = _mm256_loadu_ps ((const float *) p), b = _mm256_loadu_ps ((const float *) p + 8);
+  __m256 e = _mm256_shuffle_ps (a, b, 0x88);   /* a0 a2 b0 b2 | a4 a6 b4 b6 */
+  return _mm256_castpd_si256 (_mm256_permute4x64_pd (_mm256_castps_pd (e), 0xD8));
+}
+
+static inline AVX2 __m256i
+rect8 (const uint32_t *p, const int32_t *o, int step)
+{
+  __m256i s = _mm256_sub_epi32 (load8 (p + o[0], step), load8 (p + o[1], step));
+  s = _mm256_sub_epi32 (s, load8 (p + o[2], step));
+  return _mm256_add_epi32 (s, load8 (p + o[3], step));
+}
+
+/* The variance test of eight windows: their factors and the lanes that pass. */
+static inline AVX2 int
+norm8 (const fv_vj_model *m, const uint32_t *p, int step, __m256 *nf)
+{
+  __m256i s = rect8 (p, m->norm_ofs, step), q = rect8 (p + m->sq_plane, m->norm_ofs, step);
+  const __m256d area = _mm256_set1_pd (m->norm_area), one = _mm256_set1_pd (1.0);
+  __m128 f[2];
+  int pass = 0;
+  for (int h = 0; h < 2; h++) {
+    __m128i sh = h ? _mm256_extracti128_si256 (s, 1) : _mm256_castsi256_si128 (s);
+    __m128i qh = h ? _mm256_extracti128_si256 (q, 1) : _mm256_castsi256_si128 (q);
+    __m256d sd = _mm256_cvtepi32_pd (sh), qd = _mm256_cvtepi32_pd (qh);
+    __m256d v = _mm256_sub_pd (_mm256_mul_pd (area, qd), _mm256_mul_pd (sd, sd));
+    __m256d pos = _mm256_cmp_pd (v, _mm256_setzero_pd (), _CMP_GT_OQ);
+    __m256d safe = _mm256_blendv_pd (one, v, pos);
+    __m128 ff = _mm256_cvtpd_ps (_mm256_div_pd (one, _mm256_sqrt_pd (safe)));
+    ff = _mm_blendv_ps (_mm_set1_ps (1.0f), ff, _mm256_cvtpd_ps (pos));
+    __m256d ok = _mm256_and_pd (pos, _mm256_cmp_pd (_mm256_mul_pd (area, _mm256_cvtps_pd (ff)),
+            _mm256_set1_pd (1e-1), _CMP_LT_OQ));
+    pass |= _mm256_movemask_pd (ok) << (4 * h);
+    f[h] = ff;
+  }
+  *nf = _mm256_set_m128 (f[1], f[0]);
+  return pass;
+}
+
+/* Stage s on eight windows: the lanes whose sum reaches the threshold. */
+static inline AVX2 int
+stage8 (const fv_vj_model *m, int s, const uint32_t *p, int step, __m256 nf)
+{
+  const fv_vj_stage *st = &m->stages[s];
+  __m256d lo = _mm256_setzero_pd (), hi = _mm256_setzero_pd ();
+  for (int i = st->first; i < st->first + st->count; i++) {
+    const fv_vj_stump *w = &m->stump[i];
+    const fv_vj_haar *f = &m->haar[w->feature];
+    __m256 r = _mm256_add_ps (
+        _mm256_mul_ps (_mm256_set1_ps (f->weight[0]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[0], step))),
+        _mm256_mul_ps (_mm256_set1_ps (f->weight[1]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[1], step))));
+    if (f->weight[2] != 0.0f)
+      r = _mm256_add_ps (r, _mm256_mul_ps (_mm256_set1_ps (f->weight[2]),
+              _mm256_cvtepi32_ps (rect8 (p, f->ofs[2], step))));
+    r = _mm256_mul_ps (r, nf);
+    __m256 left = _mm256_cmp_ps (r, _mm256_set1_ps (w->threshold), _CMP_LT_OQ);
+    __m256 leaf = _mm256_blendv_ps (_mm256_set1_ps (w->right), _mm256_set1_ps (w->left), left);
+    lo = _mm256_add_pd (lo, _mm256_cvtps_pd (_mm256_castps256_ps128 (leaf)));
+    hi = _mm256_add_pd (hi, _mm256_cvtps_pd (_mm256_extractf128_ps (leaf, 1)));
+  }
+  const __m256d t = _mm256_set1_pd ((double) st->threshold);
+  return _mm256_movemask_pd (_mm256_cmp_pd (lo, t, _CMP_GE_OQ))
+      | _mm256_movemask_pd (_mm256_cmp_pd (hi, t, _CMP_GE_OQ)) << 4;
+}
+
+/* Windows x = 0, step, ... < work_w of one row; the x of each window that
+ * passes every stage goes to out, in order. Returns their count. */
+AVX2 int
+fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *out)
+{
+  const int step = lv->step, npos = (lv->work_w + step - 1) / step;
+  int n = 0, next = 0;   /* next: the first position OpenCV visits in this block */
+  for (int b = 0; b < npos; b += 8) {
+    const uint32_t *p = row + b * step;
+    const int lanes = npos - b < 8 ? npos - b : 8, valid = (1 << lanes) - 1;
+    __m256 nf;
+    int var = norm8 (m, p, step, &nf) & valid;
+    int alive = m->nstages ? stage8 (m, 0, p, step, nf) & var : var;
+    /* OpenCV's walk: a window that fails the first stage (after passing
+     * the variance test) makes it skip the next one */
+    int visited = 0;
+    while (next < b + lanes) {
+      int k = next - b;
+      visited |= 1 << k;
+      next += ((var >> k) & 1) && !((alive >> k) & 1) ? 2 : 1;
+    }
+    alive &= visited;
+    /* even one live lane is cheaper here than the scalar code */
+    for (int s = 1; alive && s < m->nstages; s++)
+      alive &= stage8 (m, s, p, step, nf);
+    for (int k = 0; k < 8; k++)
+      if ((alive >> k) & 1)
+        out[n++] = (b + k) * step;
+  }
+  return n;
+}
