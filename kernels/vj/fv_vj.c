@@ -25,6 +25,30 @@ fv_vj_raw_reserve (fv_vj_plan *pl, int n)
   return FV_OK;
 }
 
+static int
+cmp_key (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+void
+fv_vj_keys_to_raw (fv_vj_plan *pl, uint64_t *keys, int n)
+{
+  qsort (keys, n, sizeof *keys, cmp_key);
+  for (int i = 0; i < n; i++) {
+    const fv_vj_level *lv = &pl->py.lv[keys[i] >> 42];
+    fv_rect r = fv_vj_window_rect (lv, (int) (keys[i] & 0x1fffff), (int) ((keys[i] >> 21) & 0x1fffff));
+    /* rounding can take a window past the frame's edge: OpenCV clips it */
+    if (r.x + r.width > pl->p.width)
+      r.width = pl->p.width - r.x;
+    if (r.y + r.height > pl->p.height)
+      r.height = pl->p.height - r.y;
+    pl->raw[i] = r;
+  }
+  pl->nraw = n;
+}
+
 fv_status
 fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
     fv_backend backend, int device, void *stream)

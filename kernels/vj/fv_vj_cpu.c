@@ -89,13 +89,6 @@ scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, in
   return n;
 }
 
-static int
-cmp_key (const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-  return x < y ? -1 : x > y;
-}
-
 fv_status
 fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
 {
@@ -166,13 +159,7 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
     free (keys);
     return FV_ERR_NOMEM;
   }
-  /* a fixed order, so that grouping gives the same output on every run */
-  qsort (keys, nkeys, sizeof *keys, cmp_key);
-  for (int i = 0; i < nkeys; i++) {
-    const fv_vj_level *lv = &py->lv[keys[i] >> 42];
-    pl->raw[i] = fv_vj_window_rect (lv, (int) (keys[i] & 0x1fffff), (int) ((keys[i] >> 21) & 0x1fffff));
-  }
-  pl->nraw = nkeys;
+  fv_vj_keys_to_raw (pl, keys, nkeys);
   free (keys);
   return FV_OK;
 }

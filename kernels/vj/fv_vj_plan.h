@@ -8,6 +8,10 @@
 #include "fv_vj.h"
 #include "fv_vj_model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One axis of OpenCV's bit-exact linear resize: destination i reads source
  * ofs[i] and ofs[i]+1 with weights coef[2i], coef[2i+1] (8 fraction bits);
  * i < lo repeats source 0, i >= hi repeats the last source sample. */
@@ -99,7 +103,15 @@ void fv_vj_cuda_destroy (fv_vj_plan *pl);
 int fv_vj_avx2_usable (const fv_vj_model *m);
 int fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *xs);
 
-/* Appends to pl->raw, growing it. */
+/* Window keys (level << 42 | y << 21 | x) sorted, so that grouping sees
+ * the same order on every run and back end, and turned into pl->raw. */
+void fv_vj_keys_to_raw (fv_vj_plan *pl, uint64_t *keys, int n);
+
+/* Makes room for n raw windows and detections. */
 fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

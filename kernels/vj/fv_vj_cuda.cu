@@ -1,0 +1,739 @@
+/* GPU detector. Every pyramid level lives in one device buffer (the same
+ * shelf layout and feature offsets as the CPU), built by three launches for
+ * all levels: row scans that resize on the fly, tilted sums where the
+ * cascade needs them, and column scans. Detection is then two launches for
+ * all levels:
+ *
+ *  1. the first stage for every window position, one thread per window; a
+ *     ballot per 32 positions gives two bit words: "passed" and "failed the
+ *     first stage", from which OpenCV's rule (a window that fails the first
+ *     stage makes the scan skip the next one) can be replayed exactly;
+ *  2. the uber-kernel: persistent one-warp blocks take 32 positions at a time
+ *     from a global atomic counter, replay the skip rule with bit arithmetic,
+ *     and queue the survivors in shared memory. Once 32 are queued, each
+ *     thread runs one window through the next stages (their weak classifiers
+ *     held in shared memory); those still alive are then run by the whole
+ *     warp together, a stage's weak classifiers spread over the lanes.
+ *
+ * Windows that pass every stage come back as keys (level, y, x); the host
+ * sorts them and groups them as the CPU path does, so the boxes are equal.
+ * Stage sums are exact in double for OpenCV's cascades (checked at plan
+ * time), so the warp may add them in any order; for a cascade where they are
+ * not, lane 0 adds them in the CPU's order. */
+#include <cstdlib>
+#include <cstring>
+#include <cmath>
+#include "fv_vj_plan.h"
+#include "../common/fv_cuda_check.cuh"
+
+namespace {
+
+/* A HAAR stump with its feature, for the fast path. */
+struct FStump {
+  fv_vj_haar f;
+  float threshold, left, right;
+};
+
+struct DevLevel {
+  long long origin, word_base;
+  int w, h, step, work_w, cols, wpr, rows;
+  int ax_lo, ax_hi, ay_lo, ay_hi, axis_x, axis_y;   /* axis_*: offsets into the tables */
+};
+
+struct Geometry {
+  const DevLevel *lv;
+  int nlevels;
+  const long long *row_prefix;   /* level rows (image rows) before each level */
+  const long long *cblk_prefix;  /* column blocks before each level */
+  const long long *tdiag_prefix; /* tilted diagonals before each level */
+  const int32_t *xofs, *yofs;
+  const uint16_t *xcoef, *ycoef;
+  int stride;
+  long long plane;
+  long long nwords;
+};
+
+struct Frame {
+  const unsigned char *src;
+  size_t sstride;
+  int W, H;
+};
+
+struct Detect {
+  fv_vj_model m;        /* pointers into device memory */
+  const FStump *fstump; /* HAAR stumps: fused copies, else NULL */
+  int nshared;          /* weak classifiers of the per-thread stages */
+  int coop_stage;       /* first stage the warp runs together */
+  int exact_sums;
+  uint32_t *fail0, *pass0;
+  unsigned long long *keys;
+  unsigned int *nkeys;
+  unsigned int *counter;
+};
+
+__device__ __forceinline__ int
+find_level (const long long *prefix, int n, long long i)
+{
+  int lo = 0, hi = n - 1;   /* the last level whose prefix is <= i */
+  while (lo < hi) {
+    int mid = (lo + hi + 1) >> 1;
+    if (prefix[mid] <= i)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* One pixel of OpenCV's bit-exact linear resize (see fv_vj_pyramid.c). */
+__device__ __forceinline__ unsigned
+hpix (const Geometry &g, const DevLevel &L, const unsigned char *row, int x)
+{
+  if (x < L.ax_lo)
+    return (unsigned) row[0] << 8;
+  if (x >= L.ax_hi)
+    return (unsigned) row[g.xofs[L.axis_x + L.w - 1]] << 8;
+  const unsigned char *q = row + g.xofs[L.axis_x + x];
+  return q[0] * (unsigned) g.xcoef[2 * (L.axis_x + x)] + q[1] * (unsigned) g.xcoef[2 * (L.axis_x + x) + 1];
+}
+
+__device__ __forceinline__ unsigned
+level_pixel (const Geometry &g, const Frame &f, const DevLevel &L, int x, int y)
+{
+  if (L.w == f.W && L.h == f.H)
+    return f.src[(size_t) y * f.sstride + x];
+  if (y < L.ay_lo || y >= L.ay_hi) {
+    int r = y < L.ay_lo ? 0 : f.H - 1;
+    return (hpix (g, L, f.src + (size_t) r * f.sstride, x) + 128) >> 8;
+  }
+  int r = g.yofs[L.axis_y + y];
+  unsigned c0 = g.ycoef[2 * (L.axis_y + y)], c1 = g.ycoef[2 * (L.axis_y + y) + 1];
+  const unsigned char *s = f.src + (size_t) r * f.sstride;
+  return (hpix (g, L, s, x) * c0 + hpix (g, L, s + f.sstride, x) * c1 + 32768) >> 16;
+}
+
+/* One warp per level row: resized pixels, their row prefix sums and those
+ * of their squares, into row y + 1 of the level (column 0 stays zero). */
+__global__ void
+row_scan (Geometry g, Frame f, uint32_t *planes, long long total_rows)
+{
+  const int lane = threadIdx.x & 31;
+  const long long r = (long long) blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (r >= total_rows)
+    return;
+  const int l = find_level (g.row_prefix, g.nlevels, r);
+  const DevLevel L = g.lv[l];
+  const int y = (int) (r - g.row_prefix[l]);
+  uint32_t *s = planes + L.origin + (long long) (y + 1) * g.stride + 1, *q = s + g.plane;
+  uint32_t cs = 0, cq = 0;
+  for (int x0 = 0; x0 < L.w; x0 += 32) {
+    int x = x0 + lane;
+    uint32_t v = x < L.w ? level_pixel (g, f, L, x, y) : 0, v2 = v * v;
+    for (int d = 1; d < 32; d <<= 1) {
+      uint32_t a = __shfl_up_sync (0xffffffffu, v, d), b = __shfl_up_sync (0xffffffffu, v2, d);
+      if (lane >= d) {
+        v += a;
+        v2 += b;
+      }
+    }
+    if (x < L.w) {
+      s[x] = cs + v;
+      q[x] = cq + v2;
+    }
+    cs += __shfl_sync (0xffffffffu, v, 31);
+    cq += __shfl_sync (0xffffffffu, v2, 31);
+  }
+}
+
+/* Tilted sums from the row prefixes R (see fv_vj_pyramid.c): one thread per
+ * diagonal of a level; sign +1 adds A along anti-diagonals, -1 subtracts B
+ * along diagonals. Must run between row_scan and col_scan. */
+__global__ void
+tilted_diag (Geometry g, uint32_t *planes, long long total, int sign)
+{
+  long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= total)
+    return;
+  const int l = find_level (g.tdiag_prefix, g.nlevels, i);
+  const DevLevel L = g.lv[l];
+  const int d = (int) (i - g.tdiag_prefix[l]);   /* 0 .. w + h */
+  const uint32_t *R = planes + L.origin;          /* R(y, c) = R[(y + 1) * stride + c + 1] */
+  uint32_t *T = planes + 2 * g.plane + L.origin;
+  uint32_t acc = 0;
+  const int k = sign > 0 ? d - 2 : d - L.h - 1;  /* A: k = X + Y - 2; B: m = X - Y - 1 */
+  for (int Y = 1; Y <= L.h; Y++) {
+    int c = sign > 0 ? k - (Y - 1) : k + (Y - 1);
+    if (c >= 0)
+      acc += R[(long long) Y * g.stride + (c < L.w ? c : L.w - 1) + 1];
+    int X = sign > 0 ? k - Y + 2 : k + Y + 1;
+    if (X >= 0 && X <= L.w) {
+      uint32_t *t = T + (long long) Y * g.stride + X;
+      *t = sign > 0 ? acc : *t - acc;
+    }
+  }
+}
+
+/* Column prefix sums of both planes: a block of 32 x 16 threads per 32
+ * columns of a level, each thread row summing a stretch of rows first. */
+__global__ void
+col_scan (Geometry g, uint32_t *planes)
+{
+  __shared__ uint32_t part[2][16][33];
+  const int l = find_level (g.cblk_prefix, g.nlevels, blockIdx.x);
+  const DevLevel L = g.lv[l];
+  const int x = (int) (blockIdx.x - g.cblk_prefix[l]) * 32 + threadIdx.x + 1;
+  const int seg = (L.h + 15) / 16, y0 = 1 + threadIdx.y * seg;
+  const int y1 = min (y0 + seg, L.h + 1);
+  uint32_t *s = planes + L.origin + x, *q = s + g.plane;
+  uint32_t as = 0, aq = 0;
+  if (x <= L.w)
+    for (int y = y0; y < y1; y++) {
+      as += s[(long long) y * g.stride];
+      aq += q[(long long) y * g.stride];
+    }
+  part[0][threadIdx.y][threadIdx.x] = as;
+  part[1][threadIdx.y][threadIdx.x] = aq;
+  __syncthreads ();
+  as = aq = 0;
+  for (int j = 0; j < (int) threadIdx.y; j++) {
+    as += part[0][j][threadIdx.x];
+    aq += part[1][j][threadIdx.x];
+  }
+  if (x <= L.w)
+    for (int y = y0; y < y1; y++) {
+      long long o = (long long) y * g.stride;
+      as += s[o];
+      aq += q[o];
+      s[o] = as;
+      q[o] = aq;
+    }
+}
+
+__device__ __forceinline__ float
+fstump_value (const FStump &s, const uint32_t *p, float nf)
+{
+  return fv_vj_haar_value (&s.f, p, nf) < s.threshold ? s.left : s.right;
+}
+
+/* Weak classifier i: from shared memory when it is there. */
+__device__ __forceinline__ float
+weak_value (const Detect &d, const FStump *sh, int i, const uint32_t *p, float nf)
+{
+  if (d.fstump)
+    return fstump_value (i < d.nshared ? sh[i] : d.fstump[i], p, nf);
+  return fv_vj_weak (&d.m, i, p, nf);
+}
+
+__device__ __forceinline__ bool
+stage_passes (const Detect &d, const FStump *sh, int s, const uint32_t *p, float nf)
+{
+  const fv_vj_stage st = d.m.stages[s];
+  double sum = 0.;
+  for (int i = st.first; i < st.first + st.count; i++)
+    sum += (double) weak_value (d, sh, i, p, nf);
+  return !(sum < (double) st.threshold);
+}
+
+__device__ void
+load_shared (const Detect &d, FStump *sh)
+{
+  if (!d.fstump)
+    return;
+  const int n = d.nshared * (int) (sizeof (FStump) / 4);
+  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < n; i += blockDim.x * blockDim.y)
+    ((uint32_t *) sh)[i] = ((const uint32_t *) d.fstump)[i];
+  __syncthreads ();
+}
+
+__device__ __forceinline__ int
+word_level (const Geometry &g, long long word)
+{
+  int lo = 0, hi = g.nlevels - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) >> 1;
+    if (g.lv[mid].word_base <= word)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Pass 1: the variance test and the first stage at every position. */
+__global__ void
+first_stage (Geometry g, Detect d, const uint32_t *planes)
+{
+  extern __shared__ FStump sh[];
+  load_shared (d, sh);
+  const long long t = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  const long long word = t >> 5;
+  const int lane = threadIdx.x & 31;
+  if (word >= g.nwords)
+    return;
+  const int lo = word_level (g, word);
+  const DevLevel &L = g.lv[lo];
+  const long long wi = word - L.word_base;
+  const int row = (int) (wi / L.wpr), col = (int) (wi % L.wpr) * 32 + lane;
+  bool fail = false, pass = false;
+  if (col < L.cols) {
+    const uint32_t *p = planes + L.origin + (long long) row * L.step * g.stride + col * L.step;
+    float nf;
+    if (fv_vj_window_norm (&d.m, p, &nf)) {
+      pass = stage_passes (d, sh, 0, p, nf);
+      fail = !pass;
+    }
+  }
+  uint32_t fb = __ballot_sync (0xffffffffu, fail), pb = __ballot_sync (0xffffffffu, pass);
+  if (lane == 0) {
+    d.fail0[word] = fb;
+    d.pass0[word] = pb;
+  }
+}
+
+__device__ __forceinline__ const uint32_t *
+key_window (const Geometry &g, const uint32_t *planes, unsigned long long key)
+{
+  const DevLevel &L = g.lv[key >> 42];
+  return planes + L.origin + (long long) ((key >> 21) & 0x1fffff) * g.stride + (key & 0x1fffff);
+}
+
+/* The warp together on the windows that passed the per-thread stages. */
+__device__ void
+run_together (const Geometry &g, const Detect &d, const FStump *sh, const uint32_t *planes,
+    unsigned long long key)
+{
+  const int lane = threadIdx.x;
+  const uint32_t *p = key_window (g, planes, key);
+  float nf;
+  fv_vj_window_norm (&d.m, p, &nf);
+  for (int s = d.coop_stage; s < d.m.nstages; s++) {
+    const fv_vj_stage st = d.m.stages[s];
+    double sum = 0.;
+    if (d.exact_sums) {
+      for (int i = st.first + lane; i < st.first + st.count; i += 32)
+        sum += (double) weak_value (d, sh, i, p, nf);
+      for (int o = 16; o; o >>= 1)
+        sum += __shfl_xor_sync (0xffffffffu, sum, o);
+    } else {
+      if (lane == 0)
+        for (int i = st.first; i < st.first + st.count; i++)
+          sum += (double) weak_value (d, sh, i, p, nf);
+      sum = __shfl_sync (0xffffffffu, sum, 0);
+    }
+    if (sum < (double) st.threshold)
+      return;
+  }
+  if (lane == 0)
+    d.keys[atomicAdd (d.nkeys, 1u)] = key;
+}
+
+/* Each thread one queued window through stages 1 .. coop_stage - 1; the
+ * survivors then go through the rest with the whole warp. */
+__device__ void
+drain (const Geometry &g, const Detect &d, const FStump *sh, const uint32_t *planes,
+    const unsigned long long *queue, int n)
+{
+  const int lane = threadIdx.x;
+  bool alive = lane < n;
+  unsigned long long key = alive ? queue[lane] : 0;
+  if (alive) {
+    const uint32_t *p = key_window (g, planes, key);
+    float nf;
+    fv_vj_window_norm (&d.m, p, &nf);
+    for (int s = 1; alive && s < d.coop_stage && s < d.m.nstages; s++)
+      alive = stage_passes (d, sh, s, p, nf);
+  }
+  unsigned live = __ballot_sync (0xffffffffu, alive);
+  while (live) {
+    int k = __ffs (live) - 1;
+    live &= live - 1;
+    run_together (g, d, sh, planes, __shfl_sync (0xffffffffu, key, k));
+  }
+}
+
+/* Pass 2: the persistent uber-kernel. */
+__global__ void __launch_bounds__ (32)
+uber (Geometry g, Detect d, const uint32_t *planes)
+{
+  extern __shared__ FStump sh[];
+  __shared__ unsigned long long queue[64];
+  __shared__ long long next;
+  load_shared (d, sh);
+  const int lane = threadIdx.x;
+  int queued = 0;
+  for (;;) {
+    if (lane == 0)
+      next = atomicAdd (d.counter, 1u);
+    __syncwarp ();
+    const long long word = next;
+    __syncwarp ();
+    if (word >= g.nwords)
+      break;
+    const int l = word_level (g, word);
+    const DevLevel &L = g.lv[l];
+    const long long wi = word - L.word_base;
+    const int row = (int) (wi / L.wpr), j = (int) (wi % L.wpr);
+    const uint32_t F = d.fail0[word], P = d.pass0[word];
+    /* windows failing the first stage just before this one, back to the row's start */
+    int run;
+    const uint32_t below = ~F & ((1u << lane) - 1u);
+    if (below) {
+      run = lane - 1 - (31 - __clz (below));
+    } else {
+      run = lane;
+      for (long long k = word - 1; k >= word - j; k--) {
+        uint32_t f = d.fail0[k];
+        if (f == 0xffffffffu) {
+          run += 32;
+          continue;
+        }
+        run += __clz (~f);
+        break;
+      }
+    }
+    const bool alive = !(run & 1) && ((P >> lane) & 1);
+    const unsigned ballot = __ballot_sync (0xffffffffu, alive);
+    if (alive) {
+      const int x = (j * 32 + lane) * L.step, y = row * L.step;
+      queue[queued + __popc (ballot & ((1u << lane) - 1u))] =
+          ((unsigned long long) l << 42) | ((unsigned long long) y << 21) | (unsigned long long) x;
+    }
+    queued += __popc (ballot);
+    __syncwarp ();
+    if (queued >= 32) {
+      drain (g, d, sh, planes, queue, 32);
+      __syncwarp ();
+      if (lane < queued - 32)
+        queue[lane] = queue[32 + lane];
+      queued -= 32;
+      __syncwarp ();
+    }
+  }
+  if (queued)
+    drain (g, d, sh, planes, queue, queued);
+}
+
+struct fv_vj_cuda {
+  fv::PlanStream ps;
+  int sms;
+  unsigned char *d_src;
+  size_t d_pitch;
+  uint32_t *planes;
+  void *blob;               /* tables and the model, one allocation */
+  Geometry g;
+  Detect d;
+  long long total_rows, col_blocks, diags;
+  int has_tilted;
+  unsigned long long *h_keys;
+  size_t key_cap;
+};
+
+/* Bytes are appended to a host image of the blob; pointers fixed later. */
+struct Blob {
+  unsigned char *host;
+  size_t size, cap;
+  size_t add (const void *src, size_t n)
+  {
+    size_t at = (size + 15) & ~(size_t) 15;
+    if (at + n > cap) {
+      size_t c = cap ? cap : 4096;
+      while (c < at + n)
+        c *= 2;
+      unsigned char *h = (unsigned char *) realloc (host, c);
+      if (!h)
+        return (size_t) -1;
+      host = h;
+      cap = c;
+    }
+    if (n)
+      memcpy (host + at, src, n);
+    size = at + n;
+    return at;
+  }
+};
+
+/* Stage sums are exact in double, whatever the order, when every leaf is a
+ * multiple of the smallest leaf's unit and no sum can outgrow 53 bits. */
+int
+sums_are_exact (const fv_vj_model_host *mh)
+{
+  const fv_vj_model *m = &mh->m;
+  int emin = 1000;
+  double worst = 0.;
+  for (int s = 0; s < m->nstages; s++) {
+    double total = 0.;
+    for (int i = m->stages[s].first; i < m->stages[s].first + m->stages[s].count; i++) {
+      float a, b;
+      if (m->stumps) {
+        a = fabsf (m->stump[i].left);
+        b = fabsf (m->stump[i].right);
+      } else {   /* any leaf of the tree */
+        a = b = 0.f;
+        int nl = (i + 1 < mh->nweak ? m->tree[i + 1].first_leaf : mh->nleaves) - m->tree[i].first_leaf;
+        for (int k = 0; k < nl; k++) {
+          float v = fabsf (m->leaf[m->tree[i].first_leaf + k]);
+          a = v > a ? v : a;
+          int e;
+          if (v != 0.f) {
+            frexpf (v, &e);
+            emin = e - 24 < emin ? e - 24 : emin;
+          }
+        }
+      }
+      int e;
+      if (a != 0.f) {
+        frexpf (a, &e);
+        emin = e - 24 < emin ? e - 24 : emin;
+      }
+      if (b != 0.f) {
+        frexpf (b, &e);
+        emin = e - 24 < emin ? e - 24 : emin;
+      }
+      total += a > b ? a : b;
+    }
+    worst = total > worst ? total : worst;
+  }
+  return worst < ldexp (1.0, 52 + (emin < 1000 ? emin : 0));
+}
+
+}  // namespace
+
+extern "C" fv_status
+fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
+{
+  fv_vj_cuda *c = (fv_vj_cuda *) calloc (1, sizeof (fv_vj_cuda));
+  if (!c)
+    return FV_ERR_NOMEM;
+  pl->impl = c;
+  const fv_vj_pyramid *py = &pl->py;
+  const fv_vj_model_host *mh = &pl->mh;
+  FV_CUDA_TRY (c->ps.open (device, stream));
+  FV_CUDA_TRY (cudaDeviceGetAttribute (&c->sms, cudaDevAttrMultiProcessorCount, device));
+  FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, pl->p.width, pl->p.height));
+  c->has_tilted = mh->has_tilted;
+  const size_t plane_elems = (size_t) py->plane * (c->has_tilted ? 3 : 2) + 64;
+  FV_CUDA_TRY (cudaMalloc (&c->planes, plane_elems * sizeof (uint32_t)));
+  FV_CUDA_TRY (cudaMemset (c->planes, 0, plane_elems * sizeof (uint32_t)));
+
+  /* levels and their prefix tables */
+  const int n = py->nlevels > 0 ? py->nlevels : 1;
+  DevLevel *lv = (DevLevel *) calloc (n, sizeof (DevLevel));
+  long long *rowp = (long long *) calloc (n, sizeof (long long));
+  long long *cblk = (long long *) calloc (n, sizeof (long long));
+  long long *tdia = (long long *) calloc (n, sizeof (long long));
+  Blob b = { NULL, 0, 0 };
+  if (!lv || !rowp || !cblk || !tdia) {
+    free (lv);
+    free (rowp);
+    free (cblk);
+    free (tdia);
+    return FV_ERR_NOMEM;
+  }
+  size_t axes_len = 0;
+  for (int l = 0; l < py->nlevels; l++)
+    axes_len += py->lv[l].w + py->lv[l].h;
+  int32_t *ofs = (int32_t *) malloc (sizeof (int32_t) * (axes_len + 1));
+  uint16_t *coef = (uint16_t *) malloc (sizeof (uint16_t) * 2 * (axes_len + 1));
+  long long words = 0, rows = 0, blocks = 0, diags = 0;
+  size_t at = 0;
+  for (int l = 0; l < py->nlevels && ofs && coef; l++) {
+    const fv_vj_level *s = &py->lv[l];
+    DevLevel *L = &lv[l];
+    L->origin = s->origin;
+    L->w = s->w;
+    L->h = s->h;
+    L->step = s->step;
+    L->work_w = s->work_w;
+    L->cols = (s->work_w + s->step - 1) / s->step;
+    L->wpr = (L->cols + 31) / 32;
+    L->rows = s->rows;
+    L->word_base = words;
+    words += (long long) L->wpr * L->rows;
+    rowp[l] = rows;
+    rows += s->h;
+    cblk[l] = blocks;
+    blocks += (s->w + 1 + 31) / 32;
+    tdia[l] = diags;
+    diags += s->w + s->h + 1;
+    L->ax_lo = s->ax.lo;
+    L->ax_hi = s->ax.hi;
+    L->ay_lo = s->ay.lo;
+    L->ay_hi = s->ay.hi;
+    L->axis_x = (int) at;
+    memcpy (ofs + at, s->ax.ofs, sizeof (int32_t) * s->w);
+    memcpy (coef + 2 * at, s->ax.coef, sizeof (uint16_t) * 2 * s->w);
+    at += s->w;
+    L->axis_y = (int) at;
+    memcpy (ofs + at, s->ay.ofs, sizeof (int32_t) * s->h);
+    memcpy (coef + 2 * at, s->ay.coef, sizeof (uint16_t) * 2 * s->h);
+    at += s->h;
+  }
+  c->total_rows = rows;
+  c->col_blocks = blocks;
+  c->diags = diags;
+
+  /* the model: arrays into the blob, then the pointers fixed */
+  const fv_vj_model *m = &mh->m;
+  const size_t nw = mh->nweak, nn = mh->nnodes;
+  size_t o_lv = b.add (lv, sizeof (DevLevel) * n), o_rowp = b.add (rowp, sizeof (long long) * n),
+      o_cblk = b.add (cblk, sizeof (long long) * n), o_tdia = b.add (tdia, sizeof (long long) * n),
+      o_ofs = b.add (ofs, sizeof (int32_t) * (axes_len + 1)),
+      o_coef = b.add (coef, sizeof (uint16_t) * 2 * (axes_len + 1)),
+      o_stages = b.add (m->stages, sizeof (fv_vj_stage) * m->nstages),
+      o_stump = m->stumps ? b.add (m->stump, sizeof (fv_vj_stump) * nw) : 0,
+      o_tree = m->stumps ? 0 : b.add (m->tree, sizeof (fv_vj_tree) * nw),
+      o_node = m->stumps ? 0 : b.add (m->node, sizeof (fv_vj_node) * nn),
+      o_leaf = m->stumps ? 0 : b.add (m->leaf, sizeof (float) * mh->nleaves),
+      o_subset = m->lbp ? b.add (m->subset, sizeof (int32_t) * 8 * nn) : 0,
+      o_haar = m->lbp ? 0 : b.add (m->haar, sizeof (fv_vj_haar) * mh->nfeatures),
+      o_lbpf = m->lbp ? b.add (m->lbpf, sizeof (fv_vj_lbp) * mh->nfeatures) : 0, o_fst = 0;
+  const bool fast = !m->lbp && m->stumps;
+  if (fast) {
+    FStump *fs = (FStump *) malloc (sizeof (FStump) * (nw + 1));
+    if (fs) {
+      for (size_t i = 0; i < nw; i++) {
+        fs[i].f = m->haar[m->stump[i].feature];
+        fs[i].threshold = m->stump[i].threshold;
+        fs[i].left = m->stump[i].left;
+        fs[i].right = m->stump[i].right;
+      }
+      o_fst = b.add (fs, sizeof (FStump) * nw);
+      free (fs);
+    } else {
+      o_fst = (size_t) -1;
+    }
+  }
+  free (lv);
+  free (rowp);
+  free (cblk);
+  free (tdia);
+  free (ofs);
+  free (coef);
+  if (!b.host || o_fst == (size_t) -1 || !ofs || !coef) {
+    free (b.host);
+    return FV_ERR_NOMEM;
+  }
+  const long long nwords = words > 0 ? words : 1;
+  const size_t o_fail = b.add (NULL, 0);
+  const size_t bytes = o_fail + sizeof (uint32_t) * 2 * nwords + 16 + sizeof (unsigned int) * 4;
+  cudaError_t e = cudaMalloc (&c->blob, bytes + (size_t) py->windows * 8 + 64);
+  if (e == cudaSuccess)
+    e = cudaMemcpy (c->blob, b.host, b.size, cudaMemcpyHostToDevice);
+  free (b.host);
+  FV_CUDA_TRY (e);
+  unsigned char *base = (unsigned char *) c->blob;
+  Geometry &g = c->g;
+  g.lv = (const DevLevel *) (base + o_lv);
+  g.nlevels = py->nlevels;
+  g.row_prefix = (const long long *) (base + o_rowp);
+  g.cblk_prefix = (const long long *) (base + o_cblk);
+  g.tdiag_prefix = (const long long *) (base + o_tdia);
+  g.xofs = g.yofs = (const int32_t *) (base + o_ofs);
+  g.xcoef = g.ycoef = (const uint16_t *) (base + o_coef);
+  g.stride = py->stride;
+  g.plane = py->plane;
+  g.nwords = words;
+  Detect &d = c->d;
+  d.m = *m;
+  d.m.stages = (const fv_vj_stage *) (base + o_stages);
+  d.m.stump = m->stumps ? (const fv_vj_stump *) (base + o_stump) : NULL;
+  d.m.tree = m->stumps ? NULL : (const fv_vj_tree *) (base + o_tree);
+  d.m.node = m->stumps ? NULL : (const fv_vj_node *) (base + o_node);
+  d.m.leaf = m->stumps ? NULL : (const float *) (base + o_leaf);
+  d.m.subset = m->lbp ? (const int32_t *) (base + o_subset) : NULL;
+  d.m.haar = m->lbp ? NULL : (const fv_vj_haar *) (base + o_haar);
+  d.m.lbpf = m->lbp ? (const fv_vj_lbp *) (base + o_lbpf) : NULL;
+  d.fstump = fast ? (const FStump *) (base + o_fst) : NULL;
+  /* the per-thread stages: the first three, or the env's choice (tuning) */
+  const char *env = getenv ("FV_VJ_COOP_STAGE");
+  d.coop_stage = env ? atoi (env) : 3;
+  if (d.coop_stage < 1)
+    d.coop_stage = 1;
+  if (d.coop_stage > m->nstages)
+    d.coop_stage = m->nstages;
+  d.nshared = 0;
+  if (fast) {
+    const fv_vj_stage *st = &m->stages[d.coop_stage - 1];
+    d.nshared = st->first + st->count;
+    if (d.nshared * sizeof (FStump) > 24 * 1024)
+      d.nshared = 24 * 1024 / sizeof (FStump);
+  }
+  d.exact_sums = sums_are_exact (mh);
+  d.fail0 = (uint32_t *) (base + o_fail);
+  d.pass0 = d.fail0 + nwords;
+  d.counter = (unsigned int *) (d.pass0 + nwords);
+  d.nkeys = d.counter + 1;
+  d.keys = (unsigned long long *) (base + ((bytes + 15) & ~(size_t) 15));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
+{
+  fv_vj_cuda *c = (fv_vj_cuda *) pl->impl;
+  cudaStream_t st = c->ps.stream;
+  pl->nraw = 0;
+  if (!pl->py.nlevels)
+    return FV_OK;
+  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  Frame f = { (const unsigned char *) gray->data, gray->stride, pl->p.width, pl->p.height };
+  if (gray->mem == FV_MEM_HOST) {
+    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, gray->data, gray->stride, pl->p.width,
+        pl->p.height, cudaMemcpyHostToDevice, st));
+    f.src = c->d_src;
+    f.sstride = c->d_pitch;
+  }
+  row_scan<<<(unsigned) ((c->total_rows + 7) / 8), 256, 0, st>>> (c->g, f, c->planes, c->total_rows);
+  if (c->has_tilted) {
+    const unsigned nb = (unsigned) ((c->diags + 127) / 128);
+    tilted_diag<<<nb, 128, 0, st>>> (c->g, c->planes, c->diags, 1);
+    tilted_diag<<<nb, 128, 0, st>>> (c->g, c->planes, c->diags, -1);
+  }
+  col_scan<<<(unsigned) c->col_blocks, dim3 (32, 16), 0, st>>> (c->g, c->planes);
+  FV_CUDA_TRY (cudaMemsetAsync (c->d.counter, 0, 2 * sizeof (unsigned int), st));
+  const size_t shb = sizeof (FStump) * c->d.nshared;
+  if (c->g.nwords > 0) {
+    first_stage<<<(unsigned) ((c->g.nwords * 32 + 255) / 256), 256, shb, st>>> (c->g, c->d, c->planes);
+    uber<<<c->sms * 12, 32, shb, st>>> (c->g, c->d, c->planes);
+  }
+  FV_CUDA_TRY (cudaGetLastError ());
+  unsigned int nkeys = 0;
+  FV_CUDA_TRY (cudaMemcpyAsync (&nkeys, c->d.nkeys, sizeof nkeys, cudaMemcpyDeviceToHost, st));
+  FV_CUDA_TRY (cudaStreamSynchronize (st));
+  if (nkeys > c->key_cap) {
+    free (c->h_keys);
+    c->key_cap = nkeys * 2;
+    c->h_keys = (unsigned long long *) malloc (sizeof (unsigned long long) * c->key_cap);
+    if (!c->h_keys) {
+      c->key_cap = 0;
+      return FV_ERR_NOMEM;
+    }
+  }
+  if (nkeys) {
+    FV_CUDA_TRY (cudaMemcpyAsync (c->h_keys, c->d.keys, sizeof (unsigned long long) * nkeys,
+        cudaMemcpyDeviceToHost, st));
+    FV_CUDA_TRY (cudaStreamSynchronize (st));
+  }
+  if (fv_vj_raw_reserve (pl, (int) nkeys) != FV_OK)
+    return FV_ERR_NOMEM;
+  fv_vj_keys_to_raw (pl, (uint64_t *) c->h_keys, (int) nkeys);
+  return FV_OK;
+}
+
+extern "C" void
+fv_vj_cuda_destroy (fv_vj_plan *pl)
+{
+  fv_vj_cuda *c = (fv_vj_cuda *) pl->impl;
+  if (!c)
+    return;
+  cudaSetDevice (c->ps.device);
+  if (c->ps.stream)
+    cudaStreamSynchronize (c->ps.stream);
+  cudaFree (c->d_src);
+  cudaFree (c->planes);
+  cudaFree (c->blob);
+  c->ps.close ();
+  free (c->h_keys);
+  free (c);
+  pl->impl = NULL;
+}

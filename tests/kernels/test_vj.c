@@ -1,0 +1,418 @@
+/* vjdetect's kernel against OpenCV 4.6, whose results are stored in
+ * tests/data/faces (make-expected.py wrote them with python3-opencv):
+ *  - raw windows (no grouping) equal, window for window, on crops of the
+ *    photos at odd sizes and offsets (so padded strides), for HAAR stumps,
+ *    trees, tilted features and LBP, several scale factors and size limits;
+ *  - grouped boxes on the photos, with the agreement at IoU >= 0.5 printed
+ *    both ways (at least 95% each is the contract);
+ *  - frames smaller than the window, 1x1, 3x7: no detection and no error;
+ *  - the scalar and SIMD CPU scans, one and several threads, equal on noise;
+ *  - grouping on hand-made rectangles; bad parameters refused.
+ * With --cuda every comparison runs on the GPU plan too, with host and
+ * device frames, and the GPU must equal the CPU on random frames. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "fvtest.h"
+#include "fv_vj.h"
+#include "fv_cuda.h"
+
+#define CASCADES "/usr/share/opencv4/"
+static const char *data_dir;
+static fv_backend backend = FV_BACKEND_CPU;
+
+static int
+cmp_rect (const void *a, const void *b)
+{
+  return memcmp (a, b, sizeof (fv_rect)) > 0 ? 1 : memcmp (a, b, sizeof (fv_rect)) < 0 ? -1 : 0;
+}
+
+static void
+sort_rects (fv_rect *r, int n)
+{
+  qsort (r, n, sizeof *r, cmp_rect);
+}
+
+static const char *
+cascade_path (const char *name)
+{
+  static char path[512];
+  snprintf (path, sizeof path, CASCADES "%s/%s",
+      strncmp (name, "lbp", 3) ? "haarcascades" : "lbpcascades", name);
+  return path;
+}
+
+/* A copy of a crop of im with a padded stride; on the device too when asked. */
+static fv_image
+crop (const fv_image *im, int x, int y, int w, int h, int pad)
+{
+  fv_image c = fvt_image_new (w, h, 1, FV_U8, pad, NULL);
+  for (int j = 0; j < h; j++)
+    memcpy ((uint8_t *) c.data + j * c.stride, (uint8_t *) im->data + (y + j) * im->stride + x, w);
+  return c;
+}
+
+/* Runs a plan on the frame (host, and for CUDA device memory as well) and
+ * returns the raw windows sorted, or NULL with *n = -1 on failure. */
+static fv_rect *
+detect (const fv_cascade *c, const fv_vj_params *p, const fv_image *im, fv_backend be, int *n,
+    fv_detection **grouped, int *ngrouped)
+{
+  fv_vj_plan *plan;
+  *n = -1;
+  fv_status st = fv_vj_plan_create (&plan, c, p, be, 0, NULL);
+  FVT_CHECK (st == FV_OK, "plan: %s", fv_last_error ());
+  if (st != FV_OK)
+    return NULL;
+  fv_rect *out = NULL;
+  for (int pass = 0; pass < (be == FV_BACKEND_CUDA ? 2 : 1); pass++) {
+    fv_image in = *im;
+    void *dev = NULL;
+    if (pass == 1) {   /* the same frame from device memory, compact */
+      uint8_t *tight = malloc ((size_t) im->width * im->height);
+      for (int y = 0; y < im->height; y++)
+        memcpy (tight + (size_t) y * im->width, (uint8_t *) im->data + y * im->stride, im->width);
+      dev = fv_cuda_malloc ((size_t) im->width * im->height);
+      fv_cuda_memcpy (dev, tight, (size_t) im->width * im->height);
+      free (tight);
+      in = fv_image_make (dev, im->width, im->width, im->height, 1, FV_U8, FV_MEM_DEVICE);
+    }
+    const fv_detection *d;
+    int nd;
+    for (int rep = 0; rep < 2; rep++) {   /* plans are reused frame after frame */
+      st = fv_vj_execute (plan, &in, &d, &nd);
+      FVT_CHECK (st == FV_OK, "execute: %s", fv_last_error ());
+    }
+    if (dev)
+      fv_cuda_free (dev);
+    if (st != FV_OK)
+      break;
+    int nr;
+    const fv_rect *r = fv_vj_raw (plan, &nr);
+    fv_rect *copy = malloc (sizeof *copy * (nr + 1));
+    memcpy (copy, r, sizeof *copy * nr);
+    sort_rects (copy, nr);
+    if (pass == 0) {
+      out = copy;
+      *n = nr;
+      if (grouped) {
+        *grouped = malloc (sizeof **grouped * (nd + 1));
+        memcpy (*grouped, d, sizeof **grouped * nd);
+        *ngrouped = nd;
+      }
+    } else {
+      FVT_CHECK (nr == *n && !memcmp (copy, out, sizeof *copy * nr),
+          "device frame: %d raw windows where the host frame gave %d", nr, *n);
+      free (copy);
+    }
+  }
+  fv_vj_plan_destroy (plan);
+  return out;
+}
+
+static void
+raw_cases (void)
+{
+  char path[1024];
+  snprintf (path, sizeof path, "%s/faces/expected-raw.txt", data_dir);
+  FILE *f = fopen (path, "r");
+  FVT_CHECK (f != NULL, "cannot open %s", path);
+  if (!f)
+    return;
+  char line[512], cname[128], pgm[128];
+  int ncases = 0;
+  while (fgets (line, sizeof line, f)) {
+    int x, y, w, h, mn, mx, n;
+    double sf;
+    if (sscanf (line, "case %127s %127s %d %d %d %d %lf %d %d %d", cname, pgm, &x, &y, &w, &h, &sf,
+            &mn, &mx, &n) != 10)
+      continue;
+    fv_rect *want = malloc (sizeof *want * (n + 1));
+    for (int i = 0; i < n; i++)
+      if (!fgets (line, sizeof line, f)
+          || sscanf (line, "%d %d %d %d", &want[i].x, &want[i].y, &want[i].width, &want[i].height) != 4)
+        FVT_CHECK (0, "%s: short case", path);
+    sort_rects (want, n);
+    snprintf (path, sizeof path, "%s/faces/%s", data_dir, pgm);
+    fv_image *im = fvt_load_pnm (path);
+    fv_cascade *c = fv_cascade_load (cascade_path (cname));
+    FVT_CHECK (im && c, "%s or %s: %s", path, cname, fv_last_error ());
+    if (im && c) {
+      fv_image cr = crop (im, x, y, w, h, 3 + ncases);
+      fv_vj_params p = { w, h, sf, 0, mn, mn, mx, mx, 0 };
+      int got;
+      fv_rect *r = detect (c, &p, &cr, backend, &got, NULL, NULL);
+      int same = r && got == n && !memcmp (r, want, sizeof *r * n);
+      FVT_CHECK (same, "%s on %s %dx%d+%d+%d, scale %g: %d raw windows, OpenCV %d%s", cname, pgm,
+          w, h, x, y, sf, got, n, got == n ? " (different ones)" : "");
+      printf ("raw windows %-40s %-28s %4dx%-4d %s (%d)\n", cname, pgm, w, h,
+          same ? "equal" : "DIFFER", n);
+      free (r);
+      fvt_image_free (&cr);
+    }
+    fv_cascade_free (c);
+    if (im) {
+      fvt_image_free (im);
+      free (im);
+    }
+    free (want);
+    ncases++;
+  }
+  fclose (f);
+  FVT_CHECK (ncases >= 10, "only %d raw cases read", ncases);
+}
+
+static double
+iou (const fv_rect *a, const fv_rect *b)
+{
+  int x0 = a->x > b->x ? a->x : b->x, y0 = a->y > b->y ? a->y : b->y;
+  int x1 = a->x + a->width < b->x + b->width ? a->x + a->width : b->x + b->width;
+  int y1 = a->y + a->height < b->y + b->height ? a->y + a->height : b->y + b->height;
+  double inter = x1 > x0 && y1 > y0 ? (double) (x1 - x0) * (y1 - y0) : 0;
+  return inter / ((double) a->width * a->height + (double) b->width * b->height - inter);
+}
+
+/* Boxes of `from` with a box of `to` at IoU >= 0.5. */
+static int
+matched (const fv_rect *from, int nf, const fv_rect *to, int nt)
+{
+  int m = 0;
+  for (int i = 0; i < nf; i++)
+    for (int j = 0; j < nt; j++)
+      if (iou (&from[i], &to[j]) >= 0.5) {
+        m++;
+        break;
+      }
+  return m;
+}
+
+static void
+photo_agreement (void)
+{
+  char path[1024], line[512], name[256];
+  snprintf (path, sizeof path, "%s/faces/expected-frontalface-default.txt", data_dir);
+  FILE *f = fopen (path, "r");
+  FVT_CHECK (f != NULL, "cannot open %s", path);
+  if (!f)
+    return;
+  fv_cascade *c = fv_cascade_load (cascade_path ("haarcascade_frontalface_default.xml"));
+  FVT_CHECK (c != NULL, "%s", fv_last_error ());
+  fv_rect want[64];
+  int nwant = 0, photos = 0;
+  long ours_total = 0, ours_matched = 0, cv_total = 0, cv_matched = 0;
+  char current[256] = "";
+  int more = 1;
+  while (more && c) {
+    more = fgets (line, sizeof line, f) != NULL;
+    int w, h, n;
+    fv_rect r;
+    if (more && sscanf (line, "%255s %d %d %d %d", name, &r.x, &r.y, &r.width, &r.height) == 5
+        && line[0] != '#') {
+      if (nwant < 64)
+        want[nwant++] = r;
+      continue;
+    }
+    if (more && sscanf (line, "# %255[^:]: %dx%d, %d boxes", name, &w, &h, &n) != 4)
+      continue;
+    if (current[0]) {   /* the previous photo is complete */
+      char pgm[512];
+      snprintf (pgm, sizeof pgm, "%s/faces/%.*s.pgm", data_dir,
+          (int) (strrchr (current, '.') - current), current);
+      fv_image *im = fvt_load_pnm (pgm);
+      FVT_CHECK (im != NULL, "cannot load %s", pgm);
+      if (im) {
+        fv_vj_params p = { im->width, im->height, 1.1, 3, 24, 24, 0, 0, 0 };
+        fv_detection *d = NULL;
+        int nd = 0, nr;
+        fv_rect *raw = detect (c, &p, im, backend, &nr, &d, &nd);
+        fv_rect ours[64];
+        for (int i = 0; i < nd && i < 64; i++)
+          ours[i] = d[i].box;
+        int a = matched (ours, nd, want, nwant), b = matched (want, nwant, ours, nd);
+        printf ("photo %-40s ours %d (%d matched), OpenCV %d (%d matched)\n", current, nd, a,
+            nwant, b);
+        ours_total += nd;
+        ours_matched += a;
+        cv_total += nwant;
+        cv_matched += b;
+        photos++;
+        free (raw);
+        free (d);
+        fvt_image_free (im);
+        free (im);
+      }
+    }
+    snprintf (current, sizeof current, "%s", more ? name : "");
+    nwant = 0;
+  }
+  fclose (f);
+  fv_cascade_free (c);
+  double a = ours_total ? 100.0 * ours_matched / ours_total : 100.0;
+  double b = cv_total ? 100.0 * cv_matched / cv_total : 100.0;
+  printf ("agreement on %d photos: %.1f%% of our %ld boxes matched by OpenCV's, "
+      "%.1f%% of OpenCV's %ld matched by ours (IoU >= 0.5)\n", photos, a, ours_total, b, cv_total);
+  FVT_CHECK (photos == 4, "%d photos read", photos);
+  FVT_CHECK (a >= 95.0 && b >= 95.0, "agreement %.1f%% / %.1f%% below 95%%", a, b);
+}
+
+static void
+small_frames (void)
+{
+  fv_cascade *c = fv_cascade_load (cascade_path ("haarcascade_frontalface_default.xml"));
+  const int sizes[][2] = { { 1, 1 }, { 3, 7 }, { 23, 24 }, { 24, 23 }, { 24, 24 }, { 25, 24 } };
+  fvt_rng rng = { 99 };
+  for (size_t i = 0; c && i < sizeof sizes / sizeof sizes[0]; i++) {
+    fv_image im = fvt_image_new (sizes[i][0], sizes[i][1], 1, FV_U8, 5, &rng);
+    fv_vj_params p = { im.width, im.height, 1.1, 3, 0, 0, 0, 0, 0 };
+    int n;
+    fv_rect *r = detect (c, &p, &im, backend, &n, NULL, NULL);
+    FVT_CHECK (n == 0, "%dx%d frame: %d windows", im.width, im.height, n);
+    free (r);
+    fvt_image_free (&im);
+  }
+  fv_cascade_free (c);
+}
+
+/* Noise with a photo pasted in: many windows pass early stages. */
+static fv_image
+mixed_frame (int w, int h, fvt_rng *rng, const fv_image *photo)
+{
+  fv_image im = fvt_image_new (w, h, 1, FV_U8, 7, rng);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint32_t v = fvt_next (rng) % 256;
+      if (photo && x >= w / 4 && y >= h / 5 && x - w / 4 < photo->width && y - h / 5 < photo->height)
+        v = ((uint8_t *) photo->data)[(y - h / 5) * photo->stride + x - w / 4];
+      fvt_set (&im, x, y, 0, v);
+    }
+  return im;
+}
+
+static void
+equal_paths (void)
+{
+  char path[1024];
+  snprintf (path, sizeof path, "%s/faces/astronaut.pgm", data_dir);
+  fv_image *photo = fvt_load_pnm (path);
+  const char *names[] = { "haarcascade_frontalface_default.xml", "haarcascade_eye_tree_eyeglasses.xml",
+    "lbpcascade_frontalface_improved.xml", "haarcascade_upperbody.xml" };
+  fvt_rng rng = { 1234 };
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    fv_cascade *c = fv_cascade_load (cascade_path (names[k]));
+    FVT_CHECK (c != NULL, "%s", fv_last_error ());
+    for (int t = 0; c && t < 2; t++) {
+      int w = t ? 331 : 640, h = t ? 207 : 480;
+      fv_image im = mixed_frame (w, h, &rng, photo);
+      fv_vj_params p = { w, h, 1.1, 0, 0, 0, 0, 0, 1 };
+      int n1, n2, n3;
+      setenv ("FV_VJ_NO_SIMD", "1", 1);
+      fv_rect *a = detect (c, &p, &im, FV_BACKEND_CPU, &n1, NULL, NULL);
+      unsetenv ("FV_VJ_NO_SIMD");
+      p.threads = 3;
+      fv_rect *b = detect (c, &p, &im, FV_BACKEND_CPU, &n2, NULL, NULL);
+      FVT_CHECK (n1 == n2 && n1 >= 0 && !memcmp (a, b, sizeof *a * n1),
+          "%s %dx%d: scalar one thread %d windows, SIMD three threads %d", names[k], w, h, n1, n2);
+      if (backend == FV_BACKEND_CUDA) {
+        fv_rect *g = detect (c, &p, &im, FV_BACKEND_CUDA, &n3, NULL, NULL);
+        FVT_CHECK (n1 == n3 && n3 >= 0 && !memcmp (a, g, sizeof *a * n1),
+            "%s %dx%d: CPU %d windows, CUDA %d", names[k], w, h, n1, n3);
+        printf ("CUDA equals CPU: %-40s %dx%d, %d windows\n", names[k], w, h, n3);
+        free (g);
+      }
+      free (a);
+      free (b);
+      fvt_image_free (&im);
+    }
+    fv_cascade_free (c);
+  }
+  if (photo) {
+    fvt_image_free (photo);
+    free (photo);
+  }
+}
+
+static void
+grouping (void)
+{
+  fv_rect r[] = {
+    { 100, 100, 40, 40 }, { 102, 101, 40, 40 }, { 99, 98, 42, 42 }, { 101, 100, 40, 40 },
+    { 300, 50, 30, 30 }, { 301, 50, 30, 30 },     /* too few: dropped at 3 */
+    { 108, 108, 20, 20 }, { 108, 108, 20, 20 }, { 109, 108, 20, 20 }, { 108, 109, 20, 20 },
+  };
+  fv_detection d[16];
+  int n = fv_vj_group (r, 10, 3, 0.2, d);
+  /* the small class lies inside the big one, but with as many members (4,
+   * not more than max(3, 4)), so it stays */
+  FVT_CHECK (n == 2, "grouping: %d boxes, want 2", n);
+  FVT_CHECK (n >= 1 && d[0].neighbors == 4 && d[0].box.x == 100 && d[0].box.y == 100
+      && d[0].box.width == 40 && d[0].box.height == 40, "grouping: first box %d,%d %dx%d (%d)",
+      d[0].box.x, d[0].box.y, d[0].box.width, d[0].box.height, d[0].neighbors);
+  r[0] = r[1] = r[2] = r[3];
+  fv_rect more[14];
+  memcpy (more, r, sizeof r);
+  for (int i = 10; i < 14; i++)
+    more[i] = r[3];   /* the big class now has 8: the small one inside goes */
+  n = fv_vj_group (more, 14, 3, 0.2, d);
+  FVT_CHECK (n == 1 && d[0].neighbors == 8, "grouping: %d boxes, first with %d", n, d[0].neighbors);
+  n = fv_vj_group (r, 10, 0, 0.2, d);
+  FVT_CHECK (n == 10 && d[9].neighbors == 1, "min-neighbors 0 keeps every window");
+}
+
+static void
+bad_input (void)
+{
+  fv_cascade *c = fv_cascade_load (cascade_path ("haarcascade_frontalface_default.xml"));
+  fv_vj_params good = { 64, 48, 1.1, 3, 0, 0, 0, 0, 0 };
+  fv_vj_params bad[5];
+  for (int i = 0; i < 5; i++)
+    bad[i] = good;
+  bad[0].scale_factor = 1.0;
+  bad[1].min_neighbors = -1;
+  bad[2].width = 0;
+  bad[3].max_width = -5;
+  bad[4].scale_factor = NAN;
+  for (int i = 0; c && i < 5; i++) {
+    fv_vj_plan *plan = (fv_vj_plan *) 1;
+    FVT_CHECK (fv_vj_plan_create (&plan, c, &bad[i], FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID
+        && plan == NULL, "bad parameters %d accepted", i);
+  }
+  fv_vj_plan *plan;
+  if (c && fv_vj_plan_create (&plan, c, &good, FV_BACKEND_CPU, 0, NULL) == FV_OK) {
+    fv_image im = fvt_image_new (65, 48, 1, FV_U8, 0, NULL);
+    const fv_detection *d;
+    int n;
+    FVT_CHECK (fv_vj_execute (plan, &im, &d, &n) == FV_ERR_INVALID, "wrong size accepted");
+    fvt_image_free (&im);
+    fv_vj_plan_destroy (plan);
+  }
+  fv_cascade_free (c);
+}
+
+int
+main (int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--cuda"))
+      backend = FV_BACKEND_CUDA;
+    else
+      data_dir = argv[i];
+  }
+  if (!data_dir)
+    data_dir = getenv ("FV_TEST_DATA");
+  if (!data_dir) {
+    fprintf (stderr, "usage: test_vj [--cuda] DATA_DIR\n");
+    return 2;
+  }
+  if (backend == FV_BACKEND_CUDA && fv_cuda_device_count () == 0) {
+    printf ("no CUDA device: skipped\n");
+    return 77;
+  }
+  raw_cases ();
+  photo_agreement ();
+  small_frames ();
+  equal_paths ();
+  grouping ();
+  bad_input ();
+  return fvt_summary (backend == FV_BACKEND_CUDA ? "vj (CUDA)" : "vj (CPU)");
+}
