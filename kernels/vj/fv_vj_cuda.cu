@@ -1,19 +1,29 @@
 /* GPU detector. Every pyramid level lives in one device buffer (the same
  * shelf layout and feature offsets as the CPU), built by three launches for
  * all levels: row scans that resize on the fly, tilted sums where the
- * cascade needs them, and column scans. Detection is then two launches for
+ * cascade needs them, and column scans. Detection is then four launches for
  * all levels:
  *
- *  1. the first stage for every window position, one thread per window; a
- *     ballot per 32 positions gives two bit words: "passed" and "failed the
+ *  1. the first stage at every window position, one thread per window; a
+ *     ballot per 32 positions gives two bit words, "passed" and "failed the
  *     first stage", from which OpenCV's rule (a window that fails the first
- *     stage makes the scan skip the next one) can be replayed exactly;
- *  2. the uber-kernel: persistent one-warp blocks take 32 positions at a time
- *     from a global atomic counter, replay the skip rule with bit arithmetic,
- *     and queue the survivors in shared memory. Once 32 are queued, each
- *     thread runs one window through the next stages (their weak classifiers
- *     held in shared memory); those still alive are then run by the whole
- *     warp together, a stage's weak classifiers spread over the lanes.
+ *     stage makes the scan skip the next one) is replayed exactly;
+ *  2. the uber-kernel: persistent warps (4 to a block, each on its own: the
+ *     block only shares the weak classifiers) take 32 positions at a time
+ *     from a global atomic counter, replay the skip rule with bit arithmetic
+ *     and queue the survivors in shared memory; once 32 are queued, each
+ *     thread runs one window through the next stages (weak classifiers in
+ *     shared memory) and the survivors go to a global queue;
+ *  3. (when tuned so; off by default) full warps again: 32 windows a grab
+ *     from that queue, one a thread, through more stages, to a second queue;
+ *  4. the windows left run the remaining stages with the whole warp, a
+ *     stage's weak classifiers spread over the lanes, the window's sums
+ *     copied to shared memory first, one window a grab, so that windows near
+ *     a face (which run many stages) spread over every warp instead of making
+ *     one warp's long tail.
+ *
+ * Tuned on the H100 (docs/benchmarks.md): stages 0 | 1-2 | 3.. per pass,
+ * 16 blocks of 4 warps per multiprocessor.
  *
  * Windows that pass every stage come back as keys (level, y, x); the host
  * sorts them and groups them as the CPU path does, so the boxes are equal.
@@ -23,10 +33,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <cmath>
+#include <cstdio>
 #include "fv_vj_plan.h"
 #include "../common/fv_cuda_check.cuh"
 
 namespace {
+
+constexpr int WARPS_MAX = 8;   /* warps of a block in the persistent passes */
 
 /* A HAAR stump with its feature, for the fast path. */
 struct FStump {
@@ -62,13 +75,16 @@ struct Frame {
 struct Detect {
   fv_vj_model m;        /* pointers into device memory */
   const FStump *fstump; /* HAAR stumps: fused copies, else NULL */
+  const FStump *sstump; /* the same with offsets into a window copied to shared memory */
+  int win_elems;        /* that copy: (w + 1) x (h + 1) per plane */
   int nshared;          /* weak classifiers of the per-thread stages */
-  int coop_stage;       /* first stage the warp runs together */
+  int stage_a, stage_b; /* passes 2, 3 and 4 run stages [1, a), [a, b), [b, end) */
   int exact_sums;
   uint32_t *fail0, *pass0;
-  unsigned long long *keys;
+  unsigned long long *keys;   /* windows that pass every stage */
   unsigned int *nkeys;
-  unsigned int *counter;
+  uint32_t *q[2];             /* survivors of stage_a - 1 and stage_b - 1, by position */
+  unsigned int *qn, *taken;   /* queue lengths; positions/entries taken per pass */
 };
 
 __device__ __forceinline__ int
@@ -173,40 +189,43 @@ tilted_diag (Geometry g, uint32_t *planes, long long total, int sign)
   }
 }
 
-/* Column prefix sums of both planes: a block of 32 x 16 threads per 32
- * columns of a level, each thread row summing a stretch of rows first. */
-__global__ void
+/* Column prefix sums of both planes, read and written once: a block of
+ * 32 x 16 threads walks 32 columns of a level down in steps of 16 rows,
+ * scanning each step in shared memory and carrying the column totals. */
+__global__ void __launch_bounds__ (512)
 col_scan (Geometry g, uint32_t *planes)
 {
-  __shared__ uint32_t part[2][16][33];
+  __shared__ uint32_t ts[16][33], tq[16][33];
   const int l = find_level (g.cblk_prefix, g.nlevels, blockIdx.x);
   const DevLevel L = g.lv[l];
-  const int x = (int) (blockIdx.x - g.cblk_prefix[l]) * 32 + threadIdx.x + 1;
-  const int seg = (L.h + 15) / 16, y0 = 1 + threadIdx.y * seg;
-  const int y1 = min (y0 + seg, L.h + 1);
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int x = (int) (blockIdx.x - g.cblk_prefix[l]) * 32 + tx + 1;
   uint32_t *s = planes + L.origin + x, *q = s + g.plane;
-  uint32_t as = 0, aq = 0;
-  if (x <= L.w)
-    for (int y = y0; y < y1; y++) {
-      as += s[(long long) y * g.stride];
-      aq += q[(long long) y * g.stride];
+  uint32_t cs = 0, cq = 0;   /* totals of the rows above this step */
+  for (int y0 = 1; y0 <= L.h; y0 += 16) {
+    const int y = y0 + ty;
+    const bool in = x <= L.w && y <= L.h;
+    const long long o = (long long) y * g.stride;
+    ts[ty][tx] = in ? s[o] : 0;
+    tq[ty][tx] = in ? q[o] : 0;
+    __syncthreads ();
+    uint32_t as = cs, aq = cq;
+    for (int j = 0; j <= ty; j++) {
+      as += ts[j][tx];
+      aq += tq[j][tx];
     }
-  part[0][threadIdx.y][threadIdx.x] = as;
-  part[1][threadIdx.y][threadIdx.x] = aq;
-  __syncthreads ();
-  as = aq = 0;
-  for (int j = 0; j < (int) threadIdx.y; j++) {
-    as += part[0][j][threadIdx.x];
-    aq += part[1][j][threadIdx.x];
-  }
-  if (x <= L.w)
-    for (int y = y0; y < y1; y++) {
-      long long o = (long long) y * g.stride;
-      as += s[o];
-      aq += q[o];
+    if (in) {
       s[o] = as;
       q[o] = aq;
     }
+    for (int j = ty + 1; j < 16; j++) {
+      as += ts[j][tx];
+      aq += tq[j][tx];
+    }
+    cs = as;
+    cq = aq;
+    __syncthreads ();
+  }
 }
 
 __device__ __forceinline__ float
@@ -229,7 +248,14 @@ stage_passes (const Detect &d, const FStump *sh, int s, const uint32_t *p, float
 {
   const fv_vj_stage st = d.m.stages[s];
   double sum = 0.;
-  for (int i = st.first; i < st.first + st.count; i++)
+  const int end = st.first + st.count;
+  int i = st.first;
+  for (; i + 1 < end; i += 2) {   /* two at a time: their loads overlap; added in order */
+    const float a = weak_value (d, sh, i, p, nf), b = weak_value (d, sh, i + 1, p, nf);
+    sum += (double) a;
+    sum += (double) b;
+  }
+  if (i < end)
     sum += (double) weak_value (d, sh, i, p, nf);
   return !(sum < (double) st.threshold);
 }
@@ -290,80 +316,87 @@ first_stage (Geometry g, Detect d, const uint32_t *planes)
   }
 }
 
-__device__ __forceinline__ const uint32_t *
-key_window (const Geometry &g, const uint32_t *planes, unsigned long long key)
+/* A window by its position number (word * 32 + lane): its level, x, y. */
+struct Window {
+  int l, x, y;
+  const uint32_t *p;
+};
+
+__device__ __forceinline__ Window
+window_at (const Geometry &g, const uint32_t *planes, uint32_t pos)
 {
-  const DevLevel &L = g.lv[key >> 42];
-  return planes + L.origin + (long long) ((key >> 21) & 0x1fffff) * g.stride + (key & 0x1fffff);
+  const long long word = pos >> 5;
+  Window w;
+  w.l = word_level (g, word);
+  const DevLevel &L = g.lv[w.l];
+  const long long wi = word - L.word_base;
+  w.y = (int) (wi / L.wpr) * L.step;
+  w.x = ((int) (wi % L.wpr) * 32 + (int) (pos & 31)) * L.step;
+  w.p = planes + L.origin + (long long) w.y * g.stride + w.x;
+  return w;
 }
 
-/* The warp together on the windows that passed the per-thread stages. */
-__device__ void
-run_together (const Geometry &g, const Detect &d, const FStump *sh, const uint32_t *planes,
-    unsigned long long key)
+__device__ __forceinline__ void
+found (const Detect &d, const Window &w)
 {
-  const int lane = threadIdx.x;
-  const uint32_t *p = key_window (g, planes, key);
-  float nf;
-  fv_vj_window_norm (&d.m, p, &nf);
-  for (int s = d.coop_stage; s < d.m.nstages; s++) {
-    const fv_vj_stage st = d.m.stages[s];
-    double sum = 0.;
-    if (d.exact_sums) {
-      for (int i = st.first + lane; i < st.first + st.count; i += 32)
-        sum += (double) weak_value (d, sh, i, p, nf);
-      for (int o = 16; o; o >>= 1)
-        sum += __shfl_xor_sync (0xffffffffu, sum, o);
-    } else {
-      if (lane == 0)
-        for (int i = st.first; i < st.first + st.count; i++)
-          sum += (double) weak_value (d, sh, i, p, nf);
-      sum = __shfl_sync (0xffffffffu, sum, 0);
-    }
-    if (sum < (double) st.threshold)
-      return;
-  }
-  if (lane == 0)
-    d.keys[atomicAdd (d.nkeys, 1u)] = key;
+  d.keys[atomicAdd (d.nkeys, 1u)] =
+      ((unsigned long long) w.l << 42) | ((unsigned long long) w.y << 21) | (unsigned long long) w.x;
 }
 
-/* Each thread one queued window through stages 1 .. coop_stage - 1; the
- * survivors then go through the rest with the whole warp. */
-__device__ void
-drain (const Geometry &g, const Detect &d, const FStump *sh, const uint32_t *planes,
-    const unsigned long long *queue, int n)
+/* Appends the lanes' windows that are alive to queue q (one atomic a warp). */
+__device__ __forceinline__ void
+push (const Detect &d, int q, bool alive, uint32_t pos)
 {
-  const int lane = threadIdx.x;
-  bool alive = lane < n;
-  unsigned long long key = alive ? queue[lane] : 0;
+  const unsigned live = __ballot_sync (0xffffffffu, alive);
+  if (!live)
+    return;
+  unsigned base = 0;
+  if ((threadIdx.x & 31) == 0)
+    base = atomicAdd (&d.qn[q], (unsigned) __popc (live));
+  base = __shfl_sync (0xffffffffu, base, 0);
+  if (alive)
+    d.q[q][base + __popc (live & ((1u << (threadIdx.x & 31)) - 1u))] = pos;
+}
+
+/* Each thread one window through stages [from, to); the survivors go to
+ * queue q, or are detections when no stage is left. */
+__device__ __forceinline__ void
+thread_stages (const Geometry &g, const Detect &d, const FStump *sh, const uint32_t *planes,
+    bool alive, uint32_t pos, int from, int to, int q)
+{
+  Window w;
   if (alive) {
-    const uint32_t *p = key_window (g, planes, key);
+    w = window_at (g, planes, pos);
     float nf;
-    fv_vj_window_norm (&d.m, p, &nf);
-    for (int s = 1; alive && s < d.coop_stage && s < d.m.nstages; s++)
-      alive = stage_passes (d, sh, s, p, nf);
+    fv_vj_window_norm (&d.m, w.p, &nf);
+    for (int s = from; alive && s < to; s++)
+      alive = stage_passes (d, sh, s, w.p, nf);
   }
-  unsigned live = __ballot_sync (0xffffffffu, alive);
-  while (live) {
-    int k = __ffs (live) - 1;
-    live &= live - 1;
-    run_together (g, d, sh, planes, __shfl_sync (0xffffffffu, key, k));
+  if (to >= d.m.nstages) {
+    if (alive)
+      found (d, w);
+  } else {
+    push (d, q, alive, pos);
   }
 }
 
-/* Pass 2: the persistent uber-kernel. */
-__global__ void __launch_bounds__ (32)
+/* Pass 2: the persistent uber-kernel over every position of every level. */
+__global__ void __launch_bounds__ (WARPS_MAX * 32)
 uber (Geometry g, Detect d, const uint32_t *planes)
 {
   extern __shared__ FStump sh[];
-  __shared__ unsigned long long queue[64];
-  __shared__ long long next;
+  __shared__ uint32_t queues[WARPS_MAX][64];
+  __shared__ long long nexts[WARPS_MAX];
   load_shared (d, sh);
-  const int lane = threadIdx.x;
+  /* the warps of a block share the weak classifiers and nothing else */
+  const int lane = threadIdx.x & 31;
+  uint32_t *queue = queues[threadIdx.x >> 5];
+  long long &next = nexts[threadIdx.x >> 5];
+  const int to = min (d.stage_a, d.m.nstages);
   int queued = 0;
   for (;;) {
     if (lane == 0)
-      next = atomicAdd (d.counter, 1u);
+      next = atomicAdd (&d.taken[0], 1u);
     __syncwarp ();
     const long long word = next;
     __syncwarp ();
@@ -371,10 +404,10 @@ uber (Geometry g, Detect d, const uint32_t *planes)
       break;
     const int l = word_level (g, word);
     const DevLevel &L = g.lv[l];
-    const long long wi = word - L.word_base;
-    const int row = (int) (wi / L.wpr), j = (int) (wi % L.wpr);
+    const int j = (int) ((word - L.word_base) % L.wpr);
     const uint32_t F = d.fail0[word], P = d.pass0[word];
-    /* windows failing the first stage just before this one, back to the row's start */
+    /* windows failing the first stage just before this one, back to the
+     * row's start: an odd count means OpenCV skips this one */
     int run;
     const uint32_t below = ~F & ((1u << lane) - 1u);
     if (below) {
@@ -393,15 +426,12 @@ uber (Geometry g, Detect d, const uint32_t *planes)
     }
     const bool alive = !(run & 1) && ((P >> lane) & 1);
     const unsigned ballot = __ballot_sync (0xffffffffu, alive);
-    if (alive) {
-      const int x = (j * 32 + lane) * L.step, y = row * L.step;
-      queue[queued + __popc (ballot & ((1u << lane) - 1u))] =
-          ((unsigned long long) l << 42) | ((unsigned long long) y << 21) | (unsigned long long) x;
-    }
+    if (alive)
+      queue[queued + __popc (ballot & ((1u << lane) - 1u))] = (uint32_t) (word * 32 + lane);
     queued += __popc (ballot);
     __syncwarp ();
     if (queued >= 32) {
-      drain (g, d, sh, planes, queue, 32);
+      thread_stages (g, d, sh, planes, true, queue[lane], 1, to, 0);
       __syncwarp ();
       if (lane < queued - 32)
         queue[lane] = queue[32 + lane];
@@ -409,8 +439,84 @@ uber (Geometry g, Detect d, const uint32_t *planes)
       __syncwarp ();
     }
   }
-  if (queued)
-    drain (g, d, sh, planes, queue, queued);
+  thread_stages (g, d, sh, planes, lane < queued, lane < queued ? queue[lane] : 0, 1, to, 0);
+}
+
+/* Pass 3: full warps again: 32 queued windows a grab, one a thread,
+ * through stages [stage_a, stage_b). */
+__global__ void __launch_bounds__ (WARPS_MAX * 32)
+more_stages (Geometry g, Detect d, const uint32_t *planes)
+{
+  extern __shared__ FStump sh[];
+  load_shared (d, sh);
+  const unsigned n = d.qn[0];
+  const int to = min (d.stage_b, d.m.nstages), lane = threadIdx.x & 31;
+  for (;;) {
+    unsigned i = 0;
+    if (lane == 0)
+      i = atomicAdd (&d.taken[1], 32u);
+    i = __shfl_sync (0xffffffffu, i, 0);
+    if (i >= n)
+      break;
+    const bool alive = i + lane < n;
+    thread_stages (g, d, sh, planes, alive, alive ? d.q[0][i + lane] : 0, d.stage_a, to, 1);
+  }
+}
+
+/* Pass 4: the windows left run the remaining stages with the whole warp, a
+ * stage's weak classifiers spread over the lanes; one window a grab, so
+ * windows near a face (many stages) spread over every warp. The window's
+ * sums (and tilted sums) are first copied to shared memory: the lanes read
+ * scattered corners, which shared memory serves several times faster. */
+__global__ void __launch_bounds__ (WARPS_MAX * 32)
+deep_stages (Geometry g, Detect d, const uint32_t *planes, int qi)
+{
+  extern __shared__ uint32_t wins[];
+  const unsigned n = d.qn[qi];
+  const int lane = threadIdx.x & 31;
+  uint32_t *win = wins + (threadIdx.x >> 5) * d.win_elems;
+  const int ww = d.m.win_w + 1, wh = d.m.win_h + 1;
+  for (;;) {
+    unsigned i = 0;
+    if (lane == 0)
+      i = atomicAdd (&d.taken[2], 1u);
+    i = __shfl_sync (0xffffffffu, i, 0);
+    if (i >= n)
+      break;
+    const Window w = window_at (g, planes, d.q[qi][i]);
+    const uint32_t *src = w.p;
+    if (d.sstump) {
+      __syncwarp ();
+      for (int pl = 0; pl < d.win_elems; pl += 2 * ww * wh)   /* sums, tilted sums */
+        for (int r = 0; r < wh; r++)
+          for (int c = lane; c < ww; c += 32)
+            win[pl + r * ww + c] = w.p[(pl ? 2 * g.plane : 0) + (long long) r * g.stride + c];
+      __syncwarp ();
+    }
+    float nf;
+    fv_vj_window_norm (&d.m, src, &nf);
+    bool pass = true;
+    for (int s = d.stage_b; pass && s < d.m.nstages; s++) {
+      const fv_vj_stage st = d.m.stages[s];
+      double sum = 0.;
+      if (d.exact_sums) {
+        for (int k = st.first + lane; k < st.first + st.count; k += 32)
+          sum += d.sstump ? (double) fstump_value (d.sstump[k], win, nf)
+              : (double) fv_vj_weak (&d.m, k, src, nf);
+        for (int o = 16; o; o >>= 1)
+          sum += __shfl_xor_sync (0xffffffffu, sum, o);
+      } else {
+        if (lane == 0)
+          for (int k = st.first; k < st.first + st.count; k++)
+            sum += d.sstump ? (double) fstump_value (d.sstump[k], win, nf)
+                : (double) fv_vj_weak (&d.m, k, src, nf);
+        sum = __shfl_sync (0xffffffffu, sum, 0);
+      }
+      pass = !(sum < (double) st.threshold);
+    }
+    if (pass && lane == 0)
+      found (d, w);
+  }
 }
 
 struct fv_vj_cuda {
@@ -424,8 +530,11 @@ struct fv_vj_cuda {
   Detect d;
   long long total_rows, col_blocks, diags;
   int has_tilted;
+  int blocks_per_sm, warps_per_block;
   unsigned long long *h_keys;
   size_t key_cap;
+  int profile;              /* FV_VJ_PROFILE: phase times on stderr */
+  cudaEvent_t ev[7];
 };
 
 /* Bytes are appended to a host image of the blob; pointers fixed later. */
@@ -603,20 +712,41 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
       o_fst = (size_t) -1;
     }
   }
+  /* the stumps again, with offsets into a window copied to shared memory:
+   * planes [sums][unused][tilted] of (w + 1) x (h + 1) */
+  size_t o_sst = 0;
+  const int wwh = (m->win_w + 1) * (m->win_h + 1);
+  if (fast && o_fst != (size_t) -1) {
+    fv_vj_model_host local;
+    FStump *fs = (FStump *) malloc (sizeof (FStump) * (nw + 1));
+    if (fs && fv_vj_model_init (&local, pl->cascade, m->win_w + 1, wwh) == FV_OK) {
+      for (size_t i = 0; i < nw; i++) {
+        fs[i].f = local.haar[local.stump[i].feature];
+        fs[i].threshold = local.stump[i].threshold;
+        fs[i].left = local.stump[i].left;
+        fs[i].right = local.stump[i].right;
+      }
+      o_sst = b.add (fs, sizeof (FStump) * nw);
+      fv_vj_model_clear (&local);
+    } else {
+      o_fst = (size_t) -1;
+    }
+    free (fs);
+  }
   free (lv);
   free (rowp);
   free (cblk);
   free (tdia);
   free (ofs);
   free (coef);
-  if (!b.host || o_fst == (size_t) -1 || !ofs || !coef) {
+  if (!b.host || o_fst == (size_t) -1 || o_sst == (size_t) -1 || !ofs || !coef) {
     free (b.host);
     return FV_ERR_NOMEM;
   }
   const long long nwords = words > 0 ? words : 1;
   const size_t o_fail = b.add (NULL, 0);
-  const size_t bytes = o_fail + sizeof (uint32_t) * 2 * nwords + 16 + sizeof (unsigned int) * 4;
-  cudaError_t e = cudaMalloc (&c->blob, bytes + (size_t) py->windows * 8 + 64);
+  const size_t bytes = o_fail + sizeof (uint32_t) * 2 * nwords + 16 + sizeof (unsigned int) * 6;
+  cudaError_t e = cudaMalloc (&c->blob, bytes + (size_t) py->windows * 16 + 64);   /* keys, 2 queues */
   if (e == cudaSuccess)
     e = cudaMemcpy (c->blob, b.host, b.size, cudaMemcpyHostToDevice);
   free (b.host);
@@ -644,26 +774,42 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   d.m.haar = m->lbp ? NULL : (const fv_vj_haar *) (base + o_haar);
   d.m.lbpf = m->lbp ? (const fv_vj_lbp *) (base + o_lbpf) : NULL;
   d.fstump = fast ? (const FStump *) (base + o_fst) : NULL;
-  /* the per-thread stages: the first three, or the env's choice (tuning) */
-  const char *env = getenv ("FV_VJ_COOP_STAGE");
-  d.coop_stage = env ? atoi (env) : 3;
-  if (d.coop_stage < 1)
-    d.coop_stage = 1;
-  if (d.coop_stage > m->nstages)
-    d.coop_stage = m->nstages;
+  d.sstump = fast ? (const FStump *) (base + o_sst) : NULL;
+  d.win_elems = fast ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
+  /* Stages per pass, tuned on the H100 with haarcascade_frontalface_default;
+   * FV_VJ_STAGES=a,b and FV_VJ_BLOCKS_PER_SM override them for tuning. */
+  d.stage_a = 3;
+  d.stage_b = 3;
+  const char *env = getenv ("FV_VJ_STAGES");
+  if (env)
+    sscanf (env, "%d,%d", &d.stage_a, &d.stage_b);
+  env = getenv ("FV_VJ_BLOCKS_PER_SM");
+  c->blocks_per_sm = env ? atoi (env) : 16;
+  env = getenv ("FV_VJ_WARPS_PER_BLOCK");
+  c->warps_per_block = env ? atoi (env) : 4;
+  c->warps_per_block = c->warps_per_block < 1 ? 1 : c->warps_per_block > WARPS_MAX ? WARPS_MAX
+      : c->warps_per_block;
+  d.stage_a = d.stage_a < 1 ? 1 : d.stage_a > m->nstages ? m->nstages : d.stage_a;
+  d.stage_b = d.stage_b < d.stage_a ? d.stage_a : d.stage_b > m->nstages ? m->nstages : d.stage_b;
   d.nshared = 0;
-  if (fast) {
-    const fv_vj_stage *st = &m->stages[d.coop_stage - 1];
+  if (fast) {   /* the weak classifiers the thread passes use, in shared memory */
+    const fv_vj_stage *st = &m->stages[d.stage_b - 1];
     d.nshared = st->first + st->count;
     if (d.nshared * sizeof (FStump) > 24 * 1024)
       d.nshared = 24 * 1024 / sizeof (FStump);
   }
   d.exact_sums = sums_are_exact (mh);
+  c->profile = getenv ("FV_VJ_PROFILE") != NULL;
+  for (int i = 0; c->profile && i < 7; i++)
+    FV_CUDA_TRY (cudaEventCreate (&c->ev[i]));
   d.fail0 = (uint32_t *) (base + o_fail);
   d.pass0 = d.fail0 + nwords;
-  d.counter = (unsigned int *) (d.pass0 + nwords);
-  d.nkeys = d.counter + 1;
+  d.nkeys = (unsigned int *) (d.pass0 + nwords);
+  d.qn = d.nkeys + 1;
+  d.taken = d.nkeys + 3;
   d.keys = (unsigned long long *) (base + ((bytes + 15) & ~(size_t) 15));
+  d.q[0] = (uint32_t *) (d.keys + py->windows);
+  d.q[1] = d.q[0] + py->windows;
   return FV_OK;
 }
 
@@ -677,12 +823,15 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
     return FV_OK;
   FV_CUDA_TRY (cudaSetDevice (c->ps.device));
   Frame f = { (const unsigned char *) gray->data, gray->stride, pl->p.width, pl->p.height };
+#define MARK(i) if (c->profile) cudaEventRecord (c->ev[i], st)
+  MARK (0);
   if (gray->mem == FV_MEM_HOST) {
     FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, gray->data, gray->stride, pl->p.width,
         pl->p.height, cudaMemcpyHostToDevice, st));
     f.src = c->d_src;
     f.sstride = c->d_pitch;
   }
+  MARK (1);
   row_scan<<<(unsigned) ((c->total_rows + 7) / 8), 256, 0, st>>> (c->g, f, c->planes, c->total_rows);
   if (c->has_tilted) {
     const unsigned nb = (unsigned) ((c->diags + 127) / 128);
@@ -690,12 +839,23 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
     tilted_diag<<<nb, 128, 0, st>>> (c->g, c->planes, c->diags, -1);
   }
   col_scan<<<(unsigned) c->col_blocks, dim3 (32, 16), 0, st>>> (c->g, c->planes);
-  FV_CUDA_TRY (cudaMemsetAsync (c->d.counter, 0, 2 * sizeof (unsigned int), st));
+  MARK (2);
+  FV_CUDA_TRY (cudaMemsetAsync (c->d.nkeys, 0, 6 * sizeof (unsigned int), st));
   const size_t shb = sizeof (FStump) * c->d.nshared;
   if (c->g.nwords > 0) {
     first_stage<<<(unsigned) ((c->g.nwords * 32 + 255) / 256), 256, shb, st>>> (c->g, c->d, c->planes);
-    uber<<<c->sms * 12, 32, shb, st>>> (c->g, c->d, c->planes);
+    MARK (3);
+    const unsigned blocks = c->sms * c->blocks_per_sm, tpb = 32 * c->warps_per_block;
+    uber<<<blocks, tpb, shb, st>>> (c->g, c->d, c->planes);
+    MARK (4);
+    const bool more = c->d.stage_a < c->d.stage_b;
+    if (more)
+      more_stages<<<blocks, tpb, shb, st>>> (c->g, c->d, c->planes);
+    if (c->d.stage_b < c->d.m.nstages)
+      deep_stages<<<blocks, tpb, sizeof (uint32_t) * c->d.win_elems * c->warps_per_block, st>>> (
+          c->g, c->d, c->planes, more ? 1 : 0);
   }
+  MARK (5);
   FV_CUDA_TRY (cudaGetLastError ());
   unsigned int nkeys = 0;
   FV_CUDA_TRY (cudaMemcpyAsync (&nkeys, c->d.nkeys, sizeof nkeys, cudaMemcpyDeviceToHost, st));
@@ -714,6 +874,19 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
         cudaMemcpyDeviceToHost, st));
     FV_CUDA_TRY (cudaStreamSynchronize (st));
   }
+  MARK (6);
+  if (c->profile) {
+    float t[6];
+    unsigned counts[3];
+    cudaStreamSynchronize (st);
+    for (int i = 0; i < 6; i++)
+      cudaEventElapsedTime (&t[i], c->ev[i], c->ev[i + 1]);
+    cudaMemcpy (counts, c->d.nkeys, sizeof counts, cudaMemcpyDeviceToHost);
+    fprintf (stderr, "vj cuda ms: upload %.3f pyramid %.3f first %.3f uber %.3f more+deep %.3f "
+        "keys %.3f; %lld words, queues %u %u, %u found\n", t[0], t[1], t[2], t[3], t[4], t[5],
+        (long long) c->g.nwords, counts[1], counts[2], counts[0]);
+  }
+#undef MARK
   if (fv_vj_raw_reserve (pl, (int) nkeys) != FV_OK)
     return FV_ERR_NOMEM;
   fv_vj_keys_to_raw (pl, (uint64_t *) c->h_keys, (int) nkeys);

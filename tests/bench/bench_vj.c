@@ -1,13 +1,14 @@
 /* vjdetect's kernel on PGM images: prints the boxes (--print) or the raw
  * windows (--raw), and the median time per frame over --iters runs.
  *
- *   bench_vj [--cuda] [--threads N] [--iters N] [--print|--raw]
+ *   bench_vj [--cuda|--device] [--threads N] [--iters N] [--print|--raw]
  *            [--scale F] [--min-neighbors N] [--min-size N] CASCADE IMAGE.pgm... */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fvtest.h"
 #include "fv_vj.h"
+#include "fv_cuda.h"
 #include "bench_time.h"
 
 int
@@ -16,11 +17,13 @@ main (int argc, char **argv)
   fv_vj_params p = { 0 };
   p.scale_factor = 1.1;
   p.min_neighbors = 3;
-  int cuda = 0, iters = 1, print = 0, raw = 0, i = 1;
+  int cuda = 0, iters = 1, print = 0, raw = 0, device = 0, i = 1;
   for (; i < argc && !strncmp (argv[i], "--", 2); i++) {
     const char *a = argv[i];
     if (!strcmp (a, "--cuda"))
       cuda = 1;
+    else if (!strcmp (a, "--device"))   /* the frame already on the GPU */
+      device = cuda = 1;
     else if (!strcmp (a, "--print"))
       print = 1;
     else if (!strcmp (a, "--raw"))
@@ -65,11 +68,28 @@ main (int argc, char **argv)
     }
     const fv_detection *d = NULL;
     int n = 0;
+    fv_image in = *im;
+    if (cuda && !device) {   /* pinned, as the element's buffer pools are */
+      void *pin = fv_cuda_host_alloc ((size_t) im->width * im->height);
+      if (pin) {
+        memcpy (pin, im->data, (size_t) im->width * im->height);
+        in.data = pin;
+        in.stride = im->width;
+      }
+    }
+    if (device) {
+      void *dev = fv_cuda_malloc ((size_t) im->width * im->height);
+      if (!dev || fv_cuda_memcpy (dev, im->data, (size_t) im->width * im->height) != FV_OK) {
+        fprintf (stderr, "device copy failed\n");
+        return 1;
+      }
+      in = fv_image_make (dev, im->width, im->width, im->height, 1, FV_U8, FV_MEM_DEVICE);
+    }
     double *t = malloc (sizeof (double) * (iters + 1));
-    fv_vj_execute (plan, im, &d, &n);   /* warm-up */
+    fv_vj_execute (plan, &in, &d, &n);   /* warm-up */
     for (int k = 0; k < iters; k++) {
       double t0 = now_ms ();
-      st = fv_vj_execute (plan, im, &d, &n);
+      st = fv_vj_execute (plan, &in, &d, &n);
       t[k] = now_ms () - t0;
       if (st != FV_OK) {
         fprintf (stderr, "execute: %s\n", fv_last_error ());
@@ -90,6 +110,10 @@ main (int argc, char **argv)
         printf ("%d %d %d %d\n", r[k].x, r[k].y, r[k].width, r[k].height);
     free (t);
     fv_vj_plan_destroy (plan);
+    if (device)
+      fv_cuda_free (in.data);
+    else if (cuda && in.data != im->data)
+      fv_cuda_host_free (in.data);
     fvt_image_free (im);
     free (im);
   }

@@ -18,7 +18,6 @@
 #include "fv_vj.h"
 #include "fv_cuda.h"
 
-#define CASCADES "/usr/share/opencv4/"
 static const char *data_dir;
 static fv_backend backend = FV_BACKEND_CPU;
 
@@ -38,7 +37,8 @@ static const char *
 cascade_path (const char *name)
 {
   static char path[512];
-  snprintf (path, sizeof path, CASCADES "%s/%s",
+  const char *dir = getenv ("FV_CASCADES");   /* where opencv-data is not installed */
+  snprintf (path, sizeof path, "%s/%s/%s", dir ? dir : "/usr/share/opencv4",
       strncmp (name, "lbp", 3) ? "haarcascades" : "lbpcascades", name);
   return path;
 }
