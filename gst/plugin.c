@@ -3,6 +3,7 @@
 #include "gstsatfilter.h"
 #include "gstautofill.h"
 #include "gstfftconvolve.h"
+#include "gstvjdetect.h"
 
 #define PACKAGE "fastvision"
 #define VERSION "0.1.0"
@@ -13,6 +14,7 @@ plugin_init (GstPlugin *plugin)
   gboolean ok = GST_ELEMENT_REGISTER (satfilter, plugin);
   ok &= GST_ELEMENT_REGISTER (autofill, plugin);
   ok &= GST_ELEMENT_REGISTER (fftconvolve, plugin);
+  ok &= GST_ELEMENT_REGISTER (vjdetect, plugin);
   return ok;
 }
 

@@ -1,0 +1,410 @@
+/**
+ * SECTION:element-vjdetect
+ * @title: vjdetect
+ *
+ * Finds faces, or any object an OpenCV cascade was trained on, with the
+ * Viola-Jones detector: the results of OpenCV 4.6's
+ * CascadeClassifier::detectMultiScale for the same cascade and settings,
+ * on all CPU cores or on an NVIDIA GPU (one launch scans every scale).
+ * Cascades are OpenCV's XML files (HAAR or LBP, as in Debian's opencv-data).
+ *
+ * Pixels pass through untouched unless `draw` is set. Every buffer leaves
+ * with one #GstVideoRegionOfInterestMeta per detection, of type `label`,
+ * whose parameter structure `detection` holds `neighbors` (how many raw
+ * windows were merged into the box). With `post-messages` an element
+ * message named `vjdetect` goes on the bus for every frame, shaped like
+ * facedetect's: `timestamp`, `stream-time`, `running-time`, `duration`
+ * (#GstClockTime) and `faces`, a list of `face` structures with `x`, `y`,
+ * `width`, `height` (uint). Every property can change while PLAYING; a new
+ * cascade is loaded between frames, and if it cannot be, the old one stays
+ * and a warning says why.
+ *
+ * Colour formats are searched on their luma, computed as OpenCV's
+ * RGB2GRAY does; YUV formats on their Y plane.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! vjdetect draw=true ! videoconvert ! autovideosink
+ * ]| Boxes around the faces a webcam sees.
+ * |[
+ * gst-launch-1.0 filesrc location=clip.webm ! decodebin ! videoconvert ! \
+ *     vjdetect ! satfilter roi-type=face radius=12 ! videoconvert ! x264enc ! \
+ *     mp4mux ! filesink location=blurred.mp4
+ * ]| A privacy filter: faces blurred in the recording.
+ * |[
+ * gst-launch-1.0 -m filesrc location=clip.webm ! decodebin ! videoconvert ! \
+ *     vjdetect cascade=/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml \
+ *     min-size-width=48 min-size-height=48 backend=cuda ! fakesink
+ * ]| LBP cascade on the GPU; detections printed from the bus.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include "gstvjdetect.h"
+#include "fv_luma.h"
+#include "fv_cuda.h"
+#include "fvdraw.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_vj_detect_debug);
+#define GST_CAT_DEFAULT gst_vj_detect_debug
+
+#define DEFAULT_CASCADE "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+#define DEFAULT_LABEL "face"
+
+enum {
+  PROP_0,
+  PROP_CASCADE,
+  PROP_SCALE_FACTOR,
+  PROP_MIN_NEIGHBORS,
+  PROP_MIN_WIDTH,
+  PROP_MIN_HEIGHT,
+  PROP_MAX_WIDTH,
+  PROP_MAX_HEIGHT,
+  PROP_LABEL,
+  PROP_DRAW,
+  PROP_POST_MESSAGES,
+};
+
+#define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+#define gst_vj_detect_parent_class parent_class
+G_DEFINE_TYPE (GstVjDetect, gst_vj_detect, GST_TYPE_FV_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (vjdetect, "vjdetect", GST_RANK_NONE, GST_TYPE_VJ_DETECT);
+
+/* Loads the cascade named by the property; on failure posts an error (at
+ * start) or a warning (a change while playing: the old cascade stays). */
+static gboolean
+load_cascade (GstVjDetect *self, gboolean playing)
+{
+  GST_OBJECT_LOCK (self);
+  gchar *path = g_strdup (self->cascade_path ? self->cascade_path : DEFAULT_CASCADE);
+  self->cascade_changed = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  fv_cascade *c = fv_cascade_load (path);
+  if (!c) {
+    if (playing && self->cascade)
+      GST_ELEMENT_WARNING (self, RESOURCE, READ,
+          ("Cannot use the cascade %s; still using %s.", path, self->loaded_path),
+          ("%s", fv_last_error ()));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot load the cascade %s.", path),
+          ("%s", fv_last_error ()));
+    g_free (path);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "cascade %s: %s %dx%d, %d stages", path,
+      c->type == FV_FEATURE_LBP ? "LBP" : "HAAR", c->width, c->height, c->nstages);
+  fv_vj_plan_destroy (self->plan);   /* plans point at the cascade */
+  self->plan = NULL;
+  fv_cascade_free (self->cascade);
+  g_free (self->loaded_path);
+  self->cascade = c;
+  self->loaded_path = path;
+  return TRUE;
+}
+
+static gboolean
+gst_vj_detect_validate (GstFvFilter *filter)
+{
+  return load_cascade (GST_VJ_DETECT (filter), FALSE);
+}
+
+static void
+free_gray (GstVjDetect *self)
+{
+  if (self->gray_pinned)
+    fv_cuda_host_free (self->gray);
+  else
+    g_free (self->gray);
+  self->gray = NULL;
+  self->gray_pinned = FALSE;
+}
+
+static void
+gst_vj_detect_release (GstFvFilter *filter)
+{
+  GstVjDetect *self = GST_VJ_DETECT (filter);
+  fv_vj_plan_destroy (self->plan);
+  self->plan = NULL;
+  free_gray (self);
+}
+
+static gboolean
+gst_vj_detect_rebuild (GstFvFilter *filter)
+{
+  GstVjDetect *self = GST_VJ_DETECT (filter);
+  const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  const FvDevice *dev = gst_fv_filter_device (filter);
+  gst_vj_detect_release (filter);
+  const int threads = (int) gst_fv_filter_threads (filter);
+  GST_OBJECT_LOCK (self);
+  gboolean reload = self->cascade_changed;
+  fv_vj_params p = { GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+    self->scale_factor, self->min_neighbors, self->min_width, self->min_height,
+    self->max_width, self->max_height, threads };
+  GST_OBJECT_UNLOCK (self);
+  if ((reload || !self->cascade) && !load_cascade (self, self->cascade != NULL) && !self->cascade)
+    return FALSE;
+  fv_status st = fv_vj_plan_create (&self->plan, self->cascade, &p, dev->active,
+      dev->stream_device, dev->stream);
+  if (st != FV_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot set up %s detection for %dx%d frames: %s.",
+            fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height, fv_status_string (st)),
+        ("%s", fv_last_error ()));
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    self->gray_stride = GST_ROUND_UP_64 (p.width);
+    gsize size = self->gray_stride * p.height;
+    if (fv_device_is_cuda (dev))   /* pinned: the upload is a straight DMA */
+      self->gray = fv_cuda_host_alloc (size);
+    self->gray_pinned = self->gray != NULL;
+    if (!self->gray)
+      self->gray = g_malloc (size);
+  }
+  return TRUE;
+}
+
+/* The frame's luma as a kernel image: the Y (or grey) plane itself, or the
+ * luma computed into self->gray. */
+static gboolean
+luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
+{
+  const gint w = GST_VIDEO_FRAME_WIDTH (f), h = GST_VIDEO_FRAME_HEIGHT (f);
+  if (!GST_VIDEO_INFO_IS_RGB (&f->info)) {
+    *out = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (f, 0), GST_VIDEO_FRAME_PLANE_STRIDE (f, 0),
+        w, h, 1, FV_U8, FV_MEM_HOST);
+    return TRUE;
+  }
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  fv_image rgb = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (f, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (f, 0), w, h, GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0), FV_U8,
+      FV_MEM_HOST);
+  *out = fv_image_make (self->gray, self->gray_stride, w, h, 1, FV_U8, FV_MEM_HOST);
+  return fv_luma_from_rgb (&rgb, GST_VIDEO_FORMAT_INFO_POFFSET (fi, 0),
+      GST_VIDEO_FORMAT_INFO_POFFSET (fi, 1), GST_VIDEO_FORMAT_INFO_POFFSET (fi, 2), out,
+      (int) gst_fv_filter_threads (GST_FV_FILTER (self))) == FV_OK;
+}
+
+static void
+post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, gint n)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime ts = GST_BUFFER_TIMESTAMP (buf);
+  GValue faces = G_VALUE_INIT, face = G_VALUE_INIT;
+  g_value_init (&faces, GST_TYPE_LIST);
+  for (gint i = 0; i < n; i++) {
+    g_value_init (&face, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&face, gst_structure_new ("face",
+            "x", G_TYPE_UINT, (guint) d[i].box.x, "y", G_TYPE_UINT, (guint) d[i].box.y,
+            "width", G_TYPE_UINT, (guint) d[i].box.width,
+            "height", G_TYPE_UINT, (guint) d[i].box.height, NULL));
+    gst_value_list_append_and_take_value (&faces, &face);
+  }
+  GstStructure *s = gst_structure_new ("vjdetect",
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (&trans->segment,
+          GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64, gst_segment_to_running_time (&trans->segment,
+          GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+  gst_structure_take_value (s, "faces", &faces);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static GstFlowReturn
+gst_vj_detect_transform_frame_ip (GstVideoFilter *vf, GstVideoFrame *frame)
+{
+  GstVjDetect *self = GST_VJ_DETECT (vf);
+  GstFvFilter *filter = GST_FV_FILTER (vf);
+  gint64 t0 = g_get_monotonic_time ();
+  GST_OBJECT_LOCK (self);
+  if (self->cascade_changed) {
+    GST_OBJECT_UNLOCK (self);
+    gst_fv_filter_settings_changed (filter);   /* the plan follows the cascade */
+  } else {
+    GST_OBJECT_UNLOCK (self);
+  }
+  if (!gst_fv_filter_prepare (filter))
+    return GST_FLOW_ERROR;
+  fv_image gray;
+  const fv_detection *d = NULL;
+  gint n = 0;
+  fv_status st = FV_ERR_INVALID;
+  if (luma_of (self, frame, &gray))
+    st = fv_vj_execute (self->plan, &gray, &d, &n);
+  if (st != FV_OK) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Detection failed: %s.", fv_status_string (st)),
+        ("%s", fv_last_error ()));
+    return GST_FLOW_ERROR;
+  }
+  GST_OBJECT_LOCK (self);
+  gchar *label = g_strdup (self->label ? self->label : DEFAULT_LABEL);
+  gboolean draw = self->draw, post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  GST_LOG_OBJECT (self, "%d detections", n);
+  for (gint i = 0; i < n; i++) {
+    const fv_rect *r = &d[i].box;
+    GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (frame->buffer,
+        label, r->x, r->y, r->width, r->height);
+    m->id = i;
+    gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
+            "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
+    if (draw)
+      fv_draw_box (frame, r->x, r->y, r->width, r->height, MAX (2, MIN (r->width, r->height) / 48));
+  }
+  g_free (label);
+  if (post)
+    post_message (self, frame->buffer, d, n);
+  gst_fv_filter_account (filter, t0);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
+    GParamSpec *pspec)
+{
+  GstVjDetect *self = GST_VJ_DETECT (object);
+  gboolean replan = TRUE;
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CASCADE:
+      g_free (self->cascade_path);
+      self->cascade_path = gst_fv_filter_dup_nonempty (value);
+      self->cascade_changed = TRUE;
+      replan = FALSE;   /* the next frame sees cascade_changed */
+      break;
+    case PROP_SCALE_FACTOR: self->scale_factor = g_value_get_double (value); break;
+    case PROP_MIN_NEIGHBORS: self->min_neighbors = g_value_get_int (value); break;
+    case PROP_MIN_WIDTH: self->min_width = g_value_get_int (value); break;
+    case PROP_MIN_HEIGHT: self->min_height = g_value_get_int (value); break;
+    case PROP_MAX_WIDTH: self->max_width = g_value_get_int (value); break;
+    case PROP_MAX_HEIGHT: self->max_height = g_value_get_int (value); break;
+    case PROP_LABEL:
+      g_free (self->label);
+      self->label = gst_fv_filter_dup_nonempty (value);
+      replan = FALSE;
+      break;
+    case PROP_DRAW: self->draw = g_value_get_boolean (value); replan = FALSE; break;
+    case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); replan = FALSE; break;
+    default:
+      replan = FALSE;
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (replan)
+    gst_fv_filter_settings_changed (GST_FV_FILTER (self));
+}
+
+static void
+gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstVjDetect *self = GST_VJ_DETECT (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CASCADE:
+      g_value_set_string (value, self->cascade_path ? self->cascade_path : DEFAULT_CASCADE);
+      break;
+    case PROP_SCALE_FACTOR: g_value_set_double (value, self->scale_factor); break;
+    case PROP_MIN_NEIGHBORS: g_value_set_int (value, self->min_neighbors); break;
+    case PROP_MIN_WIDTH: g_value_set_int (value, self->min_width); break;
+    case PROP_MIN_HEIGHT: g_value_set_int (value, self->min_height); break;
+    case PROP_MAX_WIDTH: g_value_set_int (value, self->max_width); break;
+    case PROP_MAX_HEIGHT: g_value_set_int (value, self->max_height); break;
+    case PROP_LABEL: g_value_set_string (value, self->label ? self->label : DEFAULT_LABEL); break;
+    case PROP_DRAW: g_value_set_boolean (value, self->draw); break;
+    case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_vj_detect_finalize (GObject *object)
+{
+  GstVjDetect *self = GST_VJ_DETECT (object);
+  G_OBJECT_CLASS (parent_class)->finalize (object);   /* releases the plan first */
+  fv_cascade_free (self->cascade);
+  g_free (self->loaded_path);
+  g_free (self->cascade_path);
+  g_free (self->label);
+}
+
+static void
+gst_vj_detect_class_init (GstVjDetectClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
+  GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
+
+  GST_DEBUG_CATEGORY_INIT (gst_vj_detect_debug, "vjdetect", 0, "Viola-Jones detection");
+  gobject_class->set_property = gst_vj_detect_set_property;
+  gobject_class->get_property = gst_vj_detect_get_property;
+  gobject_class->finalize = gst_vj_detect_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_CASCADE,
+      g_param_spec_string ("cascade", "Cascade",
+          "OpenCV cascade XML file (HAAR or LBP, opencv-cascade-classifier format)",
+          DEFAULT_CASCADE, rw));
+  g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
+      g_param_spec_double ("scale-factor", "Scale factor",
+          "Size ratio between neighbouring scales searched", 1.001, 10.0, 1.1, rw));
+  g_object_class_install_property (gobject_class, PROP_MIN_NEIGHBORS,
+      g_param_spec_int ("min-neighbors", "Minimum neighbours",
+          "Raw windows a box needs to be kept, more than this (0 = every raw window)",
+          0, 1000, 3, rw));
+  g_object_class_install_property (gobject_class, PROP_MIN_WIDTH,
+      g_param_spec_int ("min-size-width", "Minimum width",
+          "Smallest box width searched (0 = the cascade's window)", 0, G_MAXINT, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_MIN_HEIGHT,
+      g_param_spec_int ("min-size-height", "Minimum height",
+          "Smallest box height searched (0 = the cascade's window)", 0, G_MAXINT, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_MAX_WIDTH,
+      g_param_spec_int ("max-size-width", "Maximum width",
+          "Largest box width searched (0 = no limit)", 0, G_MAXINT, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_MAX_HEIGHT,
+      g_param_spec_int ("max-size-height", "Maximum height",
+          "Largest box height searched (0 = no limit)", 0, G_MAXINT, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_LABEL,
+      g_param_spec_string ("label", "Label",
+          "Type of the region-of-interest metas added for detections", DEFAULT_LABEL, rw));
+  g_object_class_install_property (gobject_class, PROP_DRAW,
+      g_param_spec_boolean ("draw", "Draw", "Draw the boxes into the frame", FALSE, rw));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a \"vjdetect\" element message with the boxes for every frame", TRUE, rw));
+
+  gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",
+      "Filter/Analyzer/Video",
+      "Finds faces or other objects with an OpenCV cascade, as OpenCV's detectMultiScale, "
+      "on the CPU or an NVIDIA GPU", "fastvision");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  vf_class->transform_frame = NULL;   /* in place: pixels change only when drawing */
+  vf_class->transform_frame_ip = GST_DEBUG_FUNCPTR (gst_vj_detect_transform_frame_ip);
+  fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_vj_detect_rebuild);
+  fv_class->release = GST_DEBUG_FUNCPTR (gst_vj_detect_release);
+  fv_class->validate = GST_DEBUG_FUNCPTR (gst_vj_detect_validate);
+}
+
+static void
+gst_vj_detect_init (GstVjDetect *self)
+{
+  self->scale_factor = 1.1;
+  self->min_neighbors = 3;
+  self->post_messages = TRUE;
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}

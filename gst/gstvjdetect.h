@@ -1,0 +1,38 @@
+#ifndef GST_VJ_DETECT_H
+#define GST_VJ_DETECT_H
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include "fv_vj.h"
+#include "gstfvfilter.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_VJ_DETECT (gst_vj_detect_get_type ())
+G_DECLARE_FINAL_TYPE (GstVjDetect, gst_vj_detect, GST, VJ_DETECT, GstFvFilter)
+
+struct _GstVjDetect {
+  GstFvFilter parent;
+
+  /* properties, under the object lock */
+  gchar *cascade_path;
+  gdouble scale_factor;
+  gint min_neighbors;
+  gint min_width, min_height, max_width, max_height;
+  gchar *label;
+  gboolean draw, post_messages;
+  gboolean cascade_changed;    /* a new cascade to load before the next frame */
+
+  /* streaming state */
+  fv_cascade *cascade;
+  gchar *loaded_path;          /* the file the cascade came from */
+  fv_vj_plan *plan;
+  guint8 *gray;                /* RGB input: its luma */
+  gsize gray_stride;
+  gboolean gray_pinned;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (vjdetect);
+
+G_END_DECLS
+#endif

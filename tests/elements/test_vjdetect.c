@@ -1,0 +1,648 @@
+/* vjdetect in GstHarness and pipelines: region-of-interest metas and bus
+ * messages on a real photo, drawing, every caps format, agreement with
+ * OpenCV over every frame of the sample clip (printed), property changes
+ * while playing (cascade included), bad cascades refused with file and
+ * reason, tiny frames, metas surviving satfilter roi-type=face, and the
+ * CUDA backend (equal to the CPU where there is a GPU, a clear error where
+ * there is none).
+ *
+ * FV_TEST_DATA names tests/data; FV_CASCADES, where opencv-data is not
+ * installed, a folder with haarcascades/ and lbpcascades/. */
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include "fvtest.h"
+#include "fv_cuda.h"
+
+static gchar *tmpdir;
+
+typedef struct { gint x, y, w, h; } Box;
+static const Box astronaut_face = { 177, 66, 95, 95 };   /* OpenCV 4.6's, see tests/data/faces */
+
+static gchar *
+data_path (const char *name)
+{
+  const gchar *dir = g_getenv ("FV_TEST_DATA");
+  return g_build_filename (dir ? dir : "tests/data", name, NULL);
+}
+
+static gchar *
+cascade_path (const char *kind, const char *name)
+{
+  const gchar *dir = g_getenv ("FV_CASCADES");
+  return g_build_filename (dir ? dir : "/usr/share/opencv4", kind, name, NULL);
+}
+
+static gchar *
+default_cascade (void)
+{
+  return cascade_path ("haarcascades", "haarcascade_frontalface_default.xml");
+}
+
+static void
+setup (void)
+{
+  tmpdir = g_dir_make_tmp ("fvvjXXXXXX", NULL);
+}
+
+static gchar *
+write_file (const char *name, const char *data)
+{
+  gchar *path = g_build_filename (tmpdir, name, NULL);
+  fail_unless (g_file_set_contents (path, data, -1, NULL));
+  return path;
+}
+
+static gdouble
+iou (const Box *a, const Box *b)
+{
+  gint x0 = MAX (a->x, b->x), y0 = MAX (a->y, b->y);
+  gint x1 = MIN (a->x + a->w, b->x + b->w), y1 = MIN (a->y + a->h, b->y + b->h);
+  gdouble inter = x1 > x0 && y1 > y0 ? (gdouble) (x1 - x0) * (y1 - y0) : 0;
+  return inter / ((gdouble) a->w * a->h + (gdouble) b->w * b->h - inter);
+}
+
+/* A GRAY8 buffer from a PGM, optionally cropped to w x h at (x, y). */
+static GstBuffer *
+pgm_buffer (const char *name, gint x, gint y, gint w, gint h, GstVideoInfo *info)
+{
+  gchar *path = data_path (name);
+  fv_image *im = fvt_load_pnm (path);
+  fail_unless (im != NULL, "cannot load %s", path);
+  if (w <= 0) {
+    w = im->width;
+    h = im->height;
+  }
+  gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  GstBuffer *b = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  GstVideoFrame f;
+  fail_unless (gst_video_frame_map (&f, info, b, GST_MAP_WRITE));
+  for (gint j = 0; j < h; j++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) + j * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0),
+        (guint8 *) im->data + (y + j) * im->stride + x, w);
+  gst_video_frame_unmap (&f);
+  GST_BUFFER_PTS (b) = 0;
+  GST_BUFFER_DURATION (b) = 40 * GST_MSECOND;
+  fvt_image_free (im);
+  g_free (im);
+  g_free (path);
+  return b;
+}
+
+static GstHarness *
+harness_for (const GstVideoInfo *info)
+{
+  GstHarness *h = gst_harness_new ("vjdetect");
+  gchar *c = default_cascade ();
+  g_object_set (h->element, "cascade", c, NULL);
+  g_free (c);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  return h;
+}
+
+/* The ROI metas of a buffer as boxes; checks their type and parameters. */
+static gint
+metas (GstBuffer *b, const char *type, Box *out, gint max)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+  gint n = 0;
+  while ((m = gst_buffer_iterate_meta_filtered (b, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) m;
+    fail_unless_equals_string (g_quark_to_string (r->roi_type), type);
+    GstStructure *p = gst_video_region_of_interest_meta_get_param (r, "detection");
+    gint nb = 0;
+    fail_unless (p && gst_structure_get_int (p, "neighbors", &nb) && nb > 0);
+    if (n < max)
+      out[n] = (Box) { r->x, r->y, r->w, r->h };
+    n++;
+  }
+  return n;
+}
+
+/* The faces of a vjdetect element message. */
+static gint
+message_faces (GstMessage *msg, Box *out, gint max, GstClockTime *ts)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+  fail_unless (gst_structure_has_name (s, "vjdetect"));
+  guint64 t, st, rt, d;
+  fail_unless (gst_structure_get (s, "timestamp", G_TYPE_UINT64, &t, "stream-time", G_TYPE_UINT64,
+          &st, "running-time", G_TYPE_UINT64, &rt, "duration", G_TYPE_UINT64, &d, NULL));
+  if (ts)
+    *ts = t;
+  const GValue *faces = gst_structure_get_value (s, "faces");
+  fail_unless (faces && GST_VALUE_HOLDS_LIST (faces));
+  gint n = gst_value_list_get_size (faces);
+  for (gint i = 0; i < n && i < max; i++) {
+    const GstStructure *f = gst_value_get_structure (gst_value_list_get_value (faces, i));
+    guint x, y, w, h;
+    fail_unless (gst_structure_has_name (f, "face"));
+    fail_unless (gst_structure_get (f, "x", G_TYPE_UINT, &x, "y", G_TYPE_UINT, &y,
+            "width", G_TYPE_UINT, &w, "height", G_TYPE_UINT, &h, NULL));
+    out[i] = (Box) { x, y, w, h };
+  }
+  return n;
+}
+
+static GstMessage *
+pop_detection (GstBus *bus)
+{
+  GstMessage *m;
+  while ((m = gst_bus_pop (bus))) {
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (gst_message_get_structure (m), "vjdetect"))
+      return m;
+    gst_message_unref (m);
+  }
+  return NULL;
+}
+
+static gboolean
+same_pixels (GstBuffer *a, GstBuffer *b)
+{
+  GstMapInfo ma, mb;
+  gst_buffer_map (a, &ma, GST_MAP_READ);
+  gst_buffer_map (b, &mb, GST_MAP_READ);
+  gboolean same = ma.size == mb.size && !memcmp (ma.data, mb.data, ma.size);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  return same;
+}
+
+GST_START_TEST (test_photo_metas_and_messages)
+{
+  GstVideoInfo info;
+  GstBuffer *in = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
+  GstHarness *h = harness_for (&info);
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  Box b[8];
+  fail_unless_equals_int (metas (out, "face", b, 8), 1);
+  fail_unless (!memcmp (&b[0], &astronaut_face, sizeof (Box)), "box %d,%d %dx%d", b[0].x, b[0].y,
+      b[0].w, b[0].h);
+  fail_unless (same_pixels (in, out), "pixels changed without draw");
+  GstMessage *m = pop_detection (bus);
+  fail_unless (m != NULL);
+  GstClockTime ts;
+  fail_unless_equals_int (message_faces (m, b, 8, &ts), 1);
+  fail_unless (!memcmp (&b[0], &astronaut_face, sizeof (Box)));
+  fail_unless_equals_uint64 (ts, 0);
+  gst_message_unref (m);
+  gst_buffer_unref (out);
+
+  /* another label; no messages */
+  g_object_set (h->element, "label", "person", "post-messages", FALSE, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  fail_unless_equals_int (metas (out, "person", b, 8), 1);
+  fail_unless (pop_detection (bus) == NULL);
+  gst_buffer_unref (out);
+
+  /* drawing: the outline is white, the rest untouched */
+  g_object_set (h->element, "draw", TRUE, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  GstMapInfo mi, mo;
+  gst_buffer_map (in, &mi, GST_MAP_READ);
+  gst_buffer_map (out, &mo, GST_MAP_READ);
+  const Box *f = &astronaut_face;
+  gint changed_outside = 0;
+  for (gint y = 0; y < 512; y++)
+    for (gint x = 0; x < 512; x++) {
+      gboolean on_box = x >= f->x && x < f->x + f->w && y >= f->y && y < f->y + f->h
+          && (x < f->x + 2 || x >= f->x + f->w - 2 || y < f->y + 2 || y >= f->y + f->h - 2);
+      if (on_box) {
+        fail_unless_equals_int (mo.data[y * 512 + x], 255);
+      } else if (mo.data[y * 512 + x] != mi.data[y * 512 + x]) {
+        changed_outside++;
+      }
+    }
+  fail_unless_equals_int (changed_outside, 0);
+  gst_buffer_unmap (in, &mi);
+  gst_buffer_unmap (out, &mo);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* Runs launch to EOS; returns the faces of the last vjdetect message. */
+static gint
+run_pipeline (const gchar *launch, Box *out, gint max)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (launch, &err);
+  fail_unless (pipe != NULL, "%s", err ? err->message : launch);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gint n = -1;
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop (bus, 60 * GST_SECOND);
+    fail_unless (m != NULL, "timeout: %s", launch);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &err, NULL);
+      fail ("%s: %s", launch, err->message);
+    }
+    gboolean eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (gst_message_get_structure (m), "vjdetect"))
+      n = message_faces (m, out, max, NULL);
+    gst_message_unref (m);
+    if (eos)
+      break;
+  }
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return n;
+}
+
+/* Every format: colour formats on OpenCV's luma find exactly OpenCV's box;
+ * YUV formats (videoconvert's luma) a box over it. */
+GST_START_TEST (test_formats)
+{
+  const char *formats[] = { "GRAY8", "I420", "NV12", "Y444", "RGB", "BGR", "RGBA", "BGRA",
+    "RGBx", "BGRx" };
+  gchar *png = data_path ("faces/astronaut.png"), *c = default_cascade ();
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    gchar *launch = g_strdup_printf ("filesrc location=%s ! pngdec ! videoconvert ! "
+        "video/x-raw,format=%s ! vjdetect cascade=%s ! fakesink", png, formats[i], c);
+    Box b[8];
+    gint n = run_pipeline (launch, b, 8);
+    fail_unless_equals_int (n, 1);
+    gboolean rgb = i >= 4;
+    if (rgb)
+      fail_unless (!memcmp (&b[0], &astronaut_face, sizeof (Box)), "%s: %d,%d %dx%d", formats[i],
+          b[0].x, b[0].y, b[0].w, b[0].h);
+    else
+      fail_unless (iou (&b[0], &astronaut_face) >= 0.5, "%s: IoU %.2f", formats[i],
+          iou (&b[0], &astronaut_face));
+    g_free (launch);
+  }
+  g_free (png);
+  g_free (c);
+}
+GST_END_TEST;
+
+/* Every frame of the sample clip against OpenCV's boxes: the agreement
+ * both ways at IoU >= 0.5 must reach 95%. */
+GST_START_TEST (test_clip_agreement)
+{
+  gchar *path = data_path ("faces/expected-clip.txt"), *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "cannot read %s", path);
+  GArray *want = g_array_new (FALSE, FALSE, sizeof (Box)), *want_frame = g_array_new (FALSE,
+      FALSE, sizeof (gint));
+  gint frames = 0;
+  gchar **lines = g_strsplit (text, "\n", -1);
+  for (gchar **l = lines; *l; l++) {
+    gint fr;
+    Box b;
+    if (sscanf (*l, "frame %d %d %d %d %d", &fr, &b.x, &b.y, &b.w, &b.h) == 5) {
+      g_array_append_val (want, b);
+      g_array_append_val (want_frame, fr);
+    }
+    sscanf (*l, "# frames %d", &frames);
+  }
+  g_strfreev (lines);
+  g_free (text);
+  fail_unless (frames > 1000 && want->len > 0);
+
+  gchar *clip = data_path ("sample-face.webm"), *c = default_cascade ();
+  gchar *launch = g_strdup_printf ("filesrc location=%s ! decodebin ! videoconvert ! "
+      "video/x-raw,format=GRAY8 ! vjdetect name=d cascade=%s ! fakesink sync=false", clip, c);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *d = gst_bin_get_by_name (GST_BIN (pipe), "d");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GArray *ours = g_array_new (FALSE, FALSE, sizeof (Box)), *ours_frame = g_array_new (FALSE,
+      FALSE, sizeof (gint));
+  gint seen = 0;
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop (bus, 120 * GST_SECOND);
+    fail_unless (m != NULL);
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    gboolean eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT
+        && gst_structure_has_name (gst_message_get_structure (m), "vjdetect")) {
+      Box b[32];
+      GstClockTime ts;
+      gint n = message_faces (m, b, 32, &ts);
+      gint fr = seen;   /* one message a frame, in order (the clip's timestamps start late) */
+      for (gint i = 0; i < n && i < 32; i++) {
+        g_array_append_val (ours, b[i]);
+        g_array_append_val (ours_frame, fr);
+      }
+      seen++;
+    }
+    gst_message_unref (m);
+    if (eos)
+      break;
+  }
+  gint backend;
+  g_object_get (d, "active-backend", &backend, NULL);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  fail_unless_equals_int (seen, frames);
+  /* boxes of one side matched on the same frame by the other */
+  guint a = 0, b = 0;
+  for (guint i = 0; i < ours->len; i++)
+    for (guint j = 0; j < want->len; j++)
+      if (g_array_index (ours_frame, gint, i) == g_array_index (want_frame, gint, j)
+          && iou (&g_array_index (ours, Box, i), &g_array_index (want, Box, j)) >= 0.5) {
+        a++;
+        break;
+      }
+  for (guint j = 0; j < want->len; j++)
+    for (guint i = 0; i < ours->len; i++)
+      if (g_array_index (ours_frame, gint, i) == g_array_index (want_frame, gint, j)
+          && iou (&g_array_index (ours, Box, i), &g_array_index (want, Box, j)) >= 0.5) {
+        b++;
+        break;
+      }
+  gdouble pa = ours->len ? 100.0 * a / ours->len : 100.0, pb = 100.0 * b / want->len;
+  g_print ("agreement on %d frames of sample-face.webm (%s backend): %.1f%% of our %u boxes "
+      "matched by OpenCV's, %.1f%% of OpenCV's %u matched by ours (IoU >= 0.5)\n", frames,
+      backend == 1 ? "cuda" : "cpu", pa, ours->len, pb, want->len);
+  fail_unless (pa >= 95.0 && pb >= 95.0);
+  g_array_free (ours, TRUE);
+  g_array_free (ours_frame, TRUE);
+  g_array_free (want, TRUE);
+  g_array_free (want_frame, TRUE);
+  gst_object_unref (bus);
+  gst_object_unref (d);
+  gst_object_unref (pipe);
+  g_free (launch);
+  g_free (clip);
+  g_free (c);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_changes_midstream)
+{
+  GstVideoInfo info;
+  GstBuffer *in = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
+  GstHarness *h = harness_for (&info);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  Box b[16];
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  fail_unless_equals_int (metas (out, "face", b, 16), 1);
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "min-neighbors", 1000, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  fail_unless_equals_int (metas (out, "face", b, 16), 0);
+  gst_buffer_unref (out);
+
+  /* min-neighbors 0: every raw window, OpenCV's 47 (expected-raw.txt) */
+  g_object_set (h->element, "min-neighbors", 0, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  fail_unless_equals_int (metas (out, "face", b, 16), 47);
+  gst_buffer_unref (out);
+
+  /* a minimum size above the face: nothing */
+  g_object_set (h->element, "min-neighbors", 3, "min-size-width", 120, "min-size-height", 120,
+      NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  fail_unless_equals_int (metas (out, "face", b, 16), 0);
+  gst_buffer_unref (out);
+
+  /* an LBP cascade while playing */
+  gchar *lbp = cascade_path ("lbpcascades", "lbpcascade_frontalface_improved.xml");
+  g_object_set (h->element, "min-size-width", 0, "min-size-height", 0, "cascade", lbp, NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  fail_unless_equals_int (metas (out, "face", b, 16), 1);
+  fail_unless (iou (&b[0], &astronaut_face) >= 0.5);
+  gst_buffer_unref (out);
+
+  /* a cascade that cannot load: a warning naming it, the LBP one stays */
+  while (gst_bus_have_pending (bus))
+    gst_message_unref (gst_bus_pop (bus));
+  g_object_set (h->element, "cascade", "/nonexistent/cascade.xml", NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+  fail_unless (out != NULL);
+  fail_unless_equals_int (metas (out, "face", b, 16), 1);
+  gst_buffer_unref (out);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (m != NULL);
+  GError *err = NULL;
+  gst_message_parse_warning (m, &err, NULL);
+  fail_unless (strstr (err->message, "/nonexistent/cascade.xml") && strstr (err->message, lbp),
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  g_free (lbp);
+
+  /* a new resolution */
+  GstVideoInfo small;
+  GstBuffer *crop = pgm_buffer ("faces/astronaut.pgm", 101, 33, 301, 257, &small);
+  gchar *c = default_cascade ();
+  g_object_set (h->element, "cascade", c, NULL);
+  g_free (c);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&small));
+  out = gst_harness_push_and_pull (h, crop);
+  fail_unless_equals_int (metas (out, "face", b, 16), 1);
+  Box shifted = { b[0].x + 101, b[0].y + 33, b[0].w, b[0].h };
+  fail_unless (iou (&shifted, &astronaut_face) >= 0.5, "%d,%d", b[0].x, b[0].y);
+  gst_buffer_unref (out);
+
+  /* frames smaller than the window: no detection, no error */
+  GstVideoInfo tiny;
+  GstBuffer *t = pgm_buffer ("faces/astronaut.pgm", 200, 100, 16, 16, &tiny);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&tiny));
+  out = gst_harness_push_and_pull (h, t);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (metas (out, "face", b, 16), 0);
+  gst_buffer_unref (out);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+
+  gst_buffer_unref (in);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* Starting with cascade = path must fail with an error holding expect. */
+static void
+expect_refused (const char *path, const char *expect)
+{
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=64,height=48 ! vjdetect name=d ! fakesink", NULL);
+  GstElement *d = gst_bin_get_by_name (GST_BIN (pipe), "d");
+  g_object_set (d, "cascade", path, NULL);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 5 * GST_SECOND,
+      GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "%s accepted", path);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (m, &err, &dbg);
+  fail_unless (strstr (err->message, path) != NULL, "%s", err->message);
+  fail_unless (dbg && strstr (dbg, expect) != NULL, "%s: %s", path, dbg);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (d);
+  gst_object_unref (pipe);
+}
+
+GST_START_TEST (test_bad_cascades)
+{
+  gchar *good = default_cascade (), *text = NULL;
+  gsize len;
+  fail_unless (g_file_get_contents (good, &text, &len, NULL));
+  text[len / 2] = 0;
+  gchar *truncated = write_file ("truncated.xml", text);
+  g_free (text);
+#define HEAD "<?xml version=\"1.0\"?><opencv_storage><cascade><stageType>BOOST</stageType>" \
+  "<featureType>HAAR</featureType><height>24</height><width>24</width><stageNum>%d</stageNum>" \
+  "<stages>%s</stages><features>%s</features></cascade></opencv_storage>"
+  const char *stage = "<_><maxWeakCount>1</maxWeakCount><stageThreshold>0.1</stageThreshold>"
+      "<weakClassifiers><_><internalNodes>0 -1 0 0.5</internalNodes>"
+      "<leafValues>-1 1</leafValues></_></weakClassifiers></_>";
+  gchar *zero = g_strdup_printf (HEAD, 0, "", "<_><rects><_>0 0 4 4 -1.</_><_>0 0 2 4 2.</_>"
+      "</rects></_>");
+  gchar *outside = g_strdup_printf (HEAD, 1, stage, "<_><rects><_>20 0 8 4 -1.</_>"
+      "<_>20 0 4 4 2.</_></rects></_>");
+  gchar *p_zero = write_file ("zero.xml", zero), *p_out = write_file ("outside.xml", outside);
+  gchar *p_bad = write_file ("garbage.xml", "this is < not xml &");
+  gchar *p_old = write_file ("old.xml", "<?xml version=\"1.0\"?><opencv_storage>"
+      "<c type_id=\"opencv-haar-classifier\"><size>24 24</size></c></opencv_storage>");
+  expect_refused ("/nonexistent/face.xml", "/nonexistent/face.xml");
+  expect_refused (truncated, "truncated.xml");
+  expect_refused (p_bad, "garbage.xml");
+  expect_refused (p_zero, "no cascade");
+  expect_refused (p_out, "outside the 24x24 window");
+  expect_refused (p_old, "old opencv-haar-classifier format");
+  g_free (zero);
+  g_free (outside);
+  g_free (p_zero);
+  g_free (p_out);
+  g_free (p_bad);
+  g_free (p_old);
+  g_free (truncated);
+  g_free (good);
+}
+GST_END_TEST;
+
+/* The privacy filter: vjdetect's metas reach satfilter, which blurs only
+ * inside them, and still leave with the buffer. */
+GST_START_TEST (test_metas_survive_satfilter)
+{
+  GstVideoInfo info;
+  GstBuffer *in = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
+  gchar *c = default_cascade ();
+  gchar *launch = g_strdup_printf ("vjdetect cascade=%s backend=cpu ! "
+      "satfilter roi-type=face radius=6 backend=cpu", c);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  Box b[4];
+  fail_unless_equals_int (metas (out, "face", b, 4), 1);
+  GstMapInfo mi, mo;
+  gst_buffer_map (in, &mi, GST_MAP_READ);
+  gst_buffer_map (out, &mo, GST_MAP_READ);
+  gint inside = 0, outside = 0;
+  for (gint y = 0; y < 512; y++)
+    for (gint x = 0; x < 512; x++) {
+      gboolean in_box = x >= b[0].x && x < b[0].x + b[0].w && y >= b[0].y && y < b[0].y + b[0].h;
+      if (mi.data[y * 512 + x] != mo.data[y * 512 + x]) {
+        if (in_box)
+          inside++;
+        else
+          outside++;
+      }
+    }
+  fail_unless (inside > b[0].w * b[0].h / 2, "only %d pixels blurred", inside);
+  fail_unless_equals_int (outside, 0);
+  gst_buffer_unmap (in, &mi);
+  gst_buffer_unmap (out, &mo);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  g_free (launch);
+  g_free (c);
+}
+GST_END_TEST;
+
+/* backend=cuda: the same boxes as the CPU on a GPU; without one, a clear
+ * error when starting. */
+GST_START_TEST (test_cuda_backend)
+{
+  gchar *c = default_cascade ();
+  if (fv_cuda_device_count () == 0) {
+    GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+        "video/x-raw,format=GRAY8,width=64,height=48 ! vjdetect name=d backend=cuda ! fakesink",
+        NULL);
+    GstElement *d = gst_bin_get_by_name (GST_BIN (pipe), "d");
+    g_object_set (d, "cascade", c, NULL);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+        GST_STATE_CHANGE_FAILURE);
+    GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 5 * GST_SECOND,
+        GST_MESSAGE_ERROR);
+    fail_unless (m != NULL);
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    fail_unless (strstr (err->message, "GPU") != NULL, "%s", err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (d);
+    gst_object_unref (pipe);
+    g_free (c);
+    return;
+  }
+  const char *photos[] = { "faces/astronaut.pgm", "faces/grace_hopper_matplotlib.pgm",
+    "faces/vladmandic_sample3.pgm" };
+  for (guint i = 0; i < G_N_ELEMENTS (photos); i++) {
+    GstVideoInfo info;
+    GstBuffer *in = pgm_buffer (photos[i], 0, 0, 0, 0, &info);
+    Box got[2][16];
+    gint n[2];
+    for (gint be = 0; be < 2; be++) {
+      GstHarness *h = harness_for (&info);
+      gst_util_set_object_arg (G_OBJECT (h->element), "backend", be ? "cuda" : "cpu");
+      g_object_set (h->element, "min-neighbors", 0, NULL);
+      GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+      gint active;
+      g_object_get (h->element, "active-backend", &active, NULL);
+      fail_unless_equals_int (active, be ? 1 : 0);
+      n[be] = metas (out, "face", got[be], 16);
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+    }
+    fail_unless_equals_int (n[0], n[1]);
+    fail_unless (!memcmp (got[0], got[1], sizeof (Box) * MIN (n[0], 16)), "%s differs", photos[i]);
+    gst_buffer_unref (in);
+  }
+  g_free (c);
+}
+GST_END_TEST;
+
+static Suite *
+vjdetect_suite (void)
+{
+  Suite *s = suite_create ("vjdetect");
+  TCase *tc = tcase_create ("general");
+  tcase_add_checked_fixture (tc, setup, NULL);
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_photo_metas_and_messages);
+  tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_clip_agreement);
+  tcase_add_test (tc, test_changes_midstream);
+  tcase_add_test (tc, test_bad_cascades);
+  tcase_add_test (tc, test_metas_survive_satfilter);
+  tcase_add_test (tc, test_cuda_backend);
+  return s;
+}
+
+GST_CHECK_MAIN (vjdetect);
