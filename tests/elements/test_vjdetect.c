@@ -91,12 +91,21 @@ pgm_buffer (const char *name, gint x, gint y, gint w, gint h, GstVideoInfo *info
   return b;
 }
 
+/* Sets an enum property of the harness's vjdetect by its nick. */
+static void
+vj_set_arg (GstHarness *h, const char *prop, const char *value)
+{
+  GstElement *e = gst_harness_find_element (h, "vjdetect");
+  gst_util_set_object_arg (G_OBJECT (e), prop, value);
+  gst_object_unref (e);
+}
+
 static GstHarness *
 harness_for (const GstVideoInfo *info)
 {
-  GstHarness *h = gst_harness_new ("vjdetect");
-  gchar *c = default_cascade ();
-  g_object_set (h->element, "cascade", c, NULL);
+  gchar *c = default_cascade (), *launch = g_strdup_printf ("vjdetect cascade=%s", c);
+  GstHarness *h = gst_harness_new_parse (launch);   /* the cascade set before it starts */
+  g_free (launch);
   g_free (c);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
   return h;
@@ -178,7 +187,7 @@ GST_START_TEST (test_photo_metas_and_messages)
   GstVideoInfo info;
   GstBuffer *in = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
   GstHarness *h = harness_for (&info);
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+  vj_set_arg (h, "backend", "cpu");
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (h->element, bus);
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
@@ -197,14 +206,14 @@ GST_START_TEST (test_photo_metas_and_messages)
   gst_buffer_unref (out);
 
   /* another label; no messages */
-  g_object_set (h->element, "label", "person", "post-messages", FALSE, NULL);
+  gst_harness_set (h, "vjdetect", "label", "person", "post-messages", FALSE, NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
   fail_unless_equals_int (metas (out, "person", b, 8), 1);
   fail_unless (pop_detection (bus) == NULL);
   gst_buffer_unref (out);
 
   /* drawing: the outline is white, the rest untouched */
-  g_object_set (h->element, "draw", TRUE, NULL);
+  gst_harness_set (h, "vjdetect", "draw", TRUE, NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
   GstMapInfo mi, mo;
   gst_buffer_map (in, &mi, GST_MAP_READ);
@@ -394,19 +403,19 @@ GST_START_TEST (test_changes_midstream)
   fail_unless_equals_int (metas (out, "face", b, 16), 1);
   gst_buffer_unref (out);
 
-  g_object_set (h->element, "min-neighbors", 1000, NULL);
+  gst_harness_set (h, "vjdetect", "min-neighbors", 1000, NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
   fail_unless_equals_int (metas (out, "face", b, 16), 0);
   gst_buffer_unref (out);
 
   /* min-neighbors 0: every raw window, OpenCV's 47 (expected-raw.txt) */
-  g_object_set (h->element, "min-neighbors", 0, NULL);
+  gst_harness_set (h, "vjdetect", "min-neighbors", 0, NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
   fail_unless_equals_int (metas (out, "face", b, 16), 47);
   gst_buffer_unref (out);
 
   /* a minimum size above the face: nothing */
-  g_object_set (h->element, "min-neighbors", 3, "min-size-width", 120, "min-size-height", 120,
+  gst_harness_set (h, "vjdetect", "min-neighbors", 3, "min-size-width", 120, "min-size-height", 120,
       NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
   fail_unless_equals_int (metas (out, "face", b, 16), 0);
@@ -414,7 +423,7 @@ GST_START_TEST (test_changes_midstream)
 
   /* an LBP cascade while playing */
   gchar *lbp = cascade_path ("lbpcascades", "lbpcascade_frontalface_improved.xml");
-  g_object_set (h->element, "min-size-width", 0, "min-size-height", 0, "cascade", lbp, NULL);
+  gst_harness_set (h, "vjdetect", "min-size-width", 0, "min-size-height", 0, "cascade", lbp, NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
   fail_unless_equals_int (metas (out, "face", b, 16), 1);
   fail_unless (iou (&b[0], &astronaut_face) >= 0.5);
@@ -423,7 +432,7 @@ GST_START_TEST (test_changes_midstream)
   /* a cascade that cannot load: a warning naming it, the LBP one stays */
   while (gst_bus_have_pending (bus))
     gst_message_unref (gst_bus_pop (bus));
-  g_object_set (h->element, "cascade", "/nonexistent/cascade.xml", NULL);
+  gst_harness_set (h, "vjdetect", "cascade", "/nonexistent/cascade.xml", NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
   fail_unless (out != NULL);
   fail_unless_equals_int (metas (out, "face", b, 16), 1);
@@ -442,7 +451,7 @@ GST_START_TEST (test_changes_midstream)
   GstVideoInfo small;
   GstBuffer *crop = pgm_buffer ("faces/astronaut.pgm", 101, 33, 301, 257, &small);
   gchar *c = default_cascade ();
-  g_object_set (h->element, "cascade", c, NULL);
+  gst_harness_set (h, "vjdetect", "cascade", c, NULL);
   g_free (c);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&small));
   out = gst_harness_push_and_pull (h, crop);
@@ -609,11 +618,11 @@ GST_START_TEST (test_cuda_backend)
     gint n[2];
     for (gint be = 0; be < 2; be++) {
       GstHarness *h = harness_for (&info);
-      gst_util_set_object_arg (G_OBJECT (h->element), "backend", be ? "cuda" : "cpu");
-      g_object_set (h->element, "min-neighbors", 0, NULL);
+      vj_set_arg (h, "backend", be ? "cuda" : "cpu");
+      gst_harness_set (h, "vjdetect", "min-neighbors", 0, NULL);
       GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
       gint active;
-      g_object_get (h->element, "active-backend", &active, NULL);
+      gst_harness_get (h, "vjdetect", "active-backend", &active, NULL);
       fail_unless_equals_int (active, be ? 1 : 0);
       n[be] = metas (out, "face", got[be], 16);
       gst_buffer_unref (out);
