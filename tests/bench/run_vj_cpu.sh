@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# vjdetect on the CPU against its peers, in one run (not run by CI):
+#  - the kernel (bench_vj) against OpenCV's CascadeClassifier.detectMultiScale
+#    (python3-opencv, all cores) on 640x480, 1080p and 4K frames made from a
+#    real photo, scale 1.1, min neighbours 3, min size 24, the two alternated;
+#  - the element's fps on the sample clip against gst-plugins-bad's facedetect
+#    at equal settings, both on RGB after the same decoder.
+# Prints markdown tables for docs/benchmarks.md.   tests/bench/run_vj_cpu.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash scripts/install-deps.sh python3-opencv python3-numpy gstreamer1.0-opencv >/dev/null
+bash scripts/build.sh >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+/usr/bin/python3 tests/bench/make_vj_frames.py "$tmp"
+cascade=/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
+frames="$tmp/faces-vga.pgm $tmp/faces-1080p.pgm $tmp/faces-4k.pgm"
+echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(date -u +%F)"
+for round in 1 2 3; do
+  ./build/tests/bench_vj --iters 5 --min-size 24 $cascade $frames >> "$tmp/fv.all"
+  /usr/bin/python3 - "$cascade" $frames >> "$tmp/cv.all" <<'PY'
+import cv2, sys, time
+cc = cv2.CascadeClassifier(sys.argv[1])
+for path in sys.argv[2:]:
+    g = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+    boxes = cc.detectMultiScale(g, 1.1, 3, minSize=(24, 24))
+    t = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        boxes = cc.detectMultiScale(g, 1.1, 3, minSize=(24, 24))
+        t.append((time.perf_counter() - t0) * 1e3)
+    print('# %s %dx%d: %d boxes, %.3f ms' % (path.split('/')[-1], g.shape[1], g.shape[0],
+          len(boxes), sorted(t)[len(t) // 2]))
+PY
+done
+# best median of the rounds, per frame
+best() { awk '{sub(":", "", $2); for (i = 3; i <= NF; i++) if ($(i + 1) == "ms") t = $i;
+  n = ($2 in b) ? b[$2] : 1e30; if (t < n) b[$2] = t; sub(":", "", $3); size[$2] = $3; boxes[$2] = $4}
+  END {for (k in b) print k, size[k], boxes[k], b[k]}' "$1" | sort; }
+echo
+echo "| frame | boxes (ours / OpenCV) | fastvision ms | OpenCV ms | OpenCV / fastvision |"
+echo "|---|---|---|---|---|"
+join <(best "$tmp/fv.all") <(best "$tmp/cv.all") | sort -k2,2 -t' ' -g |
+  awk '{printf "| %s | %s / %s | %.1f | %.1f | %.2fx |\n", $2, $3, $6, $4, $7, $7 / $4}'
+
+echo
+echo "| pipeline (sample-face.webm, 1316 frames 400x300, decode to RGB) | seconds | fps |"
+echo "|---|---|---|"
+export GST_PLUGIN_PATH="$PWD/build/gst"
+src="filesrc location=tests/data/sample-face.webm ! decodebin ! videoconvert ! video/x-raw,format=RGB"
+run() {
+  local label=$1; shift
+  local a b
+  a=$(date +%s.%N)
+  gst-launch-1.0 -q $src ! "$@" ! fakesink sync=false >/dev/null 2>&1
+  b=$(date +%s.%N)
+  echo "$label $(echo "$b - $a" | bc)"
+}
+for round in 1 2 3; do
+  run "decode-only" identity >> "$tmp/pipe"
+  run "vjdetect" vjdetect backend=cpu min-size-width=24 min-size-height=24 >> "$tmp/pipe"
+  run "facedetect" facedetect display=false min-size-width=24 min-size-height=24 \
+      scale-factor=1.1 min-neighbors=3 profile=$cascade >> "$tmp/pipe"
+done
+sort -k1,1 -k2,2g "$tmp/pipe" | awk '!seen[$1]++ {printf "| %s | %.2f | %.0f |\n", $1, $2, 1316 / $2}'
