@@ -22,8 +22,10 @@
  *     a face (which run many stages) spread over every warp instead of making
  *     one warp's long tail.
  *
- * Tuned on the H100 (docs/benchmarks.md): stages 0 | 1-2 | 3.. per pass,
- * 16 blocks of 4 warps per multiprocessor.
+ * Tuned on the H100 (docs/benchmarks.md): stages 0 | 1-3 | 4.. per pass,
+ * 16 blocks of 4 warps per multiprocessor. FV_VJ_STAGES=a,b,
+ * FV_VJ_BLOCKS_PER_SM, FV_VJ_WARPS_PER_BLOCK, FV_VJ_DEEP_SHARED=0 override
+ * them for tuning; FV_VJ_PROFILE prints the phases' times.
  *
  * Windows that pass every stage come back as keys (level, y, x); the host
  * sorts them and groups them as the CPU path does, so the boxes are equal.
@@ -775,11 +777,9 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   d.m.lbpf = m->lbp ? (const fv_vj_lbp *) (base + o_lbpf) : NULL;
   d.fstump = fast ? (const FStump *) (base + o_fst) : NULL;
   d.sstump = fast ? (const FStump *) (base + o_sst) : NULL;
-  d.win_elems = fast ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
-  /* Stages per pass, tuned on the H100 with haarcascade_frontalface_default;
-   * FV_VJ_STAGES=a,b and FV_VJ_BLOCKS_PER_SM override them for tuning. */
-  d.stage_a = 3;
-  d.stage_b = 3;
+  /* stages per pass, tuned on the H100 with haarcascade_frontalface_default */
+  d.stage_a = 4;
+  d.stage_b = 4;
   const char *env = getenv ("FV_VJ_STAGES");
   if (env)
     sscanf (env, "%d,%d", &d.stage_a, &d.stage_b);
@@ -789,6 +789,10 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   c->warps_per_block = env ? atoi (env) : 4;
   c->warps_per_block = c->warps_per_block < 1 ? 1 : c->warps_per_block > WARPS_MAX ? WARPS_MAX
       : c->warps_per_block;
+  env = getenv ("FV_VJ_DEEP_SHARED");   /* 0: deep windows read global memory */
+  if (env && !atoi (env))
+    d.sstump = NULL;
+  d.win_elems = d.sstump ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
   d.stage_a = d.stage_a < 1 ? 1 : d.stage_a > m->nstages ? m->nstages : d.stage_a;
   d.stage_b = d.stage_b < d.stage_a ? d.stage_a : d.stage_b > m->nstages ? m->nstages : d.stage_b;
   d.nshared = 0;
