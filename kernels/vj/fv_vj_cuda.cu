@@ -318,6 +318,16 @@ first_stage (Geometry g, Detect d, const uint32_t *planes)
   }
 }
 
+/* The next k entries of a work counter, for the whole warp. */
+__device__ __forceinline__ unsigned
+warp_grab (unsigned int *counter, unsigned k)
+{
+  unsigned i = 0;
+  if ((threadIdx.x & 31) == 0)
+    i = atomicAdd (counter, k);
+  return __shfl_sync (0xffffffffu, i, 0);
+}
+
 /* A window by its position number (word * 32 + lane): its level, x, y. */
 struct Window {
   int l, x, y;
@@ -388,20 +398,14 @@ uber (Geometry g, Detect d, const uint32_t *planes)
 {
   extern __shared__ FStump sh[];
   __shared__ uint32_t queues[WARPS_MAX][64];
-  __shared__ long long nexts[WARPS_MAX];
   load_shared (d, sh);
   /* the warps of a block share the weak classifiers and nothing else */
   const int lane = threadIdx.x & 31;
   uint32_t *queue = queues[threadIdx.x >> 5];
-  long long &next = nexts[threadIdx.x >> 5];
   const int to = min (d.stage_a, d.m.nstages);
   int queued = 0;
   for (;;) {
-    if (lane == 0)
-      next = atomicAdd (&d.taken[0], 1u);
-    __syncwarp ();
-    const long long word = next;
-    __syncwarp ();
+    const long long word = warp_grab (&d.taken[0], 1u);
     if (word >= g.nwords)
       break;
     const int l = word_level (g, word);
@@ -454,10 +458,7 @@ more_stages (Geometry g, Detect d, const uint32_t *planes)
   const unsigned n = d.qn[0];
   const int to = min (d.stage_b, d.m.nstages), lane = threadIdx.x & 31;
   for (;;) {
-    unsigned i = 0;
-    if (lane == 0)
-      i = atomicAdd (&d.taken[1], 32u);
-    i = __shfl_sync (0xffffffffu, i, 0);
+    const unsigned i = warp_grab (&d.taken[1], 32u);
     if (i >= n)
       break;
     const bool alive = i + lane < n;
@@ -479,10 +480,7 @@ deep_stages (Geometry g, Detect d, const uint32_t *planes, int qi)
   uint32_t *win = wins + (threadIdx.x >> 5) * d.win_elems;
   const int ww = d.m.win_w + 1, wh = d.m.win_h + 1;
   for (;;) {
-    unsigned i = 0;
-    if (lane == 0)
-      i = atomicAdd (&d.taken[2], 1u);
-    i = __shfl_sync (0xffffffffu, i, 0);
+    const unsigned i = warp_grab (&d.taken[2], 1u);
     if (i >= n)
       break;
     const Window w = window_at (g, planes, d.q[qi][i]);

@@ -299,6 +299,21 @@ GST_START_TEST (test_formats)
 }
 GST_END_TEST;
 
+/* Boxes of `from` with a box of `to` on the same frame at IoU >= 0.5. */
+static guint
+matched (GArray *from, GArray *from_frame, GArray *to, GArray *to_frame)
+{
+  guint m = 0;
+  for (guint i = 0; i < from->len; i++)
+    for (guint j = 0; j < to->len; j++)
+      if (g_array_index (from_frame, gint, i) == g_array_index (to_frame, gint, j)
+          && iou (&g_array_index (from, Box, i), &g_array_index (to, Box, j)) >= 0.5) {
+        m++;
+        break;
+      }
+  return m;
+}
+
 /* Every frame of the sample clip against OpenCV's boxes: the agreement
  * both ways at IoU >= 0.5 must reach 95%. */
 GST_START_TEST (test_clip_agreement)
@@ -357,22 +372,8 @@ GST_START_TEST (test_clip_agreement)
   g_object_get (d, "active-backend", &backend, NULL);
   gst_element_set_state (pipe, GST_STATE_NULL);
   fail_unless_equals_int (seen, frames);
-  /* boxes of one side matched on the same frame by the other */
-  guint a = 0, b = 0;
-  for (guint i = 0; i < ours->len; i++)
-    for (guint j = 0; j < want->len; j++)
-      if (g_array_index (ours_frame, gint, i) == g_array_index (want_frame, gint, j)
-          && iou (&g_array_index (ours, Box, i), &g_array_index (want, Box, j)) >= 0.5) {
-        a++;
-        break;
-      }
-  for (guint j = 0; j < want->len; j++)
-    for (guint i = 0; i < ours->len; i++)
-      if (g_array_index (ours_frame, gint, i) == g_array_index (want_frame, gint, j)
-          && iou (&g_array_index (ours, Box, i), &g_array_index (want, Box, j)) >= 0.5) {
-        b++;
-        break;
-      }
+  const guint a = matched (ours, ours_frame, want, want_frame);
+  const guint b = matched (want, want_frame, ours, ours_frame);
   gdouble pa = ours->len ? 100.0 * a / ours->len : 100.0, pb = 100.0 * b / want->len;
   g_print ("agreement on %d frames of sample-face.webm (%s backend): %.1f%% of our %u boxes "
       "matched by OpenCV's, %.1f%% of OpenCV's %u matched by ours (IoU >= 0.5)\n", frames,
