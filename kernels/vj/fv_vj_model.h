@@ -122,7 +122,7 @@ fv_vj_lbp_code (const fv_vj_lbp *f, const uint32_t *p)
 FV_VJ_HD int
 fv_vj_in_subset (const int32_t *subset, int c)
 {
-  return (subset[c >> 5] & (1 << (c & 31))) != 0;
+  return ((uint32_t) subset[c >> 5] & (1u << (c & 31))) != 0;
 }
 
 /* The value weak classifier i adds to its stage's sum. */

@@ -47,6 +47,22 @@ setup (void)
   tmpdir = g_dir_make_tmp ("fvvjXXXXXX", NULL);
 }
 
+static void
+teardown (void)
+{
+  GDir *d = g_dir_open (tmpdir, 0, NULL);
+  const gchar *name;
+  while (d && (name = g_dir_read_name (d))) {
+    gchar *p = g_build_filename (tmpdir, name, NULL);
+    g_unlink (p);
+    g_free (p);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (tmpdir);
+  g_clear_pointer (&tmpdir, g_free);
+}
+
 static gchar *
 write_file (const char *name, const char *data)
 {
@@ -335,6 +351,7 @@ GST_START_TEST (test_clip_agreement)
   }
   g_strfreev (lines);
   g_free (text);
+  g_free (path);
   fail_unless (frames > 1000 && want->len > 0);
 
   gchar *clip = data_path ("sample-face.webm"), *c = default_cascade ();
@@ -642,7 +659,7 @@ vjdetect_suite (void)
 {
   Suite *s = suite_create ("vjdetect");
   TCase *tc = tcase_create ("general");
-  tcase_add_checked_fixture (tc, setup, NULL);
+  tcase_add_checked_fixture (tc, setup, teardown);
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_photo_metas_and_messages);
