@@ -539,6 +539,14 @@ GST_START_TEST (test_bad_cascades)
       "</rects></_>");
   gchar *outside = g_strdup_printf (HEAD, 1, stage, "<_><rects><_>20 0 8 4 -1.</_>"
       "<_>20 0 4 4 2.</_></rects></_>");
+  gchar *tilted = g_strdup_printf (HEAD, 1, stage, "<_><rects><_>2 0 8 4 -1.</_>"
+      "<_>2 0 4 4 2.</_></rects><tilted>1</tilted></_>");   /* runs left of the window */
+  gchar *loop = g_strdup_printf (HEAD, 1, "<_><maxWeakCount>1</maxWeakCount>"
+      "<stageThreshold>0.1</stageThreshold><weakClassifiers><_>"
+      "<internalNodes>1 -1 0 0.5 1 -2 0 0.3</internalNodes><leafValues>-1 1 0.5</leafValues>"
+      "</_></weakClassifiers></_>", "<_><rects><_>0 0 4 4 -1.</_><_>0 0 2 4 2.</_></rects></_>");
+  /* node 1 points at itself: walking it would never end */
+  gchar *p_tilted = write_file ("tilted.xml", tilted), *p_loop = write_file ("loop.xml", loop);
   gchar *p_zero = write_file ("zero.xml", zero), *p_out = write_file ("outside.xml", outside);
   gchar *p_bad = write_file ("garbage.xml", "this is < not xml &");
   gchar *p_old = write_file ("old.xml", "<?xml version=\"1.0\"?><opencv_storage>"
@@ -549,6 +557,12 @@ GST_START_TEST (test_bad_cascades)
   expect_refused (p_zero, "no cascade");
   expect_refused (p_out, "outside the 24x24 window");
   expect_refused (p_old, "old opencv-haar-classifier format");
+  expect_refused (p_tilted, "outside the 24x24 window");
+  expect_refused (p_loop, "points outside its tree");
+  g_free (tilted);
+  g_free (loop);
+  g_free (p_tilted);
+  g_free (p_loop);
   g_free (zero);
   g_free (outside);
   g_free (p_zero);
