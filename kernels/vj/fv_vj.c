@@ -68,8 +68,10 @@ fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
   pl->backend = backend;
   pl->cascade = c;
   fv_status st = fv_vj_pyramid_init (&pl->py, c, p);
-  if (st == FV_OK && pl->py.plane * 3 >= INT32_MAX) {
-    fv_set_last_error ("a %dx%d frame is too large to scan", p->width, p->height);
+  if (st == FV_OK && pl->py.plane * 3 >= INT32_MAX) {   /* offsets are 32-bit */
+    fv_set_last_error ("%dx%d at scale factor %g makes %d levels of %lld MB of sums: too many "
+        "(raise the scale factor or the minimum size)", p->width, p->height, p->scale_factor,
+        pl->py.nlevels, (long long) (pl->py.plane * 4 >> 20));
     st = FV_ERR_INVALID;
   }
   if (st == FV_OK)
