@@ -87,6 +87,8 @@ float fv_conv_grid_weight (int x, int size, int n, int i);
 
 /* Smallest 2^a 3^b 5^c 7^d >= n. */
 int fv_conv_fast_size (int n);
+/* Smallest m >= n with no prime factor above max_prime. */
+int fv_conv_smooth_size (int n, int max_prime);
 
 /* FFTW wisdom, so that a second start plans instantly. */
 int fv_conv_wisdom_load (const char *path);

@@ -47,16 +47,22 @@ struct fv_conv_plan {
 static pthread_mutex_t fftw_lock = PTHREAD_MUTEX_INITIALIZER;   /* planner isn't thread-safe */
 
 int
-fv_conv_fast_size (int n)
+fv_conv_smooth_size (int n, int max_prime)
 {
   for (int m = n > 1 ? n : 1;; m++) {
     int r = m;
-    for (int f = 2; f <= 7; f++)
+    for (int f = 2; f <= max_prime; f++)
       while (r % f == 0)
         r /= f;
     if (r == 1)
       return m;
   }
+}
+
+int
+fv_conv_fast_size (int n)
+{
+  return fv_conv_smooth_size (n, 7);
 }
 
 int
@@ -352,6 +358,8 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
         : nk <= FV_CONV_GPU_DIRECT_TAPS ? FV_CONV_DIRECT : FV_CONV_FFT;
     pl->method = FV_CONV_FFT;
     pl->p.measure = 0;
+    if (pl->gpu_method == FV_CONV_FFT)   /* cuFFT's fastest size, not FFTW's */
+      fv_conv_cuda_pick_size (pl->ew, pl->eh, device, &pl->pw, &pl->ph);
   }
   if (pl->method == FV_CONV_AUTO) {
     /* cost model, calibrated on the development machine (docs/benchmarks.md):

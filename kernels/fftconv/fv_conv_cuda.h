@@ -8,6 +8,11 @@
 extern "C" {
 #endif
 
+/* The padded transform size for an ew x eh extended frame that cuFFT runs
+ * fastest, timed once per size and process; leaves *pw, *ph as they are
+ * when it cannot time them. */
+void fv_conv_cuda_pick_size (int ew, int eh, int device, int *pw, int *ph);
+
 /* scale: width*height per-pixel factors (renormalize) or NULL for uniform. */
 fv_status fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int direct, int pw, int ph,
     const float *scale, float uniform_scale, int device, void *stream);

@@ -1,6 +1,16 @@
 /* Builds without CUDA: no GPU convolution. */
 #include "fv_conv_cuda.h"
 
+void
+fv_conv_cuda_pick_size (int ew, int eh, int device, int *pw, int *ph)
+{
+  (void) ew;
+  (void) eh;
+  (void) device;
+  (void) pw;
+  (void) ph;
+}
+
 fv_status
 fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int direct, int pw, int ph,
     const float *scale,

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include "fv_conv.h"
+#include "fv_conv_cuda.h"
 
 namespace plain {
 __global__ void to_float (const unsigned char *a, float *f, int n)
@@ -82,8 +83,9 @@ main ()
           fv_conv_plan_destroy (dplan);
         }
       }
-      /* the plain version: zero border, same FFT size */
-      const int pw = fv_conv_fast_size (s.w + k - 1), ph = fv_conv_fast_size (s.h + k - 1);
+      /* the plain version: zero border, the FFT size the plan picks */
+      int pw = fv_conv_fast_size (s.w + k - 1), ph = fv_conv_fast_size (s.h + k - 1);
+      fv_conv_cuda_pick_size (s.w + k - 1, s.h + k - 1, 0, &pw, &ph);
       const int n = s.w * s.h, nr = pw * ph, nc = (pw / 2 + 1) * ph;
       float *f, *fp, *kf;
       cufftComplex *spec, *kspec;
