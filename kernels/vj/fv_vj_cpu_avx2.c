@@ -1,19 +1,25 @@
-/* AVX2 scan of one window row for HAAR stump cascades (most of OpenCV's
- * HAAR files): eight windows at a time through the variance test and the
- * stages while enough of them live, the last few one by one. Lane for lane
- * the arithmetic is the scalar code's (no FMA, the same rounding, stage sums
- * added in the same order), so the windows found are the same. */
+/* AVX2 scan of one window row: eight windows at a time through the
+ * variance test and the stages while any of them lives. HAAR and LBP
+ * features, stumps and trees of up to seven nodes (every cascade in
+ * opencv-data). Lane for lane the arithmetic is the scalar code's (no FMA,
+ * the same rounding, stage sums added in the same order), so the windows
+ * found are the same. */
 #include <immintrin.h>
 #include "fv_vj_plan.h"
 
 #define AVX2 __attribute__ ((target ("avx2")))
+#define MAX_TREE_NODES 7   /* a tree's nodes and leaves fit one register */
 
 int
-fv_vj_avx2_usable (const fv_vj_model *m)
+fv_vj_avx2_usable (const fv_vj_model *m, int nweak)
 {
   /* squared window sums must fit the signed conversion below */
-  return !m->lbp && m->stumps && m->norm_area * 255.0 * 255.0 < 2147483647.0
-      && __builtin_cpu_supports ("avx2");
+  if (!m->lbp && m->norm_area * 255.0 * 255.0 >= 2147483647.0)
+    return 0;
+  for (int i = 0; !m->stumps && i < nweak; i++)
+    if (m->tree[i].nnodes > MAX_TREE_NODES)
+      return 0;
+  return __builtin_cpu_supports ("avx2");
 }
 
 /* p[o], p[o + step], ... p[o + 7 step] for step 1 or 2 */
@@ -39,6 +45,10 @@ rect8 (const uint32_t *p, const int32_t *o, int step)
 static inline AVX2 int
 norm8 (const fv_vj_model *m, const uint32_t *p, int step, __m256 *nf)
 {
+  if (m->lbp) {
+    *nf = _mm256_set1_ps (1.0f);
+    return 0xff;
+  }
   __m256i s = rect8 (p, m->norm_ofs, step), q = rect8 (p + m->sq_plane, m->norm_ofs, step);
   const __m256d area = _mm256_set1_pd (m->norm_area), one = _mm256_set1_pd (1.0);
   __m128 f[2];
@@ -61,6 +71,103 @@ norm8 (const fv_vj_model *m, const uint32_t *p, int step, __m256 *nf)
   return pass;
 }
 
+static inline AVX2 __m256
+haar8 (const fv_vj_haar *f, const uint32_t *p, int step, __m256 nf)
+{
+  __m256 r = _mm256_add_ps (
+      _mm256_mul_ps (_mm256_set1_ps (f->weight[0]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[0], step))),
+      _mm256_mul_ps (_mm256_set1_ps (f->weight[1]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[1], step))));
+  if (f->weight[2] != 0.0f)
+    r = _mm256_add_ps (r, _mm256_mul_ps (_mm256_set1_ps (f->weight[2]),
+            _mm256_cvtepi32_ps (rect8 (p, f->ofs[2], step))));
+  return _mm256_mul_ps (r, nf);
+}
+
+/* LBP codes of eight windows (fv_vj_lbp_code lane by lane). */
+static inline AVX2 __m256i
+lbp8 (const fv_vj_lbp *f, const uint32_t *p, int step)
+{
+  const int32_t *o = f->ofs;
+  __m256i v[16];
+  for (int k = 0; k < 16; k++)
+    v[k] = load8 (p + o[k], step);
+#define BLOCK(a, b, c, d) _mm256_add_epi32 (_mm256_sub_epi32 (_mm256_sub_epi32 (v[a], v[b]), v[c]), v[d])
+  const __m256i c = BLOCK (5, 6, 9, 10);
+  const __m256i blocks[8] = { BLOCK (0, 1, 4, 5), BLOCK (1, 2, 5, 6), BLOCK (2, 3, 6, 7),
+    BLOCK (6, 7, 10, 11), BLOCK (10, 11, 14, 15), BLOCK (9, 10, 13, 14), BLOCK (8, 9, 12, 13),
+    BLOCK (4, 5, 8, 9) };
+#undef BLOCK
+  __m256i code = _mm256_setzero_si256 ();
+  for (int k = 0; k < 8; k++) {   /* bit 7 - k set where block >= centre */
+    __m256i lt = _mm256_cmpgt_epi32 (c, blocks[k]);
+    code = _mm256_or_si256 (code, _mm256_andnot_si256 (lt, _mm256_set1_epi32 (128 >> k)));
+  }
+  return code;
+}
+
+/* Lanes (all ones) that go left at node k (stump or tree node). */
+static inline AVX2 __m256
+go_left8 (const fv_vj_model *m, int k, int feature, float threshold, const uint32_t *p, int step,
+    __m256 nf)
+{
+  if (!m->lbp)
+    return _mm256_cmp_ps (haar8 (&m->haar[feature], p, step, nf), _mm256_set1_ps (threshold),
+        _CMP_LT_OQ);
+  __m256i code = lbp8 (&m->lbpf[feature], p, step);
+  __m256i words = _mm256_loadu_si256 ((const __m256i *) (m->subset + 8 * k));
+  __m256i w = _mm256_permutevar8x32_epi32 (words, _mm256_srli_epi32 (code, 5));
+  __m256i bit = _mm256_and_si256 (_mm256_srlv_epi32 (w, _mm256_and_si256 (code,
+              _mm256_set1_epi32 (31))), _mm256_set1_epi32 (1));
+  return _mm256_castsi256_ps (_mm256_cmpeq_epi32 (bit, _mm256_set1_epi32 (1)));
+}
+
+/* Leaf values of weak classifier i for eight windows. */
+static inline AVX2 __m256
+weak8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
+{
+  if (m->stumps) {
+    const fv_vj_stump *w = &m->stump[i];
+    return _mm256_blendv_ps (_mm256_set1_ps (w->right), _mm256_set1_ps (w->left),
+        go_left8 (m, i, w->feature, w->threshold, p, step, nf));
+  }
+  const fv_vj_tree *t = &m->tree[i];
+  int32_t lt[8] = { 0 }, rt[8] = { 0 };
+  __m256 left[MAX_TREE_NODES];
+  for (int k = 0; k < t->nnodes; k++) {
+    const fv_vj_node *n = &m->node[t->first_node + k];
+    lt[k] = n->left;
+    rt[k] = n->right;
+    left[k] = go_left8 (m, t->first_node + k, n->feature, n->threshold, p, step, nf);
+  }
+  /* walk every lane down its own path: cur is the node, or -(leaf) once out */
+  const __m256i L = _mm256_loadu_si256 ((const __m256i *) lt), R = _mm256_loadu_si256 ((const __m256i *) rt);
+  __m256i cur = _mm256_setzero_si256 ();
+  for (int depth = 0; depth < t->nnodes; depth++) {
+    __m256i inside = _mm256_cmpgt_epi32 (cur, _mm256_set1_epi32 (-1));   /* cur >= 0 */
+    if (depth && _mm256_testz_si256 (inside, inside))
+      break;
+    __m256 l = _mm256_setzero_ps ();
+    for (int k = 0; k < t->nnodes; k++)
+      l = _mm256_blendv_ps (l, left[k], _mm256_castsi256_ps (_mm256_cmpeq_epi32 (cur,
+                  _mm256_set1_epi32 (k))));
+    __m256i idx = _mm256_max_epi32 (cur, _mm256_setzero_si256 ());
+    __m256i next = _mm256_castps_si256 (_mm256_blendv_ps (
+            _mm256_castsi256_ps (_mm256_permutevar8x32_epi32 (R, idx)),
+            _mm256_castsi256_ps (_mm256_permutevar8x32_epi32 (L, idx)), l));
+    /* node 0 as a child means leaf 0: make it leave the tree as -0 would */
+    next = _mm256_blendv_epi8 (next, _mm256_set1_epi32 (INT32_MIN),
+        _mm256_cmpeq_epi32 (next, _mm256_setzero_si256 ()));
+    cur = _mm256_blendv_epi8 (cur, next, inside);
+  }
+  /* leaves: -cur (INT32_MIN stands for leaf 0) */
+  __m256i leaf = _mm256_blendv_epi8 (_mm256_sub_epi32 (_mm256_setzero_si256 (), cur),
+      _mm256_setzero_si256 (), _mm256_cmpeq_epi32 (cur, _mm256_set1_epi32 (INT32_MIN)));
+  float lv[8] = { 0 };
+  for (int k = 0; k <= t->nnodes && k < 8; k++)
+    lv[k] = m->leaf[t->first_leaf + k];
+  return _mm256_permutevar8x32_ps (_mm256_loadu_ps (lv), leaf);
+}
+
 /* Stage s on eight windows: the lanes whose sum reaches the threshold. */
 static inline AVX2 int
 stage8 (const fv_vj_model *m, int s, const uint32_t *p, int step, __m256 nf)
@@ -68,17 +175,7 @@ stage8 (const fv_vj_model *m, int s, const uint32_t *p, int step, __m256 nf)
   const fv_vj_stage *st = &m->stages[s];
   __m256d lo = _mm256_setzero_pd (), hi = _mm256_setzero_pd ();
   for (int i = st->first; i < st->first + st->count; i++) {
-    const fv_vj_stump *w = &m->stump[i];
-    const fv_vj_haar *f = &m->haar[w->feature];
-    __m256 r = _mm256_add_ps (
-        _mm256_mul_ps (_mm256_set1_ps (f->weight[0]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[0], step))),
-        _mm256_mul_ps (_mm256_set1_ps (f->weight[1]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[1], step))));
-    if (f->weight[2] != 0.0f)
-      r = _mm256_add_ps (r, _mm256_mul_ps (_mm256_set1_ps (f->weight[2]),
-              _mm256_cvtepi32_ps (rect8 (p, f->ofs[2], step))));
-    r = _mm256_mul_ps (r, nf);
-    __m256 left = _mm256_cmp_ps (r, _mm256_set1_ps (w->threshold), _CMP_LT_OQ);
-    __m256 leaf = _mm256_blendv_ps (_mm256_set1_ps (w->right), _mm256_set1_ps (w->left), left);
+    __m256 leaf = weak8 (m, i, p, step, nf);
     lo = _mm256_add_pd (lo, _mm256_cvtps_pd (_mm256_castps256_ps128 (leaf)));
     hi = _mm256_add_pd (hi, _mm256_cvtps_pd (_mm256_extractf128_ps (leaf, 1)));
   }

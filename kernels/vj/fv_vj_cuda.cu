@@ -578,7 +578,7 @@ sums_are_exact (const fv_vj_model_host *mh)
         b = fabsf (m->stump[i].right);
       } else {   /* any leaf of the tree */
         a = b = 0.f;
-        int nl = (i + 1 < mh->nweak ? m->tree[i + 1].first_leaf : mh->nleaves) - m->tree[i].first_leaf;
+        int nl = m->tree[i].nnodes + 1;
         for (int k = 0; k < nl; k++) {
           float v = fabsf (m->leaf[m->tree[i].first_leaf + k]);
           a = v > a ? v : a;

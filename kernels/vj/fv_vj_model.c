@@ -72,6 +72,7 @@ fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t
     } else {
       mh->tree[i].first_node = w->first_node;
       mh->tree[i].first_leaf = w->first_leaf;
+      mh->tree[i].nnodes = w->nnodes;
     }
   }
   for (int k = 0; k < c->nnodes; k++) {

@@ -48,7 +48,7 @@ typedef struct {
 } fv_vj_stump;
 
 typedef struct { int32_t feature; float threshold; int32_t left, right; } fv_vj_node;
-typedef struct { int32_t first_node, first_leaf; } fv_vj_tree;
+typedef struct { int32_t first_node, first_leaf, nnodes; } fv_vj_tree;
 typedef struct { int32_t first, count; float threshold; } fv_vj_stage;
 
 typedef struct {

@@ -99,8 +99,8 @@ fv_status fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream);
 fv_status fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray);
 void fv_vj_cuda_destroy (fv_vj_plan *pl);
 
-/* AVX2 row scan for HAAR stump cascades (fv_vj_cpu_avx2.c). */
-int fv_vj_avx2_usable (const fv_vj_model *m);
+/* AVX2 row scan (fv_vj_cpu_avx2.c): HAAR and LBP, stumps and small trees. */
+int fv_vj_avx2_usable (const fv_vj_model *m, int nweak);
 int fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *xs);
 
 /* Window keys (level << 42 | y << 21 | x) sorted, so that grouping sees

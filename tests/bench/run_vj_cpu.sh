@@ -3,6 +3,7 @@
 #  - the kernel (bench_vj) against OpenCV's CascadeClassifier.detectMultiScale
 #    (python3-opencv, all cores) on 640x480, 1080p and 4K frames made from a
 #    real photo, scale 1.1, min neighbours 3, min size 24, the two alternated;
+#  - the same at 1080p for LBP and tree cascades;
 #  - the element's fps on the sample clip against gst-plugins-bad's facedetect
 #    at equal settings, both on RGB after the same decoder.
 # Prints markdown tables for docs/benchmarks.md.   tests/bench/run_vj_cpu.sh
@@ -42,6 +43,33 @@ echo "| frame | boxes (ours / OpenCV) | fastvision ms | OpenCV ms | OpenCV / fas
 echo "|---|---|---|---|---|"
 join <(best "$tmp/fv.all") <(best "$tmp/cv.all") | sort -k2,2 -t' ' -g |
   awk '{printf "| %s | %s / %s | %.1f | %.1f | %.2fx |\n", $2, $3, $6, $4, $7, $7 / $4}'
+
+echo
+echo "| cascade (1080p frame) | boxes (ours / OpenCV) | fastvision ms | OpenCV ms | OpenCV / fastvision |"
+echo "|---|---|---|---|---|"
+for c in lbpcascades/lbpcascade_frontalface lbpcascades/lbpcascade_frontalface_improved \
+    haarcascades/haarcascade_frontalface_alt2 haarcascades/haarcascade_eye_tree_eyeglasses; do
+  path=/usr/share/opencv4/$c.xml
+  rm -f "$tmp/fvc.all" "$tmp/cvc.all"
+  for round in 1 2; do
+    ./build/tests/bench_vj --iters 3 --min-size 24 $path "$tmp/faces-1080p.pgm" >> "$tmp/fvc.all"
+    /usr/bin/python3 - "$path" "$tmp/faces-1080p.pgm" >> "$tmp/cvc.all" <<'PY'
+import cv2, sys, time
+cc = cv2.CascadeClassifier(sys.argv[1])
+g = cv2.imread(sys.argv[2], cv2.IMREAD_GRAYSCALE)
+boxes = cc.detectMultiScale(g, 1.1, 3, minSize=(24, 24))
+t = []
+for _ in range(3):
+    t0 = time.perf_counter()
+    boxes = cc.detectMultiScale(g, 1.1, 3, minSize=(24, 24))
+    t.append((time.perf_counter() - t0) * 1e3)
+print('# faces-1080p.pgm %dx%d: %d boxes, %.3f ms' % (g.shape[1], g.shape[0], len(boxes),
+      sorted(t)[len(t) // 2]))
+PY
+  done
+  join <(best "$tmp/fvc.all") <(best "$tmp/cvc.all") |
+    awk -v c="$(basename $c)" '{printf "| %s | %s / %s | %.1f | %.1f | %.2fx |\n", c, $3, $6, $4, $7, $7 / $4}'
+done
 
 echo
 echo "| pipeline (sample-face.webm, 1316 frames 400x300, decode to RGB) | seconds | fps |"
