@@ -8,6 +8,7 @@
 #include "fv_vj_plan.h"
 
 #define AVX2 __attribute__ ((target ("avx2")))
+#define INLINE __attribute__ ((always_inline)) inline
 #define MAX_TREE_NODES 7   /* a tree's nodes and leaves fit one register */
 
 int
@@ -23,7 +24,7 @@ fv_vj_avx2_usable (const fv_vj_model *m, int nweak)
 }
 
 /* p[o], p[o + step], ... p[o + 7 step] for step 1 or 2 */
-static inline AVX2 __m256i
+static INLINE AVX2 __m256i
 load8 (const uint32_t *p, int step)
 {
   if (step == 1)
@@ -33,7 +34,7 @@ load8 (const uint32_t *p, int step)
   return _mm256_castpd_si256 (_mm256_permute4x64_pd (_mm256_castps_pd (e), 0xD8));
 }
 
-static inline AVX2 __m256i
+static INLINE AVX2 __m256i
 rect8 (const uint32_t *p, const int32_t *o, int step)
 {
   __m256i s = _mm256_sub_epi32 (load8 (p + o[0], step), load8 (p + o[1], step));
@@ -42,7 +43,7 @@ rect8 (const uint32_t *p, const int32_t *o, int step)
 }
 
 /* The variance test of eight windows: their factors and the lanes that pass. */
-static inline AVX2 int
+static INLINE AVX2 int
 norm8 (const fv_vj_model *m, const uint32_t *p, int step, __m256 *nf)
 {
   if (m->lbp) {
@@ -71,7 +72,7 @@ norm8 (const fv_vj_model *m, const uint32_t *p, int step, __m256 *nf)
   return pass;
 }
 
-static inline AVX2 __m256
+static INLINE AVX2 __m256
 haar8 (const fv_vj_haar *f, const uint32_t *p, int step, __m256 nf)
 {
   __m256 r = _mm256_add_ps (
@@ -84,7 +85,7 @@ haar8 (const fv_vj_haar *f, const uint32_t *p, int step, __m256 nf)
 }
 
 /* LBP codes of eight windows (fv_vj_lbp_code lane by lane). */
-static inline AVX2 __m256i
+static INLINE AVX2 __m256i
 lbp8 (const fv_vj_lbp *f, const uint32_t *p, int step)
 {
   const int32_t *o = f->ofs;
@@ -106,7 +107,7 @@ lbp8 (const fv_vj_lbp *f, const uint32_t *p, int step)
 }
 
 /* Lanes (all ones) that go left at node k (stump or tree node). */
-static inline AVX2 __m256
+static INLINE AVX2 __m256
 go_left8 (const fv_vj_model *m, int k, int feature, float threshold, const uint32_t *p, int step,
     __m256 nf)
 {
@@ -122,7 +123,7 @@ go_left8 (const fv_vj_model *m, int k, int feature, float threshold, const uint3
 }
 
 /* Leaf values of weak classifier i for eight windows. */
-static inline AVX2 __m256
+static INLINE AVX2 __m256
 weak8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
 {
   if (m->stumps) {
@@ -168,14 +169,26 @@ weak8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
   return _mm256_permutevar8x32_ps (_mm256_loadu_ps (lv), leaf);
 }
 
-/* Stage s on eight windows: the lanes whose sum reaches the threshold. */
-static inline AVX2 int
-stage8 (const fv_vj_model *m, int s, const uint32_t *p, int step, __m256 nf)
+/* A HAAR stump's leaf values for eight windows: the common case, kept
+ * free of the general path's branches. */
+static INLINE AVX2 __m256
+haar_stump8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
+{
+  const fv_vj_stump *w = &m->stump[i];
+  __m256 left = _mm256_cmp_ps (haar8 (&m->haar[w->feature], p, step, nf),
+      _mm256_set1_ps (w->threshold), _CMP_LT_OQ);
+  return _mm256_blendv_ps (_mm256_set1_ps (w->right), _mm256_set1_ps (w->left), left);
+}
+
+/* Stage s on eight windows: the lanes whose sum reaches the threshold.
+ * haar_stumps is a constant at each call, so each case gets its own loop. */
+static INLINE AVX2 int
+stage8 (const fv_vj_model *m, int s, const uint32_t *p, int step, __m256 nf, const int haar_stumps)
 {
   const fv_vj_stage *st = &m->stages[s];
   __m256d lo = _mm256_setzero_pd (), hi = _mm256_setzero_pd ();
   for (int i = st->first; i < st->first + st->count; i++) {
-    __m256 leaf = weak8 (m, i, p, step, nf);
+    __m256 leaf = haar_stumps ? haar_stump8 (m, i, p, step, nf) : weak8 (m, i, p, step, nf);
     lo = _mm256_add_pd (lo, _mm256_cvtps_pd (_mm256_castps256_ps128 (leaf)));
     hi = _mm256_add_pd (hi, _mm256_cvtps_pd (_mm256_extractf128_ps (leaf, 1)));
   }
@@ -184,10 +197,9 @@ stage8 (const fv_vj_model *m, int s, const uint32_t *p, int step, __m256 nf)
       | _mm256_movemask_pd (_mm256_cmp_pd (hi, t, _CMP_GE_OQ)) << 4;
 }
 
-/* Windows x = 0, step, ... < work_w of one row; the x of each window that
- * passes every stage goes to out, in order. Returns their count. */
-AVX2 int
-fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *out)
+static INLINE AVX2 int
+scan_row (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *out,
+    const int haar_stumps)
 {
   const int step = lv->step, npos = (lv->work_w + step - 1) / step;
   int n = 0, next = 0;   /* next: the first position OpenCV visits in this block */
@@ -196,7 +208,7 @@ fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t
     const int lanes = npos - b < 8 ? npos - b : 8, valid = (1 << lanes) - 1;
     __m256 nf;
     int var = norm8 (m, p, step, &nf) & valid;
-    int alive = m->nstages ? stage8 (m, 0, p, step, nf) & var : var;
+    int alive = m->nstages ? stage8 (m, 0, p, step, nf, haar_stumps) & var : var;
     /* OpenCV's walk: a window that fails the first stage (after passing
      * the variance test) makes it skip the next one */
     int visited = 0;
@@ -208,10 +220,20 @@ fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t
     alive &= visited;
     /* even one live lane is cheaper here than the scalar code */
     for (int s = 1; alive && s < m->nstages; s++)
-      alive &= stage8 (m, s, p, step, nf);
+      alive &= stage8 (m, s, p, step, nf, haar_stumps);
     for (int k = 0; k < 8; k++)
       if ((alive >> k) & 1)
         out[n++] = (b + k) * step;
   }
   return n;
+}
+
+/* Windows x = 0, step, ... < work_w of one row; the x of each window that
+ * passes every stage goes to out, in order. Returns their count. */
+AVX2 int
+fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *out)
+{
+  if (m->stumps && !m->lbp)
+    return scan_row (m, lv, row, out, 1);
+  return scan_row (m, lv, row, out, 0);
 }
