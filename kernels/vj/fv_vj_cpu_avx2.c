@@ -132,33 +132,21 @@ weak8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
         go_left8 (m, i, w->feature, w->threshold, p, step, nf));
   }
   const fv_vj_tree *t = &m->tree[i];
-  int32_t lt[8] = { 0 }, rt[8] = { 0 };
-  __m256 left[MAX_TREE_NODES];
-  for (int k = 0; k < t->nnodes; k++) {
-    const fv_vj_node *n = &m->node[t->first_node + k];
-    lt[k] = n->left;
-    rt[k] = n->right;
-    left[k] = go_left8 (m, t->first_node + k, n->feature, n->threshold, p, step, nf);
-  }
-  /* walk every lane down its own path: cur is the node, or -(leaf) once out */
-  const __m256i L = _mm256_loadu_si256 ((const __m256i *) lt), R = _mm256_loadu_si256 ((const __m256i *) rt);
+  /* children come after their parents: visiting the nodes in order walks
+   * every lane down its own path, and a node no lane reaches costs nothing.
+   * cur: the lane's node, or -(leaf) once out (INT32_MIN for leaf 0) */
   __m256i cur = _mm256_setzero_si256 ();
-  for (int depth = 0; depth < t->nnodes; depth++) {
-    __m256i inside = _mm256_cmpgt_epi32 (cur, _mm256_set1_epi32 (-1));   /* cur >= 0 */
-    if (depth && _mm256_testz_si256 (inside, inside))
-      break;
-    __m256 l = _mm256_setzero_ps ();
-    for (int k = 0; k < t->nnodes; k++)
-      l = _mm256_blendv_ps (l, left[k], _mm256_castsi256_ps (_mm256_cmpeq_epi32 (cur,
-                  _mm256_set1_epi32 (k))));
-    __m256i idx = _mm256_max_epi32 (cur, _mm256_setzero_si256 ());
+  for (int k = 0; k < t->nnodes; k++) {
+    const __m256i here = _mm256_cmpeq_epi32 (cur, _mm256_set1_epi32 (k));
+    if (_mm256_testz_si256 (here, here))
+      continue;
+    const fv_vj_node *n = &m->node[t->first_node + k];
+    __m256 left = go_left8 (m, t->first_node + k, n->feature, n->threshold, p, step, nf);
     __m256i next = _mm256_castps_si256 (_mm256_blendv_ps (
-            _mm256_castsi256_ps (_mm256_permutevar8x32_epi32 (R, idx)),
-            _mm256_castsi256_ps (_mm256_permutevar8x32_epi32 (L, idx)), l));
-    /* node 0 as a child means leaf 0: make it leave the tree as -0 would */
-    next = _mm256_blendv_epi8 (next, _mm256_set1_epi32 (INT32_MIN),
-        _mm256_cmpeq_epi32 (next, _mm256_setzero_si256 ()));
-    cur = _mm256_blendv_epi8 (cur, next, inside);
+            _mm256_castsi256_ps (_mm256_set1_epi32 (n->right ? n->right : INT32_MIN)),
+            _mm256_castsi256_ps (_mm256_set1_epi32 (n->left ? n->left : INT32_MIN)),
+            left));
+    cur = _mm256_blendv_epi8 (cur, next, here);
   }
   /* leaves: -cur (INT32_MIN stands for leaf 0) */
   __m256i leaf = _mm256_blendv_epi8 (_mm256_sub_epi32 (_mm256_setzero_si256 (), cur),
