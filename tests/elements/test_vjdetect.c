@@ -257,6 +257,83 @@ GST_START_TEST (test_photo_metas_and_messages)
 }
 GST_END_TEST;
 
+/* Drawing in colour: green on the outline in every plane of I420 and
+ * RGBA, nothing else touched. The frames carry the photo's grey as luma
+ * (RGB with R = G = B has exactly that luma), so the box is OpenCV's. */
+GST_START_TEST (test_draw_colour)
+{
+  GstVideoInfo gi;
+  GstBuffer *grey = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &gi);
+  GstMapInfo gm;
+  gst_buffer_map (grey, &gm, GST_MAP_READ);
+  const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA };
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, formats[f], 512, 512);
+    GstBuffer *in = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+    GstVideoFrame vf;
+    fail_unless (gst_video_frame_map (&vf, &info, in, GST_MAP_WRITE));
+    for (gint y = 0; y < 512; y++)
+      for (gint x = 0; x < 512; x++) {
+        guint8 g = gm.data[y * 512 + x];
+        if (formats[f] == GST_VIDEO_FORMAT_RGBA) {
+          guint8 *px = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0)
+              + y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0) + 4 * x;
+          px[0] = px[1] = px[2] = g;
+          px[3] = 255;
+        } else {
+          ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0))[y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0) + x] = g;
+          if (!(x & 1) && !(y & 1))
+            for (gint c = 1; c < 3; c++)
+              ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, c))[(y / 2) *
+                  GST_VIDEO_FRAME_PLANE_STRIDE (&vf, c) + x / 2] = 128;
+        }
+      }
+    gst_video_frame_unmap (&vf);
+    GstHarness *h = harness_for (&info);
+    gst_harness_set (h, "vjdetect", "draw", TRUE, NULL);
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+    Box b[4];
+    fail_unless_equals_int (metas (out, "face", b, 4), 1);
+    fail_unless (!memcmp (&b[0], &astronaut_face, sizeof (Box)));
+    GstVideoFrame fi, fo;
+    gst_video_frame_map (&fi, &info, in, GST_MAP_READ);
+    gst_video_frame_map (&fo, &info, out, GST_MAP_READ);
+    const Box *r = &astronaut_face;
+    gint bad = 0;
+    for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&fo); c++) {
+      const gint ws = GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
+      const gint hs = GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
+      const guint8 want = formats[f] == GST_VIDEO_FORMAT_RGBA ? (c == 1 || c == 3 ? 255 : 0)
+          : (c == 0 ? 145 : c == 1 ? 54 : 34);
+      for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fo, c); y++)
+        for (gint x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fo, c); x++) {
+          /* the component sample's footprint in full-resolution pixels */
+          gint x0 = x << ws, y0 = y << hs, x1 = (x + 1) << ws, y1 = (y + 1) << hs;
+          gboolean in_box = x1 > r->x && x0 < r->x + r->w && y1 > r->y && y0 < r->y + r->h;
+          gboolean inner = x0 >= r->x + 2 && x1 <= r->x + r->w - 2 && y0 >= r->y + 2
+              && y1 <= r->y + r->h - 2;
+          gsize oi = y * GST_VIDEO_FRAME_COMP_STRIDE (&fo, c) + x * GST_VIDEO_FRAME_COMP_PSTRIDE (&fo, c);
+          guint8 vo = ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fo, c))[oi];
+          guint8 vi = ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fi, c))[oi];
+          if (in_box && !inner)
+            bad += vo != want;
+          else
+            bad += vo != vi;
+        }
+    }
+    fail_unless_equals_int (bad, 0);
+    gst_video_frame_unmap (&fi);
+    gst_video_frame_unmap (&fo);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_harness_teardown (h);
+  }
+  gst_buffer_unmap (grey, &gm);
+  gst_buffer_unref (grey);
+}
+GST_END_TEST;
+
 /* Runs launch to EOS; returns the faces of the last vjdetect message. */
 static gint
 run_pipeline (const gchar *launch, Box *out, gint max)
@@ -678,6 +755,7 @@ vjdetect_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_photo_metas_and_messages);
   tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_draw_colour);
   tcase_add_test (tc, test_clip_agreement);
   tcase_add_test (tc, test_changes_midstream);
   tcase_add_test (tc, test_bad_cascades);
