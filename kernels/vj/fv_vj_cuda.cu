@@ -83,8 +83,9 @@ struct Detect {
   int stage_a, stage_b; /* passes 2, 3 and 4 run stages [1, a), [a, b), [b, end) */
   int exact_sums;
   uint32_t *fail0, *pass0;
-  unsigned long long *keys;   /* windows that pass every stage */
-  unsigned int *nkeys;
+  unsigned long long *keys;   /* windows that pass every stage, key_cap at most */
+  unsigned int key_cap;
+  unsigned int *nkeys;        /* counts past key_cap: the host then grows keys and reruns */
   uint32_t *q[2];             /* survivors of stage_a - 1 and stage_b - 1, by position */
   unsigned int *qn, *taken;   /* queue lengths; positions/entries taken per pass */
 };
@@ -351,8 +352,10 @@ window_at (const Geometry &g, const uint32_t *planes, uint32_t pos)
 __device__ __forceinline__ void
 found (const Detect &d, const Window &w)
 {
-  d.keys[atomicAdd (d.nkeys, 1u)] =
-      ((unsigned long long) w.l << 42) | ((unsigned long long) w.y << 21) | (unsigned long long) w.x;
+  const unsigned i = atomicAdd (d.nkeys, 1u);
+  if (i < d.key_cap)
+    d.keys[i] = ((unsigned long long) w.l << 42) | ((unsigned long long) w.y << 21)
+        | (unsigned long long) w.x;
 }
 
 /* Appends the lanes' windows that are alive to queue q (one atomic a warp). */
@@ -605,6 +608,21 @@ sums_are_exact (const fv_vj_model_host *mh)
   return worst < ldexp (1.0, 52 + (emin < 1000 ? emin : 0));
 }
 
+/* Stages 1 .. a-1 run in the uber-kernel, a .. b-1 in pass 3, the rest
+ * in the deep pass: tuned on the H100 with haarcascade_frontalface_default
+ * (FV_VJ_STAGES=a,b overrides it for tuning). */
+void
+pass_stages (int nstages, int *a, int *b)
+{
+  *a = 4;
+  *b = 4;
+  const char *env = getenv ("FV_VJ_STAGES");
+  if (env)
+    sscanf (env, "%d,%d", a, b);
+  *a = *a < 1 ? 1 : *a > nstages ? nstages : *a;
+  *b = *b < *a ? *a : *b > nstages ? nstages : *b;
+}
+
 }  // namespace
 
 extern "C" fv_status
@@ -746,7 +764,13 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   const long long nwords = words > 0 ? words : 1;
   const size_t o_fail = b.add (NULL, 0);
   const size_t bytes = o_fail + sizeof (uint32_t) * 2 * nwords + 16 + sizeof (unsigned int) * 6;
-  cudaError_t e = cudaMalloc (&c->blob, bytes + (size_t) py->windows * 16 + 64);   /* keys, 2 queues */
+  /* then the queues: the first as long as every window, the second only
+   * when pass 3 runs */
+  int stage_a, stage_b;
+  pass_stages (m->nstages, &stage_a, &stage_b);
+  const bool more = stage_a < stage_b;
+  const size_t queues = (size_t) py->windows * (more ? 2 : 1);
+  cudaError_t e = cudaMalloc (&c->blob, bytes + queues * sizeof (uint32_t) + 64);
   if (e == cudaSuccess)
     e = cudaMemcpy (c->blob, b.host, b.size, cudaMemcpyHostToDevice);
   free (b.host);
@@ -775,13 +799,8 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   d.m.lbpf = m->lbp ? (const fv_vj_lbp *) (base + o_lbpf) : NULL;
   d.fstump = fast ? (const FStump *) (base + o_fst) : NULL;
   d.sstump = fast ? (const FStump *) (base + o_sst) : NULL;
-  /* stages per pass, tuned on the H100 with haarcascade_frontalface_default */
-  d.stage_a = 4;
-  d.stage_b = 4;
-  const char *env = getenv ("FV_VJ_STAGES");
-  if (env)
-    sscanf (env, "%d,%d", &d.stage_a, &d.stage_b);
-  env = getenv ("FV_VJ_BLOCKS_PER_SM");
+  pass_stages (m->nstages, &d.stage_a, &d.stage_b);
+  const char *env = getenv ("FV_VJ_BLOCKS_PER_SM");
   c->blocks_per_sm = env ? atoi (env) : 16;
   env = getenv ("FV_VJ_WARPS_PER_BLOCK");
   c->warps_per_block = env ? atoi (env) : 4;
@@ -791,8 +810,6 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   if (env && !atoi (env))
     d.sstump = NULL;
   d.win_elems = d.sstump ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
-  d.stage_a = d.stage_a < 1 ? 1 : d.stage_a > m->nstages ? m->nstages : d.stage_a;
-  d.stage_b = d.stage_b < d.stage_a ? d.stage_a : d.stage_b > m->nstages ? m->nstages : d.stage_b;
   d.nshared = 0;
   if (fast) {   /* the weak classifiers the thread passes use, in shared memory */
     const fv_vj_stage *st = &m->stages[d.stage_b - 1];
@@ -809,9 +826,13 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   d.nkeys = (unsigned int *) (d.pass0 + nwords);
   d.qn = d.nkeys + 1;
   d.taken = d.nkeys + 3;
-  d.keys = (unsigned long long *) (base + ((bytes + 15) & ~(size_t) 15));
-  d.q[0] = (uint32_t *) (d.keys + py->windows);
-  d.q[1] = d.q[0] + py->windows;
+  d.q[0] = (uint32_t *) (base + ((bytes + 15) & ~(size_t) 15));
+  d.q[1] = more ? d.q[0] + py->windows : NULL;
+  /* raw detections are few: room for 4096, more on demand (FV_VJ_KEY_CAP
+   * makes it smaller, so that tests reach the regrowth) */
+  env = getenv ("FV_VJ_KEY_CAP");
+  d.key_cap = env && atoi (env) > 0 ? (unsigned) atoi (env) : 4096;
+  FV_CUDA_TRY (cudaMalloc (&d.keys, sizeof (unsigned long long) * d.key_cap));
   return FV_OK;
 }
 
@@ -842,26 +863,36 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
   }
   col_scan<<<(unsigned) c->col_blocks, dim3 (32, 16), 0, st>>> (c->g, c->planes);
   MARK (2);
-  FV_CUDA_TRY (cudaMemsetAsync (c->d.nkeys, 0, 6 * sizeof (unsigned int), st));
-  const size_t shb = sizeof (FStump) * c->d.nshared;
-  if (c->g.nwords > 0) {
-    first_stage<<<(unsigned) ((c->g.nwords * 32 + 255) / 256), 256, shb, st>>> (c->g, c->d, c->planes);
-    MARK (3);
-    const unsigned blocks = c->sms * c->blocks_per_sm, tpb = 32 * c->warps_per_block;
-    uber<<<blocks, tpb, shb, st>>> (c->g, c->d, c->planes);
-    MARK (4);
-    const bool more = c->d.stage_a < c->d.stage_b;
-    if (more)
-      more_stages<<<blocks, tpb, shb, st>>> (c->g, c->d, c->planes);
-    if (c->d.stage_b < c->d.m.nstages)
-      deep_stages<<<blocks, tpb, sizeof (uint32_t) * c->d.win_elems * c->warps_per_block, st>>> (
-          c->g, c->d, c->planes, more ? 1 : 0);
-  }
-  MARK (5);
-  FV_CUDA_TRY (cudaGetLastError ());
   unsigned int nkeys = 0;
-  FV_CUDA_TRY (cudaMemcpyAsync (&nkeys, c->d.nkeys, sizeof nkeys, cudaMemcpyDeviceToHost, st));
-  FV_CUDA_TRY (cudaStreamSynchronize (st));
+  for (;;) {
+    FV_CUDA_TRY (cudaMemsetAsync (c->d.nkeys, 0, 6 * sizeof (unsigned int), st));
+    const size_t shb = sizeof (FStump) * c->d.nshared;
+    if (c->g.nwords > 0) {
+      first_stage<<<(unsigned) ((c->g.nwords * 32 + 255) / 256), 256, shb, st>>> (c->g, c->d,
+          c->planes);
+      MARK (3);
+      const unsigned blocks = c->sms * c->blocks_per_sm, tpb = 32 * c->warps_per_block;
+      uber<<<blocks, tpb, shb, st>>> (c->g, c->d, c->planes);
+      MARK (4);
+      const bool more = c->d.stage_a < c->d.stage_b;
+      if (more)
+        more_stages<<<blocks, tpb, shb, st>>> (c->g, c->d, c->planes);
+      if (c->d.stage_b < c->d.m.nstages)
+        deep_stages<<<blocks, tpb, sizeof (uint32_t) * c->d.win_elems * c->warps_per_block, st>>> (
+            c->g, c->d, c->planes, more ? 1 : 0);
+    }
+    MARK (5);
+    FV_CUDA_TRY (cudaGetLastError ());
+    FV_CUDA_TRY (cudaMemcpyAsync (&nkeys, c->d.nkeys, sizeof nkeys, cudaMemcpyDeviceToHost, st));
+    FV_CUDA_TRY (cudaStreamSynchronize (st));
+    if (nkeys <= c->d.key_cap)
+      break;
+    /* more windows passed than there was room for: room for all, again */
+    FV_CUDA_TRY (cudaFree (c->d.keys));
+    c->d.keys = NULL;
+    c->d.key_cap = nkeys + nkeys / 2;
+    FV_CUDA_TRY (cudaMalloc (&c->d.keys, sizeof (unsigned long long) * c->d.key_cap));
+  }
   if (nkeys > c->key_cap) {
     free (c->h_keys);
     c->key_cap = nkeys * 2;
@@ -907,6 +938,7 @@ fv_vj_cuda_destroy (fv_vj_plan *pl)
   cudaFree (c->d_src);
   cudaFree (c->planes);
   cudaFree (c->blob);
+  cudaFree (c->d.keys);
   c->ps.close ();
   free (c->h_keys);
   free (c);
