@@ -1,0 +1,180 @@
+/* The detector's pyramid on the GPU (private to fv_vj_cuda.cu): every level
+ * of OpenCV's pyramid in one buffer per plane, built for all levels at once
+ * by a row scan that resizes on the fly, diagonal scans for tilted sums and
+ * a column scan. */
+#ifndef FV_VJ_CUDA_PYRAMID_CUH
+#define FV_VJ_CUDA_PYRAMID_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace fv_vj {
+
+struct DevLevel {
+  long long origin, word_base;
+  int w, h, step, work_w, cols, wpr, rows;
+  int ax_lo, ax_hi, ay_lo, ay_hi, axis_x, axis_y;   /* axis_*: offsets into the tables */
+};
+
+struct Geometry {
+  const DevLevel *lv;
+  int nlevels;
+  const long long *row_prefix;   /* level rows (image rows) before each level */
+  const long long *cblk_prefix;  /* column blocks before each level */
+  const long long *tdiag_prefix; /* tilted diagonals before each level */
+  const int32_t *xofs, *yofs;
+  const uint16_t *xcoef, *ycoef;
+  int stride;
+  long long plane;
+  long long nwords;
+};
+
+struct Frame {
+  const unsigned char *src;
+  size_t sstride;
+  int W, H;
+};
+
+__device__ __forceinline__ int
+find_level (const long long *prefix, int n, long long i)
+{
+  int lo = 0, hi = n - 1;   /* the last level whose prefix is <= i */
+  while (lo < hi) {
+    int mid = (lo + hi + 1) >> 1;
+    if (prefix[mid] <= i)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* One pixel of OpenCV's bit-exact linear resize (see fv_vj_pyramid.c). */
+__device__ __forceinline__ unsigned
+hpix (const Geometry &g, const DevLevel &L, const unsigned char *row, int x)
+{
+  if (x < L.ax_lo)
+    return (unsigned) row[0] << 8;
+  if (x >= L.ax_hi)
+    return (unsigned) row[g.xofs[L.axis_x + L.w - 1]] << 8;
+  const unsigned char *q = row + g.xofs[L.axis_x + x];
+  return q[0] * (unsigned) g.xcoef[2 * (L.axis_x + x)] + q[1] * (unsigned) g.xcoef[2 * (L.axis_x + x) + 1];
+}
+
+__device__ __forceinline__ unsigned
+level_pixel (const Geometry &g, const Frame &f, const DevLevel &L, int x, int y)
+{
+  if (L.w == f.W && L.h == f.H)
+    return f.src[(size_t) y * f.sstride + x];
+  if (y < L.ay_lo || y >= L.ay_hi) {
+    int r = y < L.ay_lo ? 0 : f.H - 1;
+    return (hpix (g, L, f.src + (size_t) r * f.sstride, x) + 128) >> 8;
+  }
+  int r = g.yofs[L.axis_y + y];
+  unsigned c0 = g.ycoef[2 * (L.axis_y + y)], c1 = g.ycoef[2 * (L.axis_y + y) + 1];
+  const unsigned char *s = f.src + (size_t) r * f.sstride;
+  return (hpix (g, L, s, x) * c0 + hpix (g, L, s + f.sstride, x) * c1 + 32768) >> 16;
+}
+
+/* One warp per level row: resized pixels, their row prefix sums and those
+ * of their squares, into row y + 1 of the level (column 0 stays zero). */
+__global__ void
+row_scan (Geometry g, Frame f, uint32_t *planes, long long total_rows)
+{
+  const int lane = threadIdx.x & 31;
+  const long long r = (long long) blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (r >= total_rows)
+    return;
+  const int l = find_level (g.row_prefix, g.nlevels, r);
+  const DevLevel L = g.lv[l];
+  const int y = (int) (r - g.row_prefix[l]);
+  uint32_t *s = planes + L.origin + (long long) (y + 1) * g.stride + 1, *q = s + g.plane;
+  uint32_t cs = 0, cq = 0;
+  for (int x0 = 0; x0 < L.w; x0 += 32) {
+    int x = x0 + lane;
+    uint32_t v = x < L.w ? level_pixel (g, f, L, x, y) : 0, v2 = v * v;
+    for (int d = 1; d < 32; d <<= 1) {
+      uint32_t a = __shfl_up_sync (0xffffffffu, v, d), b = __shfl_up_sync (0xffffffffu, v2, d);
+      if (lane >= d) {
+        v += a;
+        v2 += b;
+      }
+    }
+    if (x < L.w) {
+      s[x] = cs + v;
+      q[x] = cq + v2;
+    }
+    cs += __shfl_sync (0xffffffffu, v, 31);
+    cq += __shfl_sync (0xffffffffu, v2, 31);
+  }
+}
+
+/* Tilted sums from the row prefixes R (see fv_vj_pyramid.c): one thread per
+ * diagonal of a level; sign +1 adds A along anti-diagonals, -1 subtracts B
+ * along diagonals. Must run between row_scan and col_scan. */
+__global__ void
+tilted_diag (Geometry g, uint32_t *planes, long long total, int sign)
+{
+  long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= total)
+    return;
+  const int l = find_level (g.tdiag_prefix, g.nlevels, i);
+  const DevLevel L = g.lv[l];
+  const int d = (int) (i - g.tdiag_prefix[l]);   /* 0 .. w + h */
+  const uint32_t *R = planes + L.origin;          /* R(y, c) = R[(y + 1) * stride + c + 1] */
+  uint32_t *T = planes + 2 * g.plane + L.origin;
+  uint32_t acc = 0;
+  const int k = sign > 0 ? d - 2 : d - L.h - 1;  /* A: k = X + Y - 2; B: m = X - Y - 1 */
+  for (int Y = 1; Y <= L.h; Y++) {
+    int c = sign > 0 ? k - (Y - 1) : k + (Y - 1);
+    if (c >= 0)
+      acc += R[(long long) Y * g.stride + (c < L.w ? c : L.w - 1) + 1];
+    int X = sign > 0 ? k - Y + 2 : k + Y + 1;
+    if (X >= 0 && X <= L.w) {
+      uint32_t *t = T + (long long) Y * g.stride + X;
+      *t = sign > 0 ? acc : *t - acc;
+    }
+  }
+}
+
+/* Column prefix sums of both planes, read and written once: a block of
+ * 32 x 16 threads walks 32 columns of a level down in steps of 16 rows,
+ * scanning each step in shared memory and carrying the column totals. */
+__global__ void __launch_bounds__ (512)
+col_scan (Geometry g, uint32_t *planes)
+{
+  __shared__ uint32_t ts[16][33], tq[16][33];
+  const int l = find_level (g.cblk_prefix, g.nlevels, blockIdx.x);
+  const DevLevel L = g.lv[l];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int x = (int) (blockIdx.x - g.cblk_prefix[l]) * 32 + tx + 1;
+  uint32_t *s = planes + L.origin + x, *q = s + g.plane;
+  uint32_t cs = 0, cq = 0;   /* totals of the rows above this step */
+  for (int y0 = 1; y0 <= L.h; y0 += 16) {
+    const int y = y0 + ty;
+    const bool in = x <= L.w && y <= L.h;
+    const long long o = (long long) y * g.stride;
+    ts[ty][tx] = in ? s[o] : 0;
+    tq[ty][tx] = in ? q[o] : 0;
+    __syncthreads ();
+    uint32_t as = cs, aq = cq;
+    for (int j = 0; j <= ty; j++) {
+      as += ts[j][tx];
+      aq += tq[j][tx];
+    }
+    if (in) {
+      s[o] = as;
+      q[o] = aq;
+    }
+    for (int j = ty + 1; j < 16; j++) {
+      as += ts[j][tx];
+      aq += tq[j][tx];
+    }
+    cs = as;
+    cq = aq;
+    __syncthreads ();
+  }
+}
+
+}  // namespace fv_vj
+#endif
