@@ -71,18 +71,17 @@ scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, in
 {
   const fv_vj_level *lv = &py->lv[l];
   const uint32_t *row = cs->planes + lv->origin + (int64_t) y * py->stride;
-  const uint64_t key = ((uint64_t) l << 42) | ((uint64_t) y << 21);
   int n = 0;
   if (cs->avx2) {
     n = fv_vj_scan_row_avx2 (m, lv, row, xs);
     for (int i = 0; i < n; i++)
-      out[i] = key | (uint64_t) xs[i];
+      out[i] = fv_vj_key (l, y, xs[i]);
     return n;
   }
   for (int x = 0; x < lv->work_w; x += lv->step) {
     int r = fv_vj_window (m, row + x);
     if (r > 0)
-      out[n++] = key | (uint64_t) x;
+      out[n++] = fv_vj_key (l, y, x);
     else if (r == 0)
       x += lv->step;
   }

@@ -87,48 +87,45 @@ struct Blob {
   }
 };
 
+/* Lowers *unit to the exponent of v's last mantissa bit (zero has none). */
+void
+note_unit (float v, int *unit)
+{
+  int e;
+  if (v != 0.f) {
+    frexpf (v, &e);
+    *unit = e - 24 < *unit ? e - 24 : *unit;
+  }
+}
+
 /* Stage sums are exact in double, whatever the order, when every leaf is a
  * multiple of the smallest leaf's unit and no sum can outgrow 53 bits. */
 int
 sums_are_exact (const fv_vj_model_host *mh)
 {
   const fv_vj_model *m = &mh->m;
-  int emin = 1000;
+  int unit = 1000;
   double worst = 0.;
   for (int s = 0; s < m->nstages; s++) {
-    double total = 0.;
+    double total = 0.;   /* the largest leaf of each weak classifier */
     for (int i = m->stages[s].first; i < m->stages[s].first + m->stages[s].count; i++) {
-      float a, b;
+      float top = 0.f;
       if (m->stumps) {
-        a = fabsf (m->stump[i].left);
-        b = fabsf (m->stump[i].right);
-      } else {   /* any leaf of the tree */
-        a = b = 0.f;
-        int nl = m->tree[i].nnodes + 1;
-        for (int k = 0; k < nl; k++) {
-          float v = fabsf (m->leaf[m->tree[i].first_leaf + k]);
-          a = v > a ? v : a;
-          int e;
-          if (v != 0.f) {
-            frexpf (v, &e);
-            emin = e - 24 < emin ? e - 24 : emin;
-          }
+        note_unit (m->stump[i].left, &unit);
+        note_unit (m->stump[i].right, &unit);
+        top = fmaxf (fabsf (m->stump[i].left), fabsf (m->stump[i].right));
+      } else {
+        for (int k = 0; k <= m->tree[i].nnodes; k++) {
+          const float v = m->leaf[m->tree[i].first_leaf + k];
+          note_unit (v, &unit);
+          top = fmaxf (top, fabsf (v));
         }
       }
-      int e;
-      if (a != 0.f) {
-        frexpf (a, &e);
-        emin = e - 24 < emin ? e - 24 : emin;
-      }
-      if (b != 0.f) {
-        frexpf (b, &e);
-        emin = e - 24 < emin ? e - 24 : emin;
-      }
-      total += a > b ? a : b;
+      total += top;
     }
     worst = total > worst ? total : worst;
   }
-  return worst < ldexp (1.0, 52 + (emin < 1000 ? emin : 0));
+  return worst < ldexp (1.0, 52 + (unit < 1000 ? unit : 0));
 }
 
 /* Stages 1 .. a-1 run in the uber-kernel, a .. b-1 in pass 3, the rest
@@ -289,9 +286,9 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   const size_t bytes = o_fail + sizeof (uint32_t) * 2 * nwords + 16 + sizeof (unsigned int) * 6;
   /* then the queues: the first as long as every window, the second only
    * when pass 3 runs */
-  int stage_a, stage_b;
-  pass_stages (m->nstages, &stage_a, &stage_b);
-  const bool more = stage_a < stage_b;
+  Detect &d = c->d;
+  pass_stages (m->nstages, &d.stage_a, &d.stage_b);
+  const bool more = d.stage_a < d.stage_b;
   const size_t queues = (size_t) py->windows * (more ? 2 : 1);
   cudaError_t e = cudaMalloc (&c->blob, bytes + queues * sizeof (uint32_t) + 64);
   if (e == cudaSuccess)
@@ -310,7 +307,6 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   g.stride = py->stride;
   g.plane = py->plane;
   g.nwords = words;
-  Detect &d = c->d;
   d.m = *m;
   d.m.stages = (const fv_vj_stage *) (base + o_stages);
   d.m.stump = m->stumps ? (const fv_vj_stump *) (base + o_stump) : NULL;
@@ -322,7 +318,6 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   d.m.lbpf = m->lbp ? (const fv_vj_lbp *) (base + o_lbpf) : NULL;
   d.fstump = fast ? (const FStump *) (base + o_fst) : NULL;
   d.sstump = fast ? (const FStump *) (base + o_sst) : NULL;
-  pass_stages (m->nstages, &d.stage_a, &d.stage_b);
   const char *env = getenv ("FV_VJ_BLOCKS_PER_SM");
   c->blocks_per_sm = env ? atoi (env) : 16;
   env = getenv ("FV_VJ_WARPS_PER_BLOCK");

@@ -156,8 +156,7 @@ found (const Detect &d, const Window &w)
 {
   const unsigned i = atomicAdd (d.nkeys, 1u);
   if (i < d.key_cap)
-    d.keys[i] = ((unsigned long long) w.l << 42) | ((unsigned long long) w.y << 21)
-        | (unsigned long long) w.x;
+    d.keys[i] = fv_vj_key (w.l, w.y, w.x);
 }
 
 /* Appends the lanes' windows that are alive to queue q (one atomic a warp). */

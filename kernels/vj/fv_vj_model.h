@@ -69,6 +69,18 @@ typedef struct {
   ptrdiff_t sq_plane;          /* squared sums, from the sums (elements) */
 } fv_vj_model;
 
+/* A window found: its level, y and x in one sortable 64-bit key, the same
+ * on the CPU and the GPU (x and y below 2^21). */
+FV_VJ_HD uint64_t
+fv_vj_key (int level, int y, int x)
+{
+  return ((uint64_t) level << 42) | ((uint64_t) y << 21) | (uint64_t) x;
+}
+
+FV_VJ_HD int fv_vj_key_level (uint64_t k) { return (int) (k >> 42); }
+FV_VJ_HD int fv_vj_key_y (uint64_t k) { return (int) ((k >> 21) & 0x1fffff); }
+FV_VJ_HD int fv_vj_key_x (uint64_t k) { return (int) (k & 0x1fffff); }
+
 FV_VJ_HD int32_t
 fv_vj_rect (const uint32_t *p, const int32_t *o)
 {

@@ -103,7 +103,7 @@ void fv_vj_cuda_destroy (fv_vj_plan *pl);
 int fv_vj_avx2_usable (const fv_vj_model *m, int nweak);
 int fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *xs);
 
-/* Window keys (level << 42 | y << 21 | x) sorted, so that grouping sees
+/* Window keys (fv_vj_key) sorted, so that grouping sees
  * the same order on every run and back end, and turned into pl->raw. */
 void fv_vj_keys_to_raw (fv_vj_plan *pl, uint64_t *keys, int n);
 
