@@ -225,13 +225,6 @@ gst_vj_detect_transform_frame_ip (GstVideoFilter *vf, GstVideoFrame *frame)
   GstVjDetect *self = GST_VJ_DETECT (vf);
   GstFvFilter *filter = GST_FV_FILTER (vf);
   gint64 t0 = g_get_monotonic_time ();
-  GST_OBJECT_LOCK (self);
-  if (self->cascade_changed) {
-    GST_OBJECT_UNLOCK (self);
-    gst_fv_filter_settings_changed (filter);   /* the plan follows the cascade */
-  } else {
-    GST_OBJECT_UNLOCK (self);
-  }
   if (!gst_fv_filter_prepare (filter))
     return GST_FLOW_ERROR;
   fv_image gray;
@@ -278,8 +271,7 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_CASCADE:
       g_free (self->cascade_path);
       self->cascade_path = gst_fv_filter_dup_nonempty (value);
-      self->cascade_changed = TRUE;
-      replan = FALSE;   /* the next frame sees cascade_changed */
+      self->cascade_changed = TRUE;   /* the rebuild before the next frame loads it */
       break;
     case PROP_SCALE_FACTOR: self->scale_factor = g_value_get_double (value); break;
     case PROP_MIN_NEIGHBORS: self->min_neighbors = g_value_get_int (value); break;
