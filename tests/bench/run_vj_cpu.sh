@@ -17,22 +17,24 @@ trap 'rm -rf "$tmp"' EXIT
 cascade=/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
 frames="$tmp/faces-vga.pgm $tmp/faces-1080p.pgm $tmp/faces-4k.pgm"
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(date -u +%F)"
-for round in 1 2 3; do
-  ./build/tests/bench_vj --iters 5 --min-size 24 $cascade $frames >> "$tmp/fv.all"
-  /usr/bin/python3 - "$cascade" $frames >> "$tmp/cv.all" <<'PY'
+# OpenCV's side: opencv.py REPS CASCADE FRAME..., printed as bench_vj prints
+cat > "$tmp/opencv.py" <<'PY'
 import cv2, sys, time
-cc = cv2.CascadeClassifier(sys.argv[1])
-for path in sys.argv[2:]:
+reps, cc = int(sys.argv[1]), cv2.CascadeClassifier(sys.argv[2])
+for path in sys.argv[3:]:
     g = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
     boxes = cc.detectMultiScale(g, 1.1, 3, minSize=(24, 24))
     t = []
-    for _ in range(5):
+    for _ in range(reps):
         t0 = time.perf_counter()
         boxes = cc.detectMultiScale(g, 1.1, 3, minSize=(24, 24))
         t.append((time.perf_counter() - t0) * 1e3)
     print('# %s %dx%d: %d boxes, %.3f ms' % (path.split('/')[-1], g.shape[1], g.shape[0],
           len(boxes), sorted(t)[len(t) // 2]))
 PY
+for round in 1 2 3; do
+  ./build/tests/bench_vj --iters 5 --min-size 24 $cascade $frames >> "$tmp/fv.all"
+  /usr/bin/python3 "$tmp/opencv.py" 5 "$cascade" $frames >> "$tmp/cv.all"
 done
 # best median of the rounds, per frame
 best() { awk '{sub(":", "", $2); for (i = 3; i <= NF; i++) if ($(i + 1) == "ms") t = $i;
@@ -53,19 +55,7 @@ for c in lbpcascades/lbpcascade_frontalface lbpcascades/lbpcascade_frontalface_i
   rm -f "$tmp/fvc.all" "$tmp/cvc.all"
   for round in 1 2; do
     ./build/tests/bench_vj --iters 3 --min-size 24 $path "$tmp/faces-1080p.pgm" >> "$tmp/fvc.all"
-    /usr/bin/python3 - "$path" "$tmp/faces-1080p.pgm" >> "$tmp/cvc.all" <<'PY'
-import cv2, sys, time
-cc = cv2.CascadeClassifier(sys.argv[1])
-g = cv2.imread(sys.argv[2], cv2.IMREAD_GRAYSCALE)
-boxes = cc.detectMultiScale(g, 1.1, 3, minSize=(24, 24))
-t = []
-for _ in range(3):
-    t0 = time.perf_counter()
-    boxes = cc.detectMultiScale(g, 1.1, 3, minSize=(24, 24))
-    t.append((time.perf_counter() - t0) * 1e3)
-print('# faces-1080p.pgm %dx%d: %d boxes, %.3f ms' % (g.shape[1], g.shape[0], len(boxes),
-      sorted(t)[len(t) // 2]))
-PY
+    /usr/bin/python3 "$tmp/opencv.py" 3 "$path" "$tmp/faces-1080p.pgm" >> "$tmp/cvc.all"
   done
   join <(best "$tmp/fvc.all") <(best "$tmp/cvc.all") |
     awk -v c="$(basename $c)" '{printf "| %s | %s / %s | %.1f | %.1f | %.2fx |\n", c, $3, $6, $4, $7, $7 / $4}'
