@@ -2,7 +2,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include "fvkernelfile.h"
+#include "fv_file.h"
+#include "fv_image.h"
+
+/* The largest kernel file read: a 2048x2048 text kernel of long numbers. */
+#define FV_KERNEL_MAX_FILE (128u << 20)
+#define FV_GRID_MAX_FILE (1u << 20)
+#define FV_KERNEL_MAX_SIDE 2048
 
 #define FAIL(line, ...)                                                         \
   do {                                                                          \
@@ -42,6 +50,7 @@ load_text (const gchar *path, const gchar *data, FvKernel *out, GError **error)
 {
   GArray *taps = g_array_new (FALSE, FALSE, sizeof (gfloat));
   gchar **lines = g_strsplit (data, "\n", -1);
+  gchar *bad = NULL;   /* text quoted in a message, valid UTF-8 */
   gint width = 0, height = 0;
   for (gint ln = 0; lines[ln]; ln++) {
     gchar *l = lines[ln], *hash = strchr (l, '#');
@@ -56,33 +65,45 @@ load_text (const gchar *path, const gchar *data, FvKernel *out, GError **error)
         break;
       gchar *end;
       gdouble v = g_ascii_strtod (p, &end);
-      if (end == p)
-        FAIL (ln + 1, "not a number: \"%.20s\"", p);
+      if (end == p) {
+        bad = fv_text_excerpt (p, strlen (p), 20);
+        FAIL (ln + 1, "not a number: \"%s\"", bad);
+      }
       if (!isfinite (v))
         FAIL (ln + 1, "tap %d is not a finite number", count + 1);
+      if (fabs (v) > G_MAXFLOAT)
+        FAIL (ln + 1, "tap %d (%g) overflows a float", count + 1, v);
+      if (count == FV_KERNEL_MAX_SIDE)
+        FAIL (ln + 1, "more than %d taps in a row", FV_KERNEL_MAX_SIDE);
       gfloat f = (gfloat) v;
       g_array_append_val (taps, f);
       count++;
       p = end;
-      if (*p && *p != ' ' && *p != '\t' && *p != ',' && *p != '\r')
-        FAIL (ln + 1, "unexpected \"%c\" after a number", *p);
+      if (*p && *p != ' ' && *p != '\t' && *p != ',' && *p != '\r') {
+        bad = fv_text_excerpt (p, strlen (p), 1);
+        FAIL (ln + 1, "unexpected \"%s\" after a number", bad);
+      }
     }
     if (!count)
       continue;
     if (width && count != width)
       FAIL (ln + 1, "ragged rows: %d numbers where the first row has %d", count, width);
+    if (height == FV_KERNEL_MAX_SIDE)
+      FAIL (ln + 1, "more than %d rows", FV_KERNEL_MAX_SIDE);
     width = count;
     height++;
   }
   if (!height)
     FAIL (0, "no numbers in the file");
   g_strfreev (lines);
+  g_free (bad);
   out->width = width;
   out->height = height;
   out->taps = (gfloat *) g_array_free (taps, FALSE);
   return TRUE;
 fail:
   g_strfreev (lines);
+  g_free (bad);
   g_array_free (taps, TRUE);
   return FALSE;
 }
@@ -123,14 +144,14 @@ load_pnm (const gchar *path, const gchar *data, gsize len, FvKernel *out, GError
     while (p < end && g_ascii_isspace (*p))
       p++;
     scale = g_ascii_strtod (p, &e);
-    if (e == p || scale == 0)
-      FAIL (1, "bad PFM scale");
+    if (e == p || scale == 0 || !isfinite (scale))
+      FAIL (1, "bad PFM scale (a finite number other than 0)");
     p = e;
   } else if (!(p = pnm_token (p, end, &maxv)) || maxv < 1 || maxv > 65535) {
     FAIL (1, "bad PGM maximum value");
   }
-  if (w < 1 || h < 1 || w > 2048 || h > 2048)
-    FAIL (1, "kernel size %ldx%ld out of range 1..2048", w, h);
+  if (w < 1 || h < 1 || w > FV_KERNEL_MAX_SIDE || h > FV_KERNEL_MAX_SIDE)
+    FAIL (1, "kernel size %ldx%ld out of range 1..%d", w, h, FV_KERNEL_MAX_SIDE);
   out->width = (gint) w;
   out->height = (gint) h;
   out->taps = g_new (gfloat, (gsize) w * h);
@@ -163,6 +184,8 @@ load_pnm (const gchar *path, const gchar *data, gsize len, FvKernel *out, GError
       glong v;
       if (!(p = pnm_token (p, end, &v)))
         FAIL (0, "sample %ld missing or not a number", i + 1);
+      if (v > maxv)
+        FAIL (0, "sample %ld (%ld) above the maximum value %ld", i + 1, v, maxv);
       out->taps[i] = (gfloat) v;
     }
   }
@@ -173,18 +196,31 @@ fail:
 }
 
 gboolean
+fv_kernel_parse (const gchar *path, const gchar *data, gsize len, FvKernel *out,
+    GError **error)
+{
+  memset (out, 0, sizeof *out);
+  if (len >= 2 && data[0] == 'P' && (data[1] == '2' || data[1] == '5' || data[1] == 'f'))
+    return load_pnm (path, data, len, out, error);
+  if (memchr (data, '\0', len)) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: a NUL byte: neither a text "
+        "matrix nor a PGM or PFM image", path);
+    return FALSE;
+  }
+  return load_text (path, data, out, error);
+}
+
+gboolean
 fv_kernel_load (const gchar *path, FvKernel *out, GError **error)
 {
   gchar *data = NULL;
   gsize len = 0;
   memset (out, 0, sizeof *out);
-  if (!g_file_get_contents (path, &data, &len, error))
+  if (!fv_file_read (path, "kernel file", FV_KERNEL_MAX_FILE, &data, &len, error))
     return FALSE;
-  gboolean ok;
-  if (len >= 2 && data[0] == 'P' && (data[1] == '2' || data[1] == '5' || data[1] == 'f'))
-    ok = load_pnm (path, data, len, out, error);
-  else
-    ok = load_text (path, data, out, error);
+  gchar *shown = g_filename_display_name (path);
+  gboolean ok = fv_kernel_parse (shown, data, len, out, error);
+  g_free (shown);
   g_free (data);
   return ok;
 }
@@ -195,59 +231,89 @@ fv_kernel_grid_clear (FvKernelGrid *g)
   for (gint i = 0; g->kernels && i < g->cols * g->rows; i++)
     fv_kernel_clear (&g->kernels[i]);
   g_free (g->kernels);
+  g_strfreev (g->paths);
   memset (g, 0, sizeof *g);
 }
 
 gboolean
-fv_kernel_grid_load (const gchar *path, FvKernelGrid *out, GError **error)
+fv_kernel_grid_parse (const gchar *path, const gchar *data, gint *cols_out, gint *rows_out,
+    gchar ***names_out, GError **error)
 {
-  gchar *data = NULL, *dir = NULL, **tok = NULL;
-  memset (out, 0, sizeof *out);
-  if (!g_file_get_contents (path, &data, NULL, error))
-    return FALSE;
-  dir = g_path_get_dirname (path);
-  gchar *nl = strchr (data, '\n');
-  gchar *rest = nl ? nl + 1 : data + strlen (data);
-  if (nl)
-    *nl = '\0';
-  gint cols, rows;
+  gchar **names = NULL, *first = g_strndup (data, strcspn (data, "\n"));
+  const gchar *rest = data + strlen (first);
+  gint cols, rows, n = 0;
   gchar extra;
-  if (sscanf (data, "%d %d %c", &cols, &rows, &extra) != 2)
+  *names_out = NULL;
+  if (sscanf (first, "%d %d %c", &cols, &rows, &extra) != 2)
     FAIL (1, "the first line must be \"COLS ROWS\"");
   if (cols < 1 || rows < 1 || cols > 64 || rows > 64)
     FAIL (1, "grid %dx%d out of range 1..64", cols, rows);
-  tok = g_strsplit_set (g_strstrip (rest), " \t\r\n", -1);
-  GPtrArray *names = g_ptr_array_new ();
-  for (gint i = 0; tok[i]; i++)
-    if (*tok[i])
-      g_ptr_array_add (names, tok[i]);
-  if ((gint) names->len != cols * rows) {
-    gint n = names->len;
-    g_ptr_array_free (names, TRUE);
-    FAIL (0, "%d kernel paths for a %dx%d grid (%d needed)", n, cols, rows, cols * rows);
+  /* the paths as a shell splits words: quote a path with spaces */
+  GError *shell_err = NULL;
+  if (strspn (rest, " \t\r\n") < strlen (rest) && !g_shell_parse_argv (rest, &n, &names, &shell_err)) {
+    gchar *why = g_utf8_make_valid (shell_err->message, -1);
+    g_error_free (shell_err);
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: the kernel paths: %s", path, why);
+    g_free (why);
+    goto fail;
   }
+  if (n != cols * rows)
+    FAIL (0, "%d kernel paths for a %dx%d grid (%d needed)", n, cols, rows, cols * rows);
+  *cols_out = cols;
+  *rows_out = rows;
+  *names_out = names;
+  g_free (first);
+  return TRUE;
+fail:
+  g_strfreev (names);
+  g_free (first);
+  return FALSE;
+}
+
+gboolean
+fv_kernel_grid_load (const gchar *file, FvKernelGrid *out, GError **error)
+{
+  gchar *data = NULL, *dir = NULL, **names = NULL, *path = g_filename_display_name (file);
+  gsize len;
+  gint cols, rows;
+  memset (out, 0, sizeof *out);
+  if (!fv_file_read (file, "kernel grid", FV_GRID_MAX_FILE, &data, &len, error))
+    goto fail;
+  if (memchr (data, '\0', len))
+    FAIL (0, "a NUL byte in the grid file");
+  if (!fv_kernel_grid_parse (path, data, &cols, &rows, &names, error))
+    goto fail;
+  dir = g_path_get_dirname (file);
+  const gint n = cols * rows;
+  out->paths = g_new0 (gchar *, (gsize) n + 1);
+  /* the kernels' memory, at most 4 bytes a tap and a tap a file byte,
+   * before any is read: one file named 4096 times counts 4096 times */
+  gdouble need = 0;
+  for (gint i = 0; i < n; i++) {
+    out->paths[i] = g_path_is_absolute (names[i]) ? g_strdup (names[i])
+        : g_build_filename (dir, names[i], NULL);
+    GStatBuf st;
+    if (g_stat (out->paths[i], &st) == 0)
+      need += 4.0 * MIN ((gdouble) st.st_size, (gdouble) FV_KERNEL_MAX_SIDE * FV_KERNEL_MAX_SIDE);
+  }
+  if (!fv_memory_check (need, "the grid's kernels"))
+    FAIL (0, "%s", fv_last_error ());
   out->cols = cols;
   out->rows = rows;
-  out->kernels = g_new0 (FvKernel, cols * rows);
-  for (gint i = 0; i < cols * rows; i++) {
-    const gchar *name = g_ptr_array_index (names, i);
-    gchar *kp = g_path_is_absolute (name) ? g_strdup (name) : g_build_filename (dir, name, NULL);
-    gboolean ok = fv_kernel_load (kp, &out->kernels[i], error);
-    g_free (kp);
-    if (!ok) {
-      g_ptr_array_free (names, TRUE);
+  out->kernels = g_new0 (FvKernel, n);
+  for (gint i = 0; i < n; i++)
+    if (!fv_kernel_load (out->paths[i], &out->kernels[i], error))
       goto fail;
-    }
-  }
-  g_ptr_array_free (names, TRUE);
-  g_strfreev (tok);
+  g_strfreev (names);
   g_free (dir);
   g_free (data);
+  g_free (path);
   return TRUE;
 fail:
   fv_kernel_grid_clear (out);
-  g_strfreev (tok);
+  g_strfreev (names);
   g_free (dir);
   g_free (data);
+  g_free (path);
   return FALSE;
 }

@@ -105,6 +105,7 @@ load_kernels (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, GError *
   gdouble sigma = self->sigma;
   GST_OBJECT_UNLOCK (self);
   gboolean ok = TRUE;
+  memset (g, 0, sizeof *g);
   *is_grid = grid != NULL;
   if (grid) {
     ok = fv_kernel_grid_load (grid, g, error);
@@ -121,6 +122,22 @@ load_kernels (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, GError *
   g_free (path);
   g_free (grid);
   return ok;
+}
+
+/* What the kernels came from, for messages: "the kernel file X", "the
+ * kernel grid X" or "a Gaussian of sigma S" (valid UTF-8). */
+static gchar *
+kernel_source (GstFftConvolve *self)
+{
+  GST_OBJECT_LOCK (self);
+  const gchar *file = self->grid_path ? self->grid_path : self->kernel_path;
+  gchar *shown = file ? g_filename_display_name (file) : NULL;
+  gchar *s = self->grid_path ? g_strdup_printf ("the kernel grid %s", shown)
+      : file ? g_strdup_printf ("the kernel file %s", shown)
+      : g_strdup_printf ("a Gaussian of sigma %g", self->sigma);
+  GST_OBJECT_UNLOCK (self);
+  g_free (shown);
+  return s;
 }
 
 static void
@@ -164,9 +181,13 @@ gst_fft_convolve_validate (GstFvFilter *filter)
       mag += fabs (k->taps[i]);
     }
     if (fabs (sum) <= 1e-9 * mag) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use the kernel file: kernel %d of "
-              "%d sums to zero and cannot be normalized (set normalize=false).", c + 1,
-              g.cols * g.rows), (NULL));
+      gchar *from = kernel_source (self);
+      gchar *member = g.paths ? g_filename_display_name (g.paths[c]) : g_strdup ("");
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: kernel %d of %d%s%s sums "
+              "to zero and cannot be normalized (set normalize=false).", from, c + 1,
+              g.cols * g.rows, g.paths ? ", " : "", member), (NULL));
+      g_free (member);
+      g_free (from);
       fv_kernel_grid_clear (&g);
       return FALSE;
     }
@@ -240,19 +261,20 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   g_free (kh);
   fv_kernel_grid_clear (&g);
   if (st != FV_OK) {
-    const gchar *why = fv_last_error ();
+    gchar *why = g_strdup (fv_last_error ()), *from = kernel_source (self);
     for (gint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
       fv_conv_plan_destroy (plans[p]);
       fv_conv_grid_destroy (grids[p]);
     }
     g_free (wisdom);
-    if (had_plans) {
-      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: %s.", why),
-          (NULL));
-      return TRUE;
-    }
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use this kernel: %s.", why), (NULL));
-    return FALSE;
+    if (had_plans)
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: cannot use "
+              "%s: %s.", from, why), (NULL));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s.", from, why), (NULL));
+    g_free (why);
+    g_free (from);
+    return had_plans;
   }
   gchar *dir = g_path_get_dirname (wisdom);
   if (g_mkdir_with_parents (dir, 0700) == 0)

@@ -88,13 +88,22 @@ load_cascade (GstVjDetect *self, gboolean playing)
   GST_OBJECT_UNLOCK (self);
   fv_cascade *c = fv_cascade_load (path);
   if (!c) {
-    if (playing && self->cascade)
+    /* fv_last_error() names the file and the reason, in valid UTF-8 */
+    if (playing && self->cascade) {
+      gchar *in_use = g_filename_display_name (self->loaded_path);
       GST_ELEMENT_WARNING (self, RESOURCE, READ,
-          ("Cannot use the cascade %s; still using %s.", path, self->loaded_path),
-          ("%s", fv_last_error ()));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot load the cascade %s.", path),
-          ("%s", fv_last_error ()));
+          ("Cannot use the cascade %s; still using %s.", fv_last_error (), in_use), (NULL));
+      g_free (in_use);
+      /* the property reads back the cascade in use */
+      GST_OBJECT_LOCK (self);
+      g_free (self->cascade_path);
+      self->cascade_path = g_strdup (self->loaded_path);
+      GST_OBJECT_UNLOCK (self);
+      g_object_notify (G_OBJECT (self), "cascade");
+    } else {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot load the cascade %s.", fv_last_error ()),
+          (NULL));
+    }
     g_free (path);
     return FALSE;
   }

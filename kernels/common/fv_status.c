@@ -1,9 +1,11 @@
 /* Status strings and the per-thread detail of the last error. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <glib.h>
 #include "fv_image.h"
 
-static _Thread_local char last_error[256];
+static _Thread_local char last_error[512];
 
 const char *
 fv_status_string (fv_status s)
@@ -29,6 +31,18 @@ fv_set_last_error (const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  vsnprintf (last_error, sizeof last_error, fmt, ap);
+  gchar *raw = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  /* valid UTF-8 whatever a file name or a file held, cut between characters */
+  gchar *text = g_utf8_make_valid (raw, -1);
+  gsize n = strlen (text);
+  if (n >= sizeof last_error) {
+    n = sizeof last_error - 1;
+    while (n > 0 && ((guchar) text[n] & 0xc0) == 0x80)
+      n--;
+  }
+  memcpy (last_error, text, n);
+  last_error[n] = '\0';
+  g_free (text);
+  g_free (raw);
 }

@@ -64,6 +64,11 @@ void fv_conv_plan_destroy (fv_conv_plan *plan);
 fv_status fv_conv_execute_float (fv_conv_plan *plan, const fv_image *src, int channel,
     float *out, size_t out_stride);
 
+/* At most how many bytes of host memory a plan for p takes (FFT buffers,
+ * tiles, scale); plans refuse (FV_ERR_NOMEM, with the figures in
+ * fv_last_error) past fv_memory_limit(), before allocating anything. */
+double fv_conv_plan_estimate (const fv_conv_params *p);
+
 /* The method a plan uses (what FV_CONV_AUTO chose). */
 fv_conv_method fv_conv_plan_method (const fv_conv_plan *plan);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fv_conv.h"
+#include "fv_file.h"
 #include "fv_conv_cuda.h"
 #include "../common/fv_parallel.h"
 #include "fv_conv_math.h"
@@ -65,10 +66,26 @@ fv_conv_fast_size (int n)
   return fv_conv_smooth_size (n, 7);
 }
 
+/* FFTW's threads must be set up before wisdom is imported or anything is
+ * planned (imported threaded wisdom is otherwise misread, and planning
+ * starts over); measuring stops after FV_CONV_PLAN_SECONDS. Under fftw_lock. */
+#define FV_CONV_PLAN_SECONDS 2.0
+static void
+fftw_ready (void)
+{
+  static int ready;
+  if (ready)
+    return;
+  fftwf_init_threads ();
+  fftwf_set_timelimit (FV_CONV_PLAN_SECONDS);
+  ready = 1;
+}
+
 int
 fv_conv_wisdom_load (const char *path)
 {
   pthread_mutex_lock (&fftw_lock);
+  fftw_ready ();
   int ok = fftwf_import_wisdom_from_filename (path);
   pthread_mutex_unlock (&fftw_lock);
   return ok;
@@ -239,6 +256,7 @@ plan_tiles (fv_conv_plan *pl, int P)
       return FV_ERR_NOMEM;
   }
   pthread_mutex_lock (&fftw_lock);
+  fftw_ready ();
   fftwf_plan_with_nthreads (1);
   unsigned flags = pl->p.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
   pl->tfwd = fftwf_plan_dft_r2c_2d (P, P, pl->tbuf[0], pl->tspec[0], flags);
@@ -271,10 +289,8 @@ plan_fft (fv_conv_plan *pl)
     fftwf_free (kbuf);
     return FV_ERR_NOMEM;
   }
-  static int threads_ready;
   pthread_mutex_lock (&fftw_lock);
-  if (!threads_ready)
-    threads_ready = fftwf_init_threads ();
+  fftw_ready ();
   fftwf_plan_with_nthreads (pl->nthreads);
   unsigned flags = pl->p.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
   pl->fwd = fftwf_plan_dft_r2c_2d (pl->ph, pl->pw, pl->buf, pl->spec, flags);
@@ -297,6 +313,20 @@ plan_fft (fv_conv_plan *pl)
   return FV_OK;
 }
 
+double
+fv_conv_plan_estimate (const fv_conv_params *p)
+{
+  double ow = p->roi_width ? p->roi_width : p->width, oh = p->roi_width ? p->roi_height : p->height;
+  double pw = fv_conv_fast_size ((int) ow + p->kernel_width - 1);
+  double ph = fv_conv_fast_size ((int) oh + p->kernel_height - 1);
+  int kmax = p->kernel_width > p->kernel_height ? p->kernel_width : p->kernel_height;
+  double P = fv_conv_fast_size (p->tile > 0 ? p->tile + kmax - 1 : kmax * 4 > 512 ? kmax * 4 : 512);
+  /* kernel copy, four padded planes (frame, two spectra, kernel), scale,
+   * and a tile pair a thread */
+  return 4.0 * p->kernel_width * p->kernel_height + 16.0 * pw * ph + 4.0 * ow * oh
+      + (fv_threads_resolve (p->threads) + 1.0) * 8.0 * P * (P + 2);
+}
+
 fv_status
 fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend,
     int device, void *stream)
@@ -314,6 +344,8 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     fv_set_last_error ("invalid convolution parameters");
     return FV_ERR_INVALID;
   }
+  if (!fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
+    return FV_ERR_NOMEM;
   fv_conv_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;
@@ -340,7 +372,10 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     return FV_ERR_INVALID;
   }
   pl->p.kernel = pl->kernel;
+  /* more threads than cores only slow FFTW's planning and the transforms */
   pl->nthreads = fv_threads_resolve (p->threads);
+  if (pl->nthreads > fv_threads_resolve (0))
+    pl->nthreads = fv_threads_resolve (0);
   pl->rx = p->roi_width ? p->roi_x : 0;
   pl->ry = p->roi_width ? p->roi_y : 0;
   pl->ow = p->roi_width ? p->roi_width : p->width;

@@ -8,6 +8,7 @@
 #include "fv_conv.h"
 #include "fv_conv_cuda.h"
 #include "fv_conv_math.h"
+#include "fv_file.h"
 
 struct fv_conv_grid {
   fv_conv_params p;
@@ -49,6 +50,22 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
     fv_set_last_error ("invalid kernel grid");
     return FV_ERR_INVALID;
   }
+  /* every cell's plan and the two float frames, before anything is allocated */
+  double need = 8.0 * base->width * base->height;
+  for (int j = 0; j < rows; j++)
+    for (int i = 0; i < cols; i++) {
+      fv_conv_params p = *base;
+      int c = j * cols + i;
+      span (base->width, cols, i, &p.roi_x, &p.roi_width);
+      span (base->height, rows, j, &p.roi_y, &p.roi_height);
+      p.roi_width = p.roi_width > p.roi_x ? p.roi_width - p.roi_x : 1;
+      p.roi_height = p.roi_height > p.roi_y ? p.roi_height - p.roi_y : 1;
+      p.kernel_width = kw[c];
+      p.kernel_height = kh[c];
+      need += fv_conv_plan_estimate (&p);
+    }
+  if (!fv_memory_check (need, "the kernel grid's plans"))
+    return FV_ERR_NOMEM;
   fv_conv_grid *g = calloc (1, sizeof *g);
   if (!g)
     return FV_ERR_NOMEM;

@@ -1,34 +1,71 @@
-/* The cascade parser: GMarkup walks the XML, a small state machine keeps
- * where it is (which stage, weak classifier or feature) and collects the
- * text of the leaf elements it needs. */
+/* The cascade parser: GMarkup walks the XML; each element is known by its
+ * whole path below <cascade> (so nothing can stand out of order or out of
+ * place), and every number is checked (finite, whole where it must be, in
+ * range) before it is cast. A cascade is often downloaded: nothing in it
+ * may reach the detector unchecked. */
 #include <glib.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fv_cascade.h"
+#include "fv_file.h"
+
+/* Indices past these are refused before any cast (the file cap keeps
+ * real counts far below them). */
+#define MAX_INDEX (1 << 24)
 
 typedef struct {
   GPtrArray *path;          /* element names from the root */
   GString *text;
   fv_cascade *c;
-  int stage_num;
+  int stage_num, cascades, have_type, in_feature;
   GArray *stages, *weak, *nodes, *leaves, *features;
   fv_cascade_feature cur_feature;
+  int cur_lbp_rect;         /* the current feature came from an LBP <rect> */
   gboolean in_cascade, old_format;
-  const char *file;
 } parse_state;
 
-static const char *
-at (parse_state *s, int from_end)
+/* The path below <cascade>: "stages/_/weakClassifiers/_", or NULL outside. */
+static gchar *
+inner_path (parse_state *s)
 {
-  int n = (int) s->path->len - 1 - from_end;
-  return n >= 0 ? g_ptr_array_index (s->path, n) : "";
+  if (!s->in_cascade || s->path->len < 2)
+    return NULL;
+  GString *p = g_string_new (NULL);
+  for (guint i = 2; i < s->path->len; i++)
+    g_string_append_printf (p, "%s%s", i > 2 ? "/" : "", (char *) g_ptr_array_index (s->path, i));
+  return g_string_free (p, FALSE);
 }
 
-static gboolean
-path_is (parse_state *s, const char *a, const char *b)
+static void
+refuse (GMarkupParseContext *ctx, GError **error, const char *fmt, ...)
 {
-  return !strcmp (at (s, 0), a) && (!b || !strcmp (at (s, 1), b));
+  if (*error)
+    return;
+  va_list ap;
+  va_start (ap, fmt);
+  char *why = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  int line, col;
+  g_markup_parse_context_get_position (ctx, &line, &col);
+  g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "line %d: %s", line, why);
+  g_free (why);
+}
+
+/* Where in the cascade the element at path p is, for messages. */
+static char *
+where (parse_state *s, const char *p)
+{
+  if (g_str_has_prefix (p, "features/"))
+    return g_strdup_printf ("feature %u", s->features->len);
+  if (g_str_has_prefix (p, "stages/_/weakClassifiers/_/"))
+    return g_strdup_printf ("stage %u, weak classifier %d", s->stages->len - 1,
+        g_array_index (s->stages, fv_cascade_stage, s->stages->len - 1).nweak - 1);
+  if (g_str_has_prefix (p, "stages/_/"))
+    return g_strdup_printf ("stage %u", s->stages->len - 1);
+  return g_strdup ("the cascade");
 }
 
 static void
@@ -41,28 +78,51 @@ on_start (GMarkupParseContext *ctx, const gchar *name, const gchar **attr_names,
   for (int i = 0; attr_names[i]; i++)
     if (!strcmp (attr_names[i], "type_id") && !strcmp (attr_values[i], "opencv-haar-classifier"))
       s->old_format = TRUE;
-  /* <cascade> under the root, with or without type_id="opencv-cascade-classifier" */
-  if (!strcmp (name, "cascade") && !strcmp (at (s, 1), "opencv_storage"))
-    s->in_cascade = TRUE;
   if (s->old_format) {
     g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,
         "the old opencv-haar-classifier format is not supported: use a cascade in the "
         "opencv-cascade-classifier format (opencv_traincascade, or OpenCV's converter)");
     return;
   }
-  if (!s->in_cascade)
+  /* <cascade> under the root, with or without type_id="opencv-cascade-classifier" */
+  if (s->path->len == 2 && !strcmp (name, "cascade")
+      && !strcmp (g_ptr_array_index (s->path, 0), "opencv_storage")) {
+    if (++s->cascades > 1)
+      refuse (ctx, error, "a second <cascade> (one file holds one cascade)");
+    s->in_cascade = TRUE;
     return;
-  /* a stage, a weak classifier or a feature begins */
-  if (!strcmp (name, "_") && !strcmp (at (s, 1), "stages")) {
+  }
+  gchar *p = inner_path (s);
+  if (!p)
+    return;
+  /* the structural elements stand in one place only */
+  static const char *const places[][2] = {
+    { "stages", "stages" }, { "features", "features" },
+    { "stageThreshold", "stages/_/stageThreshold" },
+    { "weakClassifiers", "stages/_/weakClassifiers" },
+    { "internalNodes", "stages/_/weakClassifiers/_/internalNodes" },
+    { "leafValues", "stages/_/weakClassifiers/_/leafValues" },
+    { "rects", "features/_/rects" }, { "rect", "features/_/rect" },
+    { "tilted", "features/_/tilted" },
+  };
+  for (unsigned i = 0; i < G_N_ELEMENTS (places); i++)
+    if (!strcmp (name, places[i][0]) && strcmp (p, places[i][1]))
+      refuse (ctx, error, "<%s> out of place (at %s)", name, p);
+  if ((!strcmp (p, "stages") || !strcmp (p, "features")) && !s->have_type) {
+    refuse (ctx, error, "<%s> before <featureType>", p);
+  } else if (!strcmp (p, "stages/_")) {   /* a stage, weak classifier or feature begins */
     fv_cascade_stage st = { 0, (int) s->weak->len, 0 };
     g_array_append_val (s->stages, st);
-  } else if (!strcmp (name, "_") && !strcmp (at (s, 1), "weakClassifiers")) {
+  } else if (!strcmp (p, "stages/_/weakClassifiers/_")) {
     fv_cascade_weak w = { (int) s->nodes->len, 0, (int) s->leaves->len, 0 };
     g_array_append_val (s->weak, w);
     g_array_index (s->stages, fv_cascade_stage, s->stages->len - 1).nweak++;
-  } else if (!strcmp (name, "_") && !strcmp (at (s, 1), "features")) {
+  } else if (!strcmp (p, "features/_")) {
     memset (&s->cur_feature, 0, sizeof s->cur_feature);
+    s->cur_lbp_rect = 0;
+    s->in_feature = 1;
   }
+  g_free (p);
 }
 
 static void
@@ -71,9 +131,9 @@ on_text (GMarkupParseContext *ctx, const gchar *text, gsize len, gpointer user, 
   g_string_append_len (((parse_state *) user)->text, text, len);
 }
 
-/* Numbers of a text node; FALSE on anything that is not one. */
+/* The numbers of a text node; FALSE on anything that is not one. */
 static gboolean
-numbers (const char *text, GArray *out, gboolean integers)
+numbers (const char *text, GArray *out)
 {
   const char *p = text;
   while (*p) {
@@ -82,8 +142,8 @@ numbers (const char *text, GArray *out, gboolean integers)
     if (!*p)
       break;
     char *end;
-    double v = integers ? (double) g_ascii_strtoll (p, &end, 10) : g_ascii_strtod (p, &end);
-    if (end == p)
+    double v = g_ascii_strtod (p, &end);
+    if (end == p || (*end && !g_ascii_isspace (*end)))
       return FALSE;
     g_array_append_val (out, v);
     p = end;
@@ -91,115 +151,217 @@ numbers (const char *text, GArray *out, gboolean integers)
   return TRUE;
 }
 
+/* A whole number in [lo, hi]; anything else (NaN, inf, 1e10, 0.5) is not. */
+static gboolean
+to_int (double v, double lo, double hi, int64_t *out)
+{
+  if (!isfinite (v) || v != floor (v) || v < lo || v > hi)
+    return FALSE;
+  *out = (int64_t) v;
+  return TRUE;
+}
+
+static gboolean
+to_float (double v, float *out)
+{
+  if (!isfinite (v) || fabs (v) > FLT_MAX)
+    return FALSE;
+  *out = (float) v;
+  return TRUE;
+}
+
+/* The single whole number of a text node, in [lo, hi]. */
+static gboolean
+one_int (const char *txt, int lo, int hi, int *out)
+{
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
+  int64_t x = 0;
+  gboolean ok = numbers (txt, v) && v->len == 1 && to_int (g_array_index (v, double, 0), lo, hi, &x);
+  g_array_free (v, TRUE);
+  *out = (int) x;
+  return ok;
+}
+
+static gboolean
+one_float (const char *txt, float *out)
+{
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean ok = numbers (txt, v) && v->len == 1 && to_float (g_array_index (v, double, 0), out);
+  g_array_free (v, TRUE);
+  return ok;
+}
+
+/* <internalNodes>: per node left, right, feature, then a threshold (HAAR)
+ * or eight subset words (LBP). */
+static const char *
+parse_nodes (parse_state *s, fv_cascade_weak *w, GArray *v)
+{
+  const int lbp = s->c->type == FV_FEATURE_LBP, per = lbp ? 3 + 8 : 4;
+  if (w->nnodes)
+    return "a second <internalNodes>";
+  if (lbp != (s->c->max_cat_count > 0))
+    return lbp ? "an LBP cascade needs <maxCatCount>256</maxCatCount> before its stages"
+               : "a HAAR cascade with categorical features (<maxCatCount> not 0)";
+  if (!v->len || v->len % per)
+    return lbp ? "not a multiple of 11 numbers" : "not a multiple of 4 numbers";
+  for (guint i = 0; i < v->len; i += per) {
+    const double *d = &g_array_index (v, double, i);
+    fv_cascade_node n = { 0 };
+    int64_t l, r, f;
+    if (!to_int (d[0], -MAX_INDEX, MAX_INDEX, &l) || !to_int (d[1], -MAX_INDEX, MAX_INDEX, &r))
+      return "a child index that is not a whole number in range";
+    if (!to_int (d[2], 0, MAX_INDEX, &f))
+      return "a feature index that is not a whole number in range";
+    n.left = (int) l;
+    n.right = (int) r;
+    n.feature = (int) f;
+    if (!lbp && !to_float (d[3], &n.threshold))
+      return "a threshold that is not a finite float";
+    for (int k = 0; lbp && k < 8; k++) {
+      int64_t word;
+      if (!to_int (d[3 + k], INT32_MIN, UINT32_MAX, &word))
+        return "a subset word that is not a 32-bit whole number";
+      n.subset[k] = (int32_t) (uint32_t) word;
+    }
+    g_array_append_val (s->nodes, n);
+    w->nnodes++;
+  }
+  return NULL;
+}
+
+static const char *
+parse_leaves (parse_state *s, fv_cascade_weak *w, GArray *v)
+{
+  if (w->nleaves)
+    return "a second <leafValues>";
+  if (!v->len)
+    return "no leaf values";
+  for (guint i = 0; i < v->len; i++) {
+    float f;
+    if (!to_float (g_array_index (v, double, i), &f))
+      return "a leaf value that is not a finite float";
+    g_array_append_val (s->leaves, f);
+    w->nleaves++;
+  }
+  return NULL;
+}
+
+/* A HAAR rectangle "x y w h weight" or an LBP block "x y w h"; the window
+ * test is done once the window size is known, in fv_cascade_parse. */
+static const char *
+parse_rect (parse_state *s, GArray *v, int lbp)
+{
+  fv_cascade_feature *f = &s->cur_feature;
+  if (lbp != (s->c->type == FV_FEATURE_LBP))
+    return lbp ? "an LBP <rect> in a HAAR cascade" : "HAAR <rects> in an LBP cascade";
+  if (v->len != (lbp ? 4u : 5u))
+    return lbp ? "not 4 numbers" : "not 5 numbers";
+  if (f->nrects >= (lbp ? 1 : 3))
+    return lbp ? "more than one <rect>" : "more than 3 rectangles";
+  int64_t q[4];
+  for (int k = 0; k < 4; k++)
+    if (!to_int (g_array_index (v, double, k), k < 2 ? 0 : 1, FV_CASCADE_MAX_WINDOW, &q[k]))
+      return "a position or size that is not a whole number within the largest window";
+  fv_cascade_rect *r = &f->rect[f->nrects];
+  r->x = (int) q[0];
+  r->y = (int) q[1];
+  r->w = (int) q[2];
+  r->h = (int) q[3];
+  r->weight = 1.0f;
+  if (!lbp && !to_float (g_array_index (v, double, 4), &r->weight))
+    return "a weight that is not a finite float";
+  f->nrects++;
+  s->cur_lbp_rect = lbp;
+  return NULL;
+}
+
+/* The leaf elements under <cascade>, by their path. */
+static const char *
+on_leaf (parse_state *s, const char *p, const char *txt, GArray *v)
+{
+  fv_cascade *c = s->c;
+  if (!strcmp (p, "featureType")) {
+    if (s->have_type)
+      return "a second <featureType>";
+    char *t = g_strstrip (g_strdup (txt));
+    const char *why = NULL;
+    if (!strcmp (t, "HAAR"))
+      c->type = FV_FEATURE_HAAR;
+    else if (!strcmp (t, "LBP"))
+      c->type = FV_FEATURE_LBP;
+    else
+      why = "the feature type is not supported (HAAR and LBP are)";
+    s->have_type = !why;
+    g_free (t);
+    return why;
+  }
+  if (!strcmp (p, "stageType"))
+    return strstr (txt, "BOOST") ? NULL : "the stage type is not supported (BOOST is)";
+  if (!strcmp (p, "width") || !strcmp (p, "height")) {
+    int *dim = p[0] == 'w' ? &c->width : &c->height;
+    return one_int (txt, 3, FV_CASCADE_MAX_WINDOW, dim) ? NULL
+        : "the window size is not a whole number from 3 to 1024";
+  }
+  if (!strcmp (p, "stageNum"))
+    return one_int (txt, 0, MAX_INDEX, &s->stage_num) ? NULL : "<stageNum> is not a count";
+  if (!strcmp (p, "featureParams/maxCatCount")) {
+    if (s->stages->len)
+      return "<maxCatCount> after the stages";
+    return one_int (txt, 0, 256, &c->max_cat_count)
+        && (c->max_cat_count == 0 || c->max_cat_count == 256) ? NULL
+        : "<maxCatCount> is neither 0 (HAAR) nor 256 (LBP)";
+  }
+  if (!strcmp (p, "stages/_/stageThreshold")) {
+    fv_cascade_stage *st = &g_array_index (s->stages, fv_cascade_stage, s->stages->len - 1);
+    return one_float (txt, &st->threshold) ? NULL : "the stage threshold is not a finite float";
+  }
+  gboolean nodes = !strcmp (p, "stages/_/weakClassifiers/_/internalNodes");
+  if (nodes || !strcmp (p, "stages/_/weakClassifiers/_/leafValues")) {
+    fv_cascade_weak *w = &g_array_index (s->weak, fv_cascade_weak, s->weak->len - 1);
+    if (!numbers (txt, v))
+      return "something that is not a number";
+    return nodes ? parse_nodes (s, w, v) : parse_leaves (s, w, v);
+  }
+  gboolean haar_rect = !strcmp (p, "features/_/rects/_");
+  if (haar_rect || !strcmp (p, "features/_/rect")) {
+    if (!numbers (txt, v))
+      return "something that is not a number";
+    return parse_rect (s, v, !haar_rect);
+  }
+  if (!strcmp (p, "features/_/tilted")) {
+    return one_int (txt, 0, 1, &s->cur_feature.tilted) ? NULL : "<tilted> is neither 0 nor 1";
+  }
+  if (!strcmp (p, "features/_")) {
+    if (!s->cur_feature.nrects)
+      return "a feature with no rectangle";
+    if (s->cur_lbp_rect && s->cur_feature.tilted)
+      return "a tilted LBP feature";
+    g_array_append_val (s->features, s->cur_feature);
+    s->in_feature = 0;
+  }
+  return NULL;
+}
+
 static void
 on_end (GMarkupParseContext *ctx, const gchar *name, gpointer user, GError **error)
 {
   parse_state *s = user;
-  fv_cascade *c = s->c;
-  const char *txt = s->text->str;
-  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
-  gboolean ok = TRUE;
-  if (s->in_cascade) {
-    if (path_is (s, "featureType", "cascade")) {
-      char *t = g_strstrip (g_strdup (txt));
-      if (!strcmp (t, "HAAR"))
-        c->type = FV_FEATURE_HAAR;
-      else if (!strcmp (t, "LBP"))
-        c->type = FV_FEATURE_LBP;
-      else
-        g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,
-            "feature type \"%s\" is not supported (HAAR and LBP are)", t);
-      g_free (t);
-    } else if (path_is (s, "stageType", "cascade")) {
-      if (!strstr (txt, "BOOST"))
-        g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,
-            "stage type \"%s\" is not supported (BOOST is)", g_strstrip (s->text->str));
-    } else if (path_is (s, "width", "cascade")) {
-      c->width = atoi (txt);
-    } else if (path_is (s, "height", "cascade")) {
-      c->height = atoi (txt);
-    } else if (path_is (s, "stageNum", "cascade")) {
-      s->stage_num = atoi (txt);
-    } else if (path_is (s, "maxCatCount", "featureParams")) {
-      c->max_cat_count = atoi (txt);
-    } else if (path_is (s, "stageThreshold", "_") && s->stages->len) {
-      g_array_index (s->stages, fv_cascade_stage, s->stages->len - 1).threshold =
-          (float) g_ascii_strtod (txt, NULL);
-    } else if (path_is (s, "internalNodes", "_") && s->weak->len) {
-      fv_cascade_weak *w = &g_array_index (s->weak, fv_cascade_weak, s->weak->len - 1);
-      const int per = c->max_cat_count > 0 ? 3 + 8 : 4;
-      ok = numbers (txt, v, c->max_cat_count > 0) && v->len && v->len % per == 0;
-      for (guint i = 0; ok && i < v->len; i += per) {
-        fv_cascade_node n = { 0 };
-        n.left = (int) g_array_index (v, double, i);
-        n.right = (int) g_array_index (v, double, i + 1);
-        n.feature = (int) g_array_index (v, double, i + 2);
-        if (per == 4)
-          n.threshold = (float) g_array_index (v, double, i + 3);
-        else
-          for (int k = 0; k < 8; k++)
-            n.subset[k] = (int32_t) (int64_t) g_array_index (v, double, i + 3 + k);
-        g_array_append_val (s->nodes, n);
-        w->nnodes++;
-      }
-    } else if (path_is (s, "leafValues", "_") && s->weak->len) {
-      fv_cascade_weak *w = &g_array_index (s->weak, fv_cascade_weak, s->weak->len - 1);
-      ok = numbers (txt, v, FALSE) && v->len;
-      for (guint i = 0; ok && i < v->len; i++) {
-        float f = (float) g_array_index (v, double, i);
-        g_array_append_val (s->leaves, f);
-        w->nleaves++;
-      }
-    } else if (!strcmp (name, "_") && !strcmp (at (s, 1), "rects")) {   /* HAAR rectangle */
-      ok = numbers (txt, v, FALSE) && v->len == 5 && s->cur_feature.nrects < 3;
-      if (ok) {
-        fv_cascade_rect *r = &s->cur_feature.rect[s->cur_feature.nrects++];
-        r->x = (int) g_array_index (v, double, 0);
-        r->y = (int) g_array_index (v, double, 1);
-        r->w = (int) g_array_index (v, double, 2);
-        r->h = (int) g_array_index (v, double, 3);
-        r->weight = (float) g_array_index (v, double, 4);
-      }
-    } else if (path_is (s, "rect", "_")) {   /* LBP block grid */
-      ok = numbers (txt, v, TRUE) && v->len == 4;
-      if (ok) {
-        fv_cascade_rect *r = &s->cur_feature.rect[0];
-        r->x = (int) g_array_index (v, double, 0);
-        r->y = (int) g_array_index (v, double, 1);
-        r->w = (int) g_array_index (v, double, 2);
-        r->h = (int) g_array_index (v, double, 3);
-        r->weight = 1.0f;
-        s->cur_feature.nrects = 1;
-      }
-    } else if (path_is (s, "tilted", "_")) {
-      s->cur_feature.tilted = atoi (txt) != 0;
-    } else if (!strcmp (name, "_") && !strcmp (at (s, 1), "features")) {
-      g_array_append_val (s->features, s->cur_feature);
+  gchar *p = inner_path (s);
+  if (p) {
+    GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
+    const char *why = on_leaf (s, p, s->text->str, v);
+    if (why) {
+      char *at = where (s, p);
+      refuse (ctx, error, "<%s> of %s: %s", name, at, why);
+      g_free (at);
     }
-    if (!ok && !*error) {
-      int line, col;
-      g_markup_parse_context_get_position (ctx, &line, &col);
-      g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,
-          "line %d: malformed <%s>", line, name);
-    }
+    g_array_free (v, TRUE);
+    g_free (p);
   }
-  if (!strcmp (name, "cascade"))
+  if (!strcmp (name, "cascade") && s->path->len == 2)
     s->in_cascade = FALSE;
-  g_array_free (v, TRUE);
   g_free (g_ptr_array_steal_index (s->path, s->path->len - 1));
   g_string_truncate (s->text, 0);
-}
-
-static fv_cascade *
-fail (parse_state *s, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  char *why = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  fv_set_last_error ("%s: %s", s->file, why);
-  g_free (why);
-  return NULL;
 }
 
 /* A tree must end: children point forward within it, leaves exist. */
@@ -211,7 +373,7 @@ tree_problem (const fv_cascade_weak *w, const fv_cascade_node *nodes, int nnodes
     return "its nodes and leaves do not match";
   for (int k = 0; k < w->nnodes; k++) {
     const fv_cascade_node *n = &nodes[w->first_node + k];
-    const int child[2] = { n->left, n->right };
+    const int child[2] = { n->left, n->right };   /* in +-MAX_INDEX: negating is safe */
     for (int j = 0; j < 2; j++)
       if ((child[j] > 0 && (child[j] <= k || child[j] >= w->nnodes))
           || (child[j] <= 0 && -child[j] >= w->nleaves))
@@ -220,15 +382,59 @@ tree_problem (const fv_cascade_weak *w, const fv_cascade_node *nodes, int nnodes
   return NULL;
 }
 
+/* The rectangle, in 64 bits, lies inside the window. */
+static gboolean
+rect_inside (const fv_cascade *c, const fv_cascade_feature *f, const fv_cascade_rect *q)
+{
+  int64_t k = c->type == FV_FEATURE_LBP ? 3 : 1;
+  int64_t x = q->x, y = q->y, w = k * q->w, h = k * q->h;
+  if (x < 0 || y < 0 || w < 1 || h < 1)
+    return FALSE;
+  /* a tilted rectangle runs from (x, y) down-left by h and down-right by w */
+  if (f->tilted)
+    return x - h >= 0 && x + w <= c->width && y + w + h <= c->height;
+  return x + w <= c->width && y + h <= c->height;
+}
+
+/* The checks that need the whole cascade; NULL when it is sound. */
+static char *
+whole_problem (const fv_cascade *c, int stage_num)
+{
+  if (!c->nstages || !c->nfeatures || !c->width || !c->height)
+    return g_strdup ("no cascade in the opencv-cascade-classifier format found");
+  if (stage_num && stage_num != c->nstages)
+    return g_strdup_printf ("%d stages where <stageNum> says %d", c->nstages, stage_num);
+  for (int i = 0; i < c->nstages; i++)
+    if (c->stages[i].nweak < 1)
+      return g_strdup_printf ("stage %d has no weak classifier", i);
+  for (int i = 0; i < c->nnodes; i++)
+    if (c->nodes[i].feature >= c->nfeatures)
+      return g_strdup_printf ("a classifier uses feature %d of %d", c->nodes[i].feature,
+          c->nfeatures);
+  for (int i = 0; i < c->nweak; i++) {
+    const char *why = tree_problem (&c->weak[i], c->nodes, c->nnodes, c->nleaves);
+    if (why)
+      return g_strdup_printf ("weak classifier %d: %s", i, why);
+  }
+  for (int i = 0; i < c->nfeatures; i++)
+    for (int r = 0; r < c->features[i].nrects; r++)
+      if (!rect_inside (c, &c->features[i], &c->features[i].rect[r]))
+        return g_strdup_printf ("feature %d reaches outside the %dx%d window", i, c->width,
+            c->height);
+  return NULL;
+}
+
 fv_cascade *
-fv_cascade_load (const char *path)
+fv_cascade_parse (const char *data, size_t len, const char *name)
 {
   parse_state s = { 0 };
-  char *data = NULL;
-  gsize len = 0;
   GError *err = NULL;
-  fv_cascade *c = calloc (1, sizeof *c), *result = NULL;
-  s.file = path;
+  fv_cascade *c = calloc (1, sizeof *c);
+  char *why = NULL;
+  if (!c) {
+    fv_set_last_error ("%s: out of memory", name);
+    return NULL;
+  }
   s.c = c;
   s.path = g_ptr_array_new_with_free_func (g_free);
   s.text = g_string_new (NULL);
@@ -238,84 +444,53 @@ fv_cascade_load (const char *path)
   s.leaves = g_array_new (FALSE, FALSE, sizeof (float));
   s.features = g_array_new (FALSE, FALSE, sizeof (fv_cascade_feature));
   static const GMarkupParser parser = { on_start, on_end, on_text, NULL, NULL };
-  if (!g_file_get_contents (path, &data, &len, &err)) {
-    fail (&s, "%s", err->message);
-    goto out;
-  }
   GMarkupParseContext *ctx = g_markup_parse_context_new (&parser, 0, &s, NULL);
-  gboolean parsed = g_markup_parse_context_parse (ctx, data, len, &err)
+  gboolean parsed = g_markup_parse_context_parse (ctx, data, (gssize) len, &err)
       && g_markup_parse_context_end_parse (ctx, &err);
   g_markup_parse_context_free (ctx);
-  if (!parsed) {
-    fail (&s, "%s", err->message);
-    goto out;
-  }
   c->nstages = s.stages->len;
   c->nweak = s.weak->len;
   c->nnodes = s.nodes->len;
   c->nleaves = s.leaves->len;
   c->nfeatures = s.features->len;
-  if (c->width < 1 || c->height < 1 || !c->nstages || !c->nfeatures) {
-    fail (&s, "no cascade in the opencv-cascade-classifier format found");
-    goto out;
+  c->stages = (fv_cascade_stage *) g_array_free (s.stages, FALSE);
+  c->weak = (fv_cascade_weak *) g_array_free (s.weak, FALSE);
+  c->nodes = (fv_cascade_node *) g_array_free (s.nodes, FALSE);
+  c->leaves = (float *) g_array_free (s.leaves, FALSE);
+  c->features = (fv_cascade_feature *) g_array_free (s.features, FALSE);
+  if (!parsed)
+    why = g_strdup (err->message);
+  else
+    why = whole_problem (c, s.stage_num);
+  if (why) {
+    fv_set_last_error ("%s: %s", name, why);
+    fv_cascade_free (c);
+    c = NULL;
   }
-  if (s.stage_num && s.stage_num != c->nstages) {
-    fail (&s, "%d stages where <stageNum> says %d", c->nstages, s.stage_num);
-    goto out;
-  }
-  for (int i = 0; i < c->nnodes; i++) {
-    fv_cascade_node *n = &g_array_index (s.nodes, fv_cascade_node, i);
-    if (n->feature < 0 || n->feature >= c->nfeatures) {
-      fail (&s, "a classifier uses feature %d of %d", n->feature, c->nfeatures);
-      goto out;
-    }
-  }
-  for (int i = 0; i < c->nweak; i++) {
-    const char *why = tree_problem (&g_array_index (s.weak, fv_cascade_weak, i),
-        (fv_cascade_node *) s.nodes->data, c->nnodes, c->nleaves);
-    if (why) {
-      fail (&s, "weak classifier %d: %s", i, why);
-      goto out;
-    }
-  }
-  for (int i = 0; i < c->nfeatures; i++) {
-    fv_cascade_feature *f = &g_array_index (s.features, fv_cascade_feature, i);
-    for (int r = 0; r < f->nrects; r++) {
-      const fv_cascade_rect *q = &f->rect[r];
-      int w = c->type == FV_FEATURE_LBP ? 3 * q->w : q->w, h = c->type == FV_FEATURE_LBP ? 3 * q->h : q->h;
-      /* a tilted rectangle runs from (x, y) down-left by h and down-right by w */
-      int outside = f->tilted ? q->x - h < 0 || q->x + w > c->width || q->y + w + h > c->height
-          : q->x + w > c->width || q->y + h > c->height;
-      if (q->x < 0 || q->y < 0 || w < 1 || h < 1 || outside) {
-        fail (&s, "feature %d reaches outside the %dx%d window", i, c->width, c->height);
-        goto out;
-      }
-    }
-    if (!f->nrects) {
-      fail (&s, "feature %d has no rectangle", i);
-      goto out;
-    }
-  }
-  c->stages = (fv_cascade_stage *) g_array_steal (s.stages, NULL);
-  c->weak = (fv_cascade_weak *) g_array_steal (s.weak, NULL);
-  c->nodes = (fv_cascade_node *) g_array_steal (s.nodes, NULL);
-  c->leaves = (float *) g_array_steal (s.leaves, NULL);
-  c->features = (fv_cascade_feature *) g_array_steal (s.features, NULL);
-  result = c;
-  c = NULL;
-out:
+  g_free (why);
   if (err)
     g_error_free (err);
-  g_free (data);
   g_ptr_array_free (s.path, TRUE);
   g_string_free (s.text, TRUE);
-  g_array_free (s.stages, TRUE);
-  g_array_free (s.weak, TRUE);
-  g_array_free (s.nodes, TRUE);
-  g_array_free (s.leaves, TRUE);
-  g_array_free (s.features, TRUE);
-  fv_cascade_free (c);
-  return result;
+  return c;
+}
+
+fv_cascade *
+fv_cascade_load (const char *path)
+{
+  char *data = NULL;
+  gsize len = 0;
+  GError *err = NULL;
+  if (!fv_file_read (path, "cascade", FV_CASCADE_MAX_FILE, &data, &len, &err)) {
+    fv_set_last_error ("%s", err->message);
+    g_error_free (err);
+    return NULL;
+  }
+  gchar *name = g_filename_display_name (path);
+  fv_cascade *c = fv_cascade_parse (data, len, name);
+  g_free (name);
+  g_free (data);
+  return c;
 }
 
 void

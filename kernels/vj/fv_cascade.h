@@ -47,9 +47,18 @@ typedef struct {
   fv_cascade_feature *features;
 } fv_cascade;
 
+/* The largest cascade file read (Debian's largest is 2.6 MB), and the
+ * largest detection window accepted (OpenCV's cascades are 20 to 60). */
+#define FV_CASCADE_MAX_FILE (64u << 20)
+#define FV_CASCADE_MAX_WINDOW 1024
+
 /* NULL on failure, with the file, the reason and, where it helps, the line
- * in fv_last_error(). */
+ * and the part of the cascade at fault in fv_last_error(). Only regular
+ * files are read. */
 fv_cascade *fv_cascade_load (const char *path);
+
+/* The same from a cascade already in memory; name is what errors call it. */
+fv_cascade *fv_cascade_parse (const char *data, size_t len, const char *name);
 void fv_cascade_free (fv_cascade *c);
 
 #ifdef __cplusplus

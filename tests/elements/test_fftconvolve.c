@@ -3,6 +3,7 @@
  * files, every bad kernel file refused with file, line and reason, a bad
  * kernel set while playing keeping the old one, and no CUDA path yet. */
 #include <math.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -192,11 +193,39 @@ expect_refused (const char *prop, const char *path, const char *expect)
   GError *err = NULL;
   gst_message_parse_error (m, &err, NULL);
   fail_unless (strstr (err->message, expect) != NULL, "%s: %s", path, err->message);
+  fail_unless (g_utf8_validate (err->message, -1, NULL));
   g_error_free (err);
   gst_message_unref (m);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (f);
   gst_object_unref (pipe);
+}
+
+/* Runs a pipeline to its end: the error message (NULL at EOS); *seconds
+ * is how long it took from the state change on. */
+static gchar *
+run_pipeline (const char *desc, gdouble *seconds)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL, "%s", desc);
+  gint64 t0 = g_get_monotonic_time ();
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  if (seconds)
+    *seconds = (g_get_monotonic_time () - t0) / 1e6;
+  fail_unless (m != NULL, "%s: no end in 60 s", desc);
+  gchar *text = NULL;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    text = g_strdup (err->message);
+    g_error_free (err);
+  }
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return text;
 }
 
 /* Each bad kernel fails the state change with an error naming the reason. */
@@ -207,9 +236,16 @@ GST_START_TEST (test_bad_kernels)
     { "nan.txt", "1 nan 2\n", "nan.txt:1" },
     { "words.txt", "1 two 3\n", "words.txt:1: not a number" },
     { "empty.txt", "# nothing\n", "no numbers" },
-    { "zero.txt", "1 -2 1\n", "sums to zero" },
+    { "zero.txt", "1 -2 1\n", "zero.txt: kernel 1 of 1 sums to zero" },
     { "short.pgm", "P5\n4 4\n255\nab", "truncated" },
     { "missing.txt", NULL, "missing.txt" },
+    { "overflow.txt", "1 1e39 2\n", "overflow.txt:1: tap 2 (1e+39) overflows a float" },
+    { "nanscale.pfm", "Pf\n1 1\nnan\n\0\0\x80\x3f", "bad PFM scale" },
+    { "pgmmax.pgm", "P2\n2 1\n10\n3 11\n", "above the maximum value" },
+    /* 15 two-byte characters: a cut after 20 bytes would split one */
+    { "utf8.txt", "1 \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n", "utf8.txt:1: not a number" },
+    { "latin1.txt", "1 2\xe9\n", "unexpected" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -217,6 +253,78 @@ GST_START_TEST (test_bad_kernels)
         : g_build_filename (tmpdir, cases[i].name, NULL);
     expect_refused ("kernel", path, cases[i].expect);
     g_free (path);
+  }
+  /* rows past the documented 2048 taps */
+  GString *wide = g_string_new (NULL);
+  for (gint i = 0; i < 2049; i++)
+    g_string_append (wide, "1 ");
+  gchar *p = write_file ("wide.txt", wide->str, -1);
+  expect_refused ("kernel", p, "more than 2048 taps in a row");
+  g_free (p);
+  g_string_free (wide, TRUE);
+  /* only regular files: /dev/zero would fill memory, a FIFO block forever */
+  expect_refused ("kernel", "/dev/zero", "not a regular file");
+  gchar *fifo = g_build_filename (tmpdir, "fifo.txt", NULL);
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  expect_refused ("kernel", fifo, "not a regular file");
+  expect_refused ("kernel-grid", fifo, "not a regular file");
+  g_free (fifo);
+}
+GST_END_TEST;
+
+/* A plan past the memory limit is refused before it is allocated, with
+ * the figures and the variable that raises the limit. */
+GST_START_TEST (test_memory_limit)
+{
+  /* a 2048x2048 PFM kernel (16 MB), named 4096 times by a 64x64 grid: 64 GB */
+  gsize n = (gsize) 2048 * 2048;
+  gchar *pfm = g_malloc (n * 4 + 32);
+  gint head = g_snprintf (pfm, 32, "Pf\n2048 2048\n-1\n");
+  for (gsize i = 0; i < n; i++)
+    memcpy (pfm + head + 4 * i, &(gfloat) { 1.0f }, 4);
+  gchar *big = write_file ("big.pfm", pfm, head + 4 * n);
+  g_free (pfm);
+  GString *grid = g_string_new ("64 64\n");
+  for (gint i = 0; i < 64 * 64; i++)
+    g_string_append (grid, "big.pfm ");
+  gchar *gp = write_file ("big-grid.txt", grid->str, -1);
+  g_string_free (grid, TRUE);
+  g_setenv ("FASTVISION_MAX_MEMORY_MB", "4096", TRUE);
+  expect_refused ("kernel-grid", gp, "the grid's kernels would need up to 65536 MB, more than "
+      "the 4096 MB allowed (FASTVISION_MAX_MEMORY_MB");
+  /* one such kernel on a 4K frame needs ~0.5 GB of FFT planes */
+  g_setenv ("FASTVISION_MAX_MEMORY_MB", "64", TRUE);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8,"
+      "width=3840,height=2160 ! fftconvolve kernel=%s ! fakesink", big);
+  gchar *err = run_pipeline (desc, NULL);
+  fail_unless (err && strstr (err, "big.pfm") && strstr (err, "more than the 64 MB allowed"),
+      "%s", err);
+  g_free (err);
+  g_free (desc);
+  g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+  g_free (gp);
+  g_free (big);
+}
+GST_END_TEST;
+
+/* Any accepted threads value starts within a second once the wisdom is
+ * warm (64 and 1024 threads on two cores took minutes). */
+GST_START_TEST (test_threads_start)
+{
+  const guint counts[] = { 64, 1024 };
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8,"
+        "width=1280,height=720 ! fftconvolve gaussian-sigma=6 method=fft threads=%u ! fakesink",
+        counts[i]);
+    gdouble cold, warm;
+    gchar *err = run_pipeline (desc, &cold);
+    fail_unless (err == NULL, "%s", err);
+    err = run_pipeline (desc, &warm);
+    fail_unless (err == NULL, "%s", err);
+    GST_INFO ("threads=%u: %.2f s cold, %.2f s warm", counts[i], cold, warm);
+    fail_unless (warm < 1.0, "threads=%u: %.2f s to run one frame with warm wisdom", counts[i],
+        warm);
+    g_free (desc);
   }
 }
 GST_END_TEST;
@@ -237,11 +345,28 @@ GST_START_TEST (test_kernel_grid)
   gst_buffer_unref (in);
   gst_buffer_unref (out);
   gst_harness_teardown (hh);
+  /* a path with spaces, quoted as in the shell */
+  gchar *spaced = write_file ("my kernel.txt", "1 2 1\n2 4 2\n1 2 1\n", -1);
+  gchar *qgrid = write_file ("qgrid.txt", "2 1\n\"my kernel.txt\" 'my kernel.txt'\n", -1);
+  hh = harness ("GRAY8", 45, 31, &info);
+  g_object_set (hh->element, "kernel-grid", qgrid, NULL);
+  in = random_frame (&info, 4);
+  out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+  check (&info, in, out, taps, 3, 3, TRUE, 0, FV_CONV_RENORMALIZE, 1);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (hh);
+  g_free (spaced);
+  g_free (qgrid);
   struct { const char *name, *data, *expect; } bad[] = {
     { "count.txt", "2 2\ng1.txt g1.txt g1.txt\n", "3 kernel paths for a 2x2 grid" },
     { "head.txt", "two 2\ng1.txt\n", "COLS ROWS" },
     { "nokernel.txt", "1 1\nnope.txt\n", "nope.txt" },
+    { "zerogrid.txt", "2 1\ng1.txt zero.txt\n", "kernel 2 of 2, " },
+    { "quote.txt", "1 1\n\"unclosed.txt\n", "the kernel paths" },
   };
+  gchar *zero = write_file ("zero.txt", "1 -2 1\n", -1);
+  g_free (zero);
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
     gchar *path = write_file (bad[i].name, bad[i].data, -1);
     expect_refused ("kernel-grid", path, bad[i].expect);
@@ -307,6 +432,8 @@ fftconvolve_suite (void)
   tcase_add_test (tc, test_kernel_grid);
   tcase_add_test (tc, test_changes_midstream);
   tcase_add_test (tc, test_cuda_backend);
+  tcase_add_test (tc, test_memory_limit);
+  tcase_add_test (tc, test_threads_start);
   return s;
 }
 
