@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,22 @@ static inline size_t
 fv_image_row_bytes (const fv_image *im)
 {
   return (size_t) im->width * im->channels * im->sample;
+}
+
+/* 16-bit samples at any address: strides may be odd (a video meta can say
+ * so), and a cast pointer would then be misaligned. */
+static inline uint16_t
+fv_load_u16 (const void *p)
+{
+  uint16_t v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static inline void
+fv_store_u16 (void *p, uint16_t v)
+{
+  memcpy (p, &v, sizeof v);
 }
 
 const char *fv_status_string (fv_status s);

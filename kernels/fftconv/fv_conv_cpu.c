@@ -122,7 +122,7 @@ extend (const fv_conv_plan *pl, const fv_image *src, int c, float *buf, int bstr
       int sx = xmap[u];
       size_t i = (size_t) sx * p->channels + c;
       o[u] = sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
-          : ((const uint16_t *) row)[i];
+          : fv_load_u16 ((const char *) row + 2 * i);
     }
   }
   free (xmap);
@@ -209,7 +209,7 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
       int sx = fv_conv_ext_index ((long) x0 + u - cx, W, p->border);
       size_t i = (size_t) sx * C + c;
       o[u] = sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
-          : ((const uint16_t *) row)[i];
+          : fv_load_u16 ((const char *) row + 2 * i);
     }
   }
   fftwf_execute_dft_r2c (pl->tfwd, buf, spec);
@@ -230,7 +230,7 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
       if (p->sample == FV_U8)
         ((uint8_t *) d)[i] = (uint8_t) (v + 0.5f);
       else
-        ((uint16_t *) d)[i] = (uint16_t) (v + 0.5f);
+        fv_store_u16 ((char *) d + 2 * i, (uint16_t) (v + 0.5f));
     }
   }
 }
@@ -580,7 +580,7 @@ fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
         if (p->sample == FV_U8)
           ((uint8_t *) d)[i] = (uint8_t) q;
         else
-          ((uint16_t *) d)[i] = (uint16_t) q;
+          fv_store_u16 ((char *) d + 2 * i, (uint16_t) q);
       }
     }
   }

@@ -170,7 +170,7 @@ fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
         if (p->sample == FV_U8)
           ((uint8_t *) d)[i] = (uint8_t) (v + 0.5f);
         else
-          ((uint16_t *) d)[i] = (uint16_t) (v + 0.5f);
+          fv_store_u16 ((char *) d + 2 * i, (uint16_t) (v + 0.5f));
       }
     }
   }

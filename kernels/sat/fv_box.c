@@ -1,5 +1,6 @@
 /* Box-filter plans: parameter checks and dispatch to a backend. */
 #include <stdlib.h>
+#include <string.h>
 #include "fv_box_plan.h"
 
 fv_status
@@ -73,11 +74,45 @@ fv_box_check_image (const fv_box_params *p, const fv_image *im, const char *what
         p->height, p->channels, p->sample * 8);
     return FV_ERR_INVALID;
   }
-  if (im->stride < fv_image_row_bytes (im) || im->stride % im->sample) {
-    fv_set_last_error ("%s stride %zu too small or misaligned", what, im->stride);
+  if (im->stride < fv_image_row_bytes (im)) {
+    fv_set_last_error ("%s stride %zu smaller than a row", what, im->stride);
+    return FV_ERR_INVALID;
+  }
+  if (im->mem == FV_MEM_DEVICE && !fv_box_aligned (im)) {
+    fv_set_last_error ("%s device image: 16-bit samples at an odd address or stride", what);
     return FV_ERR_INVALID;
   }
   return FV_OK;
+}
+
+int
+fv_box_aligned (const fv_image *im)
+{
+  return im->stride % im->sample == 0 && (uintptr_t) im->data % im->sample == 0;
+}
+
+/* Host images whose 16-bit samples sit at odd addresses (any stride is
+ * allowed): the CPU kernels read whole samples, so they run on aligned
+ * copies. */
+static fv_status
+execute_staged (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+{
+  const size_t row = fv_image_row_bytes (src), n = row * src->height;
+  fv_image s = *src, d = *dst;
+  s.data = malloc (n ? n : 1);
+  d.data = malloc (n ? n : 1);
+  s.stride = d.stride = row;
+  fv_status st = FV_ERR_NOMEM;
+  if (s.data && d.data) {
+    for (int y = 0; y < src->height; y++)
+      memcpy ((char *) s.data + y * row, (const char *) src->data + y * src->stride, row);
+    st = fv_box_cpu_execute (plan, &s, &d);
+    for (int y = 0; st == FV_OK && y < dst->height; y++)
+      memcpy ((char *) dst->data + y * dst->stride, (const char *) d.data + y * row, row);
+  }
+  free (s.data);
+  free (d.data);
+  return st;
 }
 
 fv_status
@@ -121,6 +156,8 @@ fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
     fv_set_last_error ("a CPU plan needs host images");
     return FV_ERR_INVALID;
   }
+  if (!fv_box_aligned (src) || !fv_box_aligned (dst))
+    return execute_staged (plan, src, dst);
   return fv_box_cpu_execute (plan, src, dst);
 }
 

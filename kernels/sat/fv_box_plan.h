@@ -45,6 +45,8 @@ int fv_box_needs_acc64 (const fv_box_params *p);
 
 /* Checks an image against the plan. */
 fv_status fv_box_check_image (const fv_box_params *p, const fv_image *im, const char *what);
+/* 16-bit samples at even addresses and strides (1 for 8-bit images). */
+int fv_box_aligned (const fv_image *im);
 
 #ifdef __cplusplus
 }

@@ -31,7 +31,7 @@ fvt_get (const fv_image *im, int x, int y, int c)
 {
   const uint8_t *row = (const uint8_t *) im->data + (size_t) y * im->stride;
   size_t i = (size_t) x * im->channels + c;
-  return im->sample == FV_U8 ? row[i] : ((const uint16_t *) row)[i];
+  return im->sample == FV_U8 ? row[i] : fv_load_u16 ((const char *) row + 2 * i);
 }
 
 void
@@ -42,7 +42,7 @@ fvt_set (fv_image *im, int x, int y, int c, uint32_t v)
   if (im->sample == FV_U8)
     row[i] = (uint8_t) v;
   else
-    ((uint16_t *) row)[i] = (uint16_t) v;
+    fv_store_u16 ((char *) row + 2 * i, (uint16_t) v);
 }
 
 void

@@ -278,6 +278,49 @@ GST_START_TEST (test_padded_strides)
 }
 GST_END_TEST;
 
+/* GRAY16_LE rows an odd number of bytes apart, from an odd offset (a video
+ * meta may say so; the docs promise any stride): filtered like any other,
+ * on every backend. */
+GST_START_TEST (test_odd_byte_stride)
+{
+  const char *backends[] = { "backend=cpu radius=1", "backend=cuda radius=1" };
+  for (int b = 0; b < (have_gpu ? 2 : 1); b++) {
+    GstVideoInfo info, odd;
+    GstHarness *hh = new_harness ("GRAY16_LE", 9, 5, backends[b], &info);
+    odd = info;
+    odd.stride[0] = 2 * 9 + 3;
+    odd.offset[0] = 1;
+    odd.size = 1 + (gsize) odd.stride[0] * 5;
+    GstBuffer *in = random_buffer (&odd, 20 + b), *plain = random_buffer (&info, 0);
+    GstVideoFrame fo, fp;
+    fail_unless (gst_video_frame_map (&fo, &odd, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fp, &info, plain, GST_MAP_WRITE));
+    gst_video_frame_copy (&fp, &fo);   /* the same pixels, rows 18 bytes apart */
+    gst_video_frame_unmap (&fo);
+    gst_video_frame_unmap (&fp);
+    GstBuffer *want = gst_harness_push_and_pull (hh, gst_buffer_ref (plain));
+    fail_unless (check_output (&info, plain, want, 1, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 0,
+            0, 0, 0, 0) == 0);
+    GstBuffer *got = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+    fail_unless (got != NULL, "%s: an odd stride refused", backends[b]);
+    fail_unless (gst_video_frame_map (&fo, &info, got, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fp, &info, want, GST_MAP_READ));
+    for (gint y = 0; y < 5; y++)
+      fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, 0)
+              + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0), (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fp, 0)
+              + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fp, 0), 18) == 0, "%s: row %d differs",
+          backends[b], y);
+    gst_video_frame_unmap (&fo);
+    gst_video_frame_unmap (&fp);
+    gst_buffer_unref (in);
+    gst_buffer_unref (plain);
+    gst_buffer_unref (want);
+    gst_buffer_unref (got);
+    gst_harness_teardown (hh);
+  }
+}
+GST_END_TEST;
+
 GST_START_TEST (test_proposed_pool)
 {
   const char *backends[] = { "cpu", "cuda" };
@@ -476,6 +519,7 @@ satfilter_suite (void)
   tcase_add_test (tc, test_resolution_change);
   tcase_add_test (tc, test_roi_type);
   tcase_add_test (tc, test_padded_strides);
+  tcase_add_test (tc, test_odd_byte_stride);
   tcase_add_test (tc, test_proposed_pool);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_refuses_other_caps);
