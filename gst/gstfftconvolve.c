@@ -173,19 +173,16 @@ gst_fft_convolve_validate (GstFvFilter *filter)
   GST_OBJECT_LOCK (self);
   gboolean normalize = self->normalize;
   GST_OBJECT_UNLOCK (self);
-  for (gint c = 0; normalize && c < g.cols * g.rows; c++) {
+  for (gint c = 0; c < g.cols * g.rows; c++) {
     const FvKernel *k = &g.kernels[c];
-    double sum = 0, mag = 0;
-    for (gint i = 0; i < k->width * k->height; i++) {
-      sum += k->taps[i];
-      mag += fabs (k->taps[i]);
-    }
-    if (fabs (sum) <= 1e-9 * mag) {
+    if (fv_conv_kernel_check (k->taps, k->width, k->height, normalize) != FV_OK) {
       gchar *from = kernel_source (self);
-      gchar *member = g.paths ? g_filename_display_name (g.paths[c]) : g_strdup ("");
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: kernel %d of %d%s%s sums "
-              "to zero and cannot be normalized (set normalize=false).", from, c + 1,
-              g.cols * g.rows, g.paths ? ", " : "", member), (NULL));
+      gchar *shown = g.paths ? g_filename_display_name (g.paths[c]) : NULL;
+      gchar *member = shown ? g_strdup_printf ("kernel %d of %d (%s): ", c + 1,
+          g.cols * g.rows, shown) : g_strdup ("");
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s%s.", from, member,
+              fv_last_error ()), (NULL));
+      g_free (shown);
       g_free (member);
       g_free (from);
       fv_kernel_grid_clear (&g);

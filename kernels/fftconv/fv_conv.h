@@ -30,6 +30,10 @@ typedef enum {
 typedef enum { FV_CONV_AUTO = 0, FV_CONV_FFT, FV_CONV_DIRECT } fv_conv_method;
 
 #define FV_CONV_MAX_KERNEL 2048
+/* The largest sum of tap magnitudes (and, normalized, the inverse of the
+ * smallest sum) a plan takes: a 16-bit frame times such a kernel, through
+ * a transform of 2^30 points, stays within float's range. */
+#define FV_CONV_MAX_TAP_SUM 1e20
 
 typedef struct {
   int width, height, channels;
@@ -63,6 +67,10 @@ void fv_conv_plan_destroy (fv_conv_plan *plan);
  * apart), without bias; for blending several kernels. CPU plans only. */
 fv_status fv_conv_execute_float (fv_conv_plan *plan, const fv_image *src, int channel,
     float *out, size_t out_stride);
+
+/* FV_OK when a plan would take these taps: finite, not summing to zero
+ * when normalized, within FV_CONV_MAX_TAP_SUM; else why, in fv_last_error. */
+fv_status fv_conv_kernel_check (const float *k, int kw, int kh, int normalize);
 
 /* At most how many bytes of host memory a plan for p takes (FFT buffers,
  * tiles, scale); plans refuse (FV_ERR_NOMEM, with the figures in

@@ -225,12 +225,12 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
     const float *sc = pl->scale ? pl->scale + (size_t) (y0 + y) * W + x0 : NULL;
     for (int x = 0; x < ow; x++) {
       float v = buf[(size_t) y * P + x] * (sc ? sc[x] : pl->uniform_scale) + bias;
-      v = v < 0.0f ? 0.0f : v > maxv ? maxv : v;
+      uint32_t q = fv_conv_round (v, maxv);
       size_t i = (size_t) (x0 + x) * C + c;
       if (p->sample == FV_U8)
-        ((uint8_t *) d)[i] = (uint8_t) (v + 0.5f);
+        ((uint8_t *) d)[i] = (uint8_t) q;
       else
-        fv_store_u16 ((char *) d + 2 * i, (uint16_t) (v + 0.5f));
+        fv_store_u16 ((char *) d + 2 * i, (uint16_t) q);
     }
   }
 }
@@ -313,6 +313,33 @@ plan_fft (fv_conv_plan *pl)
   return FV_OK;
 }
 
+fv_status
+fv_conv_kernel_check (const float *k, int kw, int kh, int normalize)
+{
+  double sum = 0, mag = 0;
+  for (size_t i = 0; i < (size_t) kw * kh; i++) {
+    if (!isfinite (k[i])) {
+      fv_set_last_error ("kernel tap %zu is not a finite number", i);
+      return FV_ERR_INVALID;
+    }
+    sum += k[i];
+    mag += fabs (k[i]);
+  }
+  if (normalize && fabs (sum) <= 1e-9 * mag) {
+    fv_set_last_error ("the kernel sums to zero and cannot be normalized (set normalize=false)");
+    return FV_ERR_INVALID;
+  }
+  /* sums of taps this large (or normalizing factors this large) leave
+   * float's range on real frames: no meaningful output, so refused */
+  if (mag > FV_CONV_MAX_TAP_SUM || (normalize && fabs (sum) * FV_CONV_MAX_TAP_SUM < 1.0)) {
+    fv_set_last_error ("the kernel's taps are out of range (magnitudes summing to %g, sum %g: "
+        "at most %g, and at least %g when normalized)", mag, sum, FV_CONV_MAX_TAP_SUM,
+        1.0 / FV_CONV_MAX_TAP_SUM);
+    return FV_ERR_INVALID;
+  }
+  return FV_OK;
+}
+
 double
 fv_conv_plan_estimate (const fv_conv_params *p)
 {
@@ -356,20 +383,14 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     free (pl);
     return FV_ERR_NOMEM;
   }
+  if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK) {
+    fv_conv_plan_destroy (pl);
+    return FV_ERR_INVALID;
+  }
   for (size_t i = 0; i < nk; i++) {
-    if (!isfinite (p->kernel[i])) {
-      fv_set_last_error ("kernel tap %zu is not a finite number", i);
-      fv_conv_plan_destroy (pl);
-      return FV_ERR_INVALID;
-    }
     pl->kernel[i] = p->kernel[i];
     pl->ksum += p->kernel[i];
     pl->kabs += fabs (p->kernel[i]);
-  }
-  if (p->normalize && fabs (pl->ksum) <= 1e-9 * pl->kabs) {
-    fv_set_last_error ("the kernel sums to zero and cannot be normalized");
-    fv_conv_plan_destroy (pl);
-    return FV_ERR_INVALID;
   }
   pl->p.kernel = pl->kernel;
   /* more threads than cores only slow FFTW's planning and the transforms */
@@ -574,8 +595,7 @@ fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
       const float *sc = pl->scale ? pl->scale + (size_t) y * W : NULL;
       for (int x = 0; x < W; x++) {
         float v = r[x] * (sc ? sc[x] : pl->uniform_scale) + bias;
-        v = v < 0.0f ? 0.0f : v > maxv ? maxv : v;
-        uint32_t q = (uint32_t) (v + 0.5f);
+        uint32_t q = fv_conv_round (v, maxv);
         size_t i = (size_t) x * C + c;
         if (p->sample == FV_U8)
           ((uint8_t *) d)[i] = (uint8_t) q;

@@ -165,12 +165,12 @@ fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
       char *d = (char *) dst->data + (size_t) y * dst->stride;
       for (int x = 0; x < W; x++) {
         float v = g->acc[(size_t) y * W + x] + bias;
-        v = v < 0.0f ? 0.0f : v > maxv ? maxv : v;
+        uint32_t q = fv_conv_round (v, maxv);
         size_t i = (size_t) x * C + c;
         if (p->sample == FV_U8)
-          ((uint8_t *) d)[i] = (uint8_t) (v + 0.5f);
+          ((uint8_t *) d)[i] = (uint8_t) q;
         else
-          fv_store_u16 ((char *) d + 2 * i, (uint16_t) (v + 0.5f));
+          fv_store_u16 ((char *) d + 2 * i, (uint16_t) q);
       }
     }
   }

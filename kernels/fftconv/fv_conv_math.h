@@ -38,4 +38,13 @@ fv_conv_cell_weight (int x, int size, int n, int i)
   return (float) (i == i0 ? 1.0 - t : i == i0 + 1 ? t : 0.0);
 }
 
+/* A result rounded to the sample range; NaN (never expected: kernels whose
+ * sums could leave float's range are refused) gives 0, never an undefined
+ * conversion. */
+FV_HD uint32_t
+fv_conv_round (float v, float maxv)
+{
+  return v > 0.0f ? (v < maxv ? (uint32_t) (v + 0.5f) : (uint32_t) maxv) : 0u;
+}
+
 #endif

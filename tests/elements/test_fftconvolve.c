@@ -236,7 +236,7 @@ GST_START_TEST (test_bad_kernels)
     { "nan.txt", "1 nan 2\n", "nan.txt:1" },
     { "words.txt", "1 two 3\n", "words.txt:1: not a number" },
     { "empty.txt", "# nothing\n", "no numbers" },
-    { "zero.txt", "1 -2 1\n", "zero.txt: kernel 1 of 1 sums to zero" },
+    { "zero.txt", "1 -2 1\n", "zero.txt: the kernel sums to zero" },
     { "short.pgm", "P5\n4 4\n255\nab", "truncated" },
     { "missing.txt", NULL, "missing.txt" },
     { "overflow.txt", "1 1e39 2\n", "overflow.txt:1: tap 2 (1e+39) overflows a float" },
@@ -246,6 +246,9 @@ GST_START_TEST (test_bad_kernels)
     { "utf8.txt", "1 \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
       "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n", "utf8.txt:1: not a number" },
     { "latin1.txt", "1 2\xe9\n", "unexpected" },
+    /* taps whose sums leave float's range: output would be inf or NaN */
+    { "huge.txt", "1e30 1\n", "huge.txt: the kernel's taps are out of range" },
+    { "tiny.txt", "1e-30 1e-30\n", "tiny.txt: the kernel's taps are out of range" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -366,7 +369,9 @@ GST_START_TEST (test_kernel_grid)
     { "count.txt", "2 2\ng1.txt g1.txt g1.txt\n", "3 kernel paths for a 2x2 grid" },
     { "head.txt", "two 2\ng1.txt\n", "COLS ROWS" },
     { "nokernel.txt", "1 1\nnope.txt\n", "nope.txt" },
-    { "zerogrid.txt", "2 1\ng1.txt zero.txt\n", "kernel 2 of 2, " },
+    /* a member that sums to zero: the grid, the member and the reason */
+    { "zerogrid.txt", "2 1\ng1.txt zero.txt\n", "zerogrid.txt: kernel 2 of 2 (" },
+    { "zerogrid2.txt", "2 1\ng1.txt zero.txt\n", "zero.txt): the kernel sums to zero" },
     { "quote.txt", "1 1\n\"unclosed.txt\n", "the kernel paths" },
   };
   gchar *zero = write_file ("zero.txt", "1 -2 1\n", -1);
