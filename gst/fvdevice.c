@@ -9,8 +9,16 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
   gchar *why = NULL;
   *stream_changed = FALSE;
   if (!gst_fv_backend_resolve (element, requested, device_id, &active, &why)) {
-    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("No usable GPU for backend=%s.",
-            requested == GST_FV_BACKEND_HYBRID ? "hybrid" : "cuda"), ("%s", why));
+    const gchar *asked = requested == GST_FV_BACKEND_HYBRID ? "hybrid" : "cuda";
+    if (dev->have_active) {   /* changed while running: keep going as before */
+      GST_ELEMENT_WARNING (element, RESOURCE, FAILED, ("No usable GPU for backend=%s (%s); "
+              "staying on the %s backend.", asked, why,
+              dev->active == FV_BACKEND_CUDA ? "cuda" : "cpu"), (NULL));
+      g_free (why);
+      return TRUE;
+    }
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("No usable GPU for backend=%s (%s).", asked,
+            why), (NULL));
     g_free (why);
     return FALSE;
   }
@@ -39,4 +47,11 @@ fv_device_release (FvDevice *dev)
 {
   fv_cuda_stream_destroy (dev->stream);
   dev->stream = NULL;
+}
+
+void
+fv_device_stop (FvDevice *dev)
+{
+  fv_device_release (dev);
+  dev->have_active = FALSE;
 }

@@ -17,13 +17,18 @@ typedef struct {
 } FvDevice;
 
 /* Resolves the backend, (re)creates the stream when the device changes and
- * notifies "active-backend" on change. On failure posts GST_ELEMENT_ERROR
- * naming the reason and returns FALSE. *stream_changed tells the caller to
- * drop plans tied to the old stream. */
+ * notifies "active-backend" on change. A backend that cannot run posts
+ * GST_ELEMENT_ERROR naming the reason and returns FALSE at start; once
+ * running (a change while PLAYING) it posts a warning and keeps the
+ * backend in use. *stream_changed tells the caller to drop plans tied to
+ * the old stream. */
 gboolean fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
     gint device_id, gboolean *stream_changed);
 
 void fv_device_release (FvDevice *dev);
+
+/* Released, and not running: the next resolve is a start. */
+void fv_device_stop (FvDevice *dev);
 
 /* The value of a read-only "active-backend" property. */
 static inline gint

@@ -4,39 +4,35 @@ void
 fv_latency_reset (GstElement *element, FvLatency *lat)
 {
   GST_OBJECT_LOCK (element);
-  lat->max_seen = lat->reported = 0;
+  lat->frames_held = 0;
   GST_OBJECT_UNLOCK (element);
 }
 
 void
-fv_latency_account (GstElement *element, FvLatency *lat, GstClockTime spent)
+fv_latency_hold (GstElement *element, FvLatency *lat, guint frames)
 {
-  gboolean post = FALSE;
   GST_OBJECT_LOCK (element);
-  if (spent > lat->max_seen)
-    lat->max_seen = spent;
-  if (lat->max_seen > lat->reported + GST_MSECOND) {
-    lat->reported = GST_ROUND_UP_N (lat->max_seen, GST_MSECOND);
-    post = TRUE;
-  }
+  gboolean changed = lat->frames_held != frames;
+  lat->frames_held = frames;
   GST_OBJECT_UNLOCK (element);
-  if (post)
+  if (changed)
     gst_element_post_message (element, gst_message_new_latency (GST_OBJECT (element)));
 }
 
 void
-fv_latency_add_to_query (GstElement *element, FvLatency *lat, GstQuery *query)
+fv_latency_add_to_query (GstElement *element, FvLatency *lat, const GstVideoInfo *info,
+    GstQuery *query)
 {
+  GST_OBJECT_LOCK (element);
+  guint frames = lat->frames_held;
+  GST_OBJECT_UNLOCK (element);
+  if (!frames || info->fps_n <= 0)
+    return;
   gboolean live;
   GstClockTime min, max;
+  GstClockTime ours = frames * gst_util_uint64_scale_int (GST_SECOND, info->fps_d, info->fps_n);
   gst_query_parse_latency (query, &live, &min, &max);
-  GST_OBJECT_LOCK (element);
-  GstClockTime ours = lat->reported;
-  GST_OBJECT_UNLOCK (element);
-  min += ours;
-  if (GST_CLOCK_TIME_IS_VALID (max))
-    max += ours;
-  GST_DEBUG_OBJECT (element, "adding %" GST_TIME_FORMAT " of processing latency",
+  GST_DEBUG_OBJECT (element, "%u frames held: adding %" GST_TIME_FORMAT, frames,
       GST_TIME_ARGS (ours));
-  gst_query_set_latency (query, live, min, max);
+  gst_query_set_latency (query, live, min + ours, GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
 }

@@ -1,21 +1,28 @@
-/* Processing latency for synchronous filters: the slowest frame so far,
- * reported in LATENCY queries and announced with a latency message when it
- * grows by more than a millisecond. */
+/* Latency as GStreamer means it: only what an element holds back. A
+ * synchronous filter returns each frame before taking the next and adds
+ * nothing (its processing time is the sink's processing-deadline); an
+ * element that keeps frames in flight adds that many frame durations, and
+ * posts one latency message when the count changes, never per frame. */
 #ifndef FV_LATENCY_H
 #define FV_LATENCY_H
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 G_BEGIN_DECLS
 
 typedef struct {
-  GstClockTime max_seen, reported;   /* under the element's object lock */
+  guint frames_held;   /* under the element's object lock */
 } FvLatency;
 
 void fv_latency_reset (GstElement *element, FvLatency *lat);
-void fv_latency_account (GstElement *element, FvLatency *lat, GstClockTime spent);
-/* Adds the reported latency to an answered LATENCY query. */
-void fv_latency_add_to_query (GstElement *element, FvLatency *lat, GstQuery *query);
+/* The element now holds `frames` frames back: a latency message when that
+ * changes. */
+void fv_latency_hold (GstElement *element, FvLatency *lat, guint frames);
+/* Adds frames held x frame duration (from info's frame rate; nothing when
+ * it is unknown) to an answered LATENCY query. */
+void fv_latency_add_to_query (GstElement *element, FvLatency *lat, const GstVideoInfo *info,
+    GstQuery *query);
 
 G_END_DECLS
 #endif

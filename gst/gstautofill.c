@@ -24,6 +24,7 @@
  */
 #include <string.h>
 #include "gstautofill.h"
+#include "fv_config.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_autofill_debug);
 #define GST_CAT_DEFAULT gst_autofill_debug
@@ -137,6 +138,8 @@ gst_autofill_rebuild (GstFvFilter *filter)
             p.width, p.height, fv_status_string (st)), ("%s", fv_last_error ()));
     return FALSE;
   }
+  /* hybrid keeps one frame on the GPU while the CPU fills the next */
+  gst_fv_filter_hold_frames (filter, dev->hybrid ? 1 : 0);
   return TRUE;
 }
 
@@ -236,7 +239,6 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
 
   GstBuffer *inbuf = trans->queued_buf, *out = NULL;
   trans->queued_buf = NULL;
-  gint64 t0 = g_get_monotonic_time ();
   GstFlowReturn ret = parent->prepare_output_buffer (trans, inbuf, &out);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (inbuf);
@@ -284,26 +286,7 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
     gst_clear_buffer (&self->cpu_outbuf);
     return fill_failed (self, st);
   }
-  gst_fv_filter_account (GST_FV_FILTER (self), t0);
   return GST_FLOW_OK;
-}
-
-/* backend=hybrid holds one frame back: say so to live pipelines. */
-static gboolean
-gst_autofill_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
-{
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
-  GstVideoInfo *info = &GST_VIDEO_FILTER (trans)->in_info;
-  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && gst_fv_filter_device (GST_FV_FILTER (trans))->hybrid && info->fps_n > 0) {
-    gboolean live;
-    GstClockTime min, max, frame = gst_util_uint64_scale_int (GST_SECOND, info->fps_d,
-        info->fps_n);
-    gst_query_parse_latency (query, &live, &min, &max);
-    gst_query_set_latency (query, live, min + frame,
-        GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
-  }
-  return ret;
 }
 
 /* EOS pushes the frame still on the GPU; a flush drops it. */
@@ -330,8 +313,7 @@ gst_autofill_class_init (GstAutofillClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
-  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
-      | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+  const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_autofill_debug, "autofill", 0, "autofill");
   gobject_class->set_property = gst_autofill_set_property;
@@ -358,14 +340,13 @@ gst_autofill_class_init (GstAutofillClass *klass)
       "Filter/Effect/Video",
       "Fills closed contours with no seed: everything that cannot reach the frame border "
       "through background is filled (parallel reverse fill with union-find on the CPU, "
-      "tiled union-find labelling on an NVIDIA GPU)", "fastvision developers");
+      "tiled union-find labelling on an NVIDIA GPU)", FV_AUTHOR);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
   GST_BASE_TRANSFORM_CLASS (klass)->generate_output =
       GST_DEBUG_FUNCPTR (gst_autofill_generate_output);
   GST_BASE_TRANSFORM_CLASS (klass)->sink_event = GST_DEBUG_FUNCPTR (gst_autofill_sink_event);
-  GST_BASE_TRANSFORM_CLASS (klass)->query = GST_DEBUG_FUNCPTR (gst_autofill_query);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_autofill_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_autofill_release);
   fv_class->process = GST_DEBUG_FUNCPTR (gst_autofill_process);

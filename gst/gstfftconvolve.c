@@ -28,6 +28,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include "gstfftconvolve.h"
+#include "fv_config.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_fft_convolve_debug);
 #define GST_CAT_DEFAULT gst_fft_convolve_debug
@@ -388,8 +389,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
   GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
-  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
-      | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+  const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_fft_convolve_debug, "fftconvolve", 0, "fftconvolve");
   gobject_class->set_property = gst_fft_convolve_set_property;
@@ -399,12 +399,12 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   g_object_class_install_property (gobject_class, PROP_KERNEL,
       g_param_spec_string ("kernel", "Kernel file", "Path of a kernel: a text matrix "
           "(rows of numbers, spaces or commas, # comments), a PGM or a PFM image; "
-          "unset: a Gaussian of gaussian-sigma", NULL, rw));
+          "unset: a Gaussian of gaussian-sigma", NULL, FV_PARAM_RW));
   g_object_class_install_property (gobject_class, PROP_KERNEL_GRID,
       g_param_spec_string ("kernel-grid", "Kernel grid", "Path of a grid file for kernels "
           "that vary across the frame: first line COLS ROWS, then COLS*ROWS kernel paths in "
           "row order (relative to the grid file); each pixel blends the four nearest "
-          "kernels bilinearly. Overrides kernel", NULL, rw));
+          "kernels bilinearly. Overrides kernel", NULL, FV_PARAM_RW));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("gaussian-sigma", "Gaussian sigma", "Without a kernel file: "
           "a Gaussian of this sigma, side 2*ceil(3 sigma)+1", 0.1, 300.0, 2.0, rw));
@@ -423,7 +423,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
 
   gst_element_class_set_static_metadata (element_class, "FFT convolution",
       "Filter/Effect/Video", "2D convolution with any kernel by FFT (FFTW3 on the CPU, "
-      "cuFFT on the GPU) or direct summation, whichever is cheaper", "fastvision developers");
+      "cuFFT on the GPU) or direct summation, whichever is cheaper", FV_AUTHOR);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 

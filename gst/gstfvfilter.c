@@ -131,7 +131,7 @@ gst_fv_filter_stop (GstBaseTransform *trans)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
   GST_FV_FILTER_GET_CLASS (self)->release (self);
-  fv_device_release (&PRIV (self)->dev);
+  fv_device_stop (&PRIV (self)->dev);
   PRIV (self)->ready = FALSE;
   return TRUE;
 }
@@ -172,22 +172,18 @@ gst_fv_filter_prepare (GstFvFilter *self)
 }
 
 void
-gst_fv_filter_account (GstFvFilter *self, gint64 start_us)
+gst_fv_filter_hold_frames (GstFvFilter *self, guint frames)
 {
-  fv_latency_account (GST_ELEMENT (self), &PRIV (self)->latency,
-      (g_get_monotonic_time () - start_us) * GST_USECOND);
+  fv_latency_hold (GST_ELEMENT (self), &PRIV (self)->latency, frames);
 }
 
 static GstFlowReturn
 gst_fv_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFrame *out)
 {
   GstFvFilter *self = GST_FV_FILTER (vf);
-  gint64 t0 = g_get_monotonic_time ();
   if (!gst_fv_filter_prepare (self))
     return GST_FLOW_ERROR;
-  GstFlowReturn ret = GST_FV_FILTER_GET_CLASS (self)->process (self, in, out);
-  gst_fv_filter_account (self, t0);
-  return ret;
+  return GST_FV_FILTER_GET_CLASS (self)->process (self, in, out);
 }
 
 static gboolean
@@ -250,7 +246,8 @@ gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuer
       warn_refused_caps (GST_FV_FILTER (trans), caps);
   }
   if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
-    fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency, query);
+    fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency,
+        &GST_VIDEO_FILTER (trans)->in_info, query);
   return ret;
 }
 
@@ -277,8 +274,7 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
-  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
-      | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+  const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_fv_filter_debug, "fvfilter", 0, "fastvision filter base");
   gobject_class->set_property = gst_fv_filter_set_property;

@@ -47,8 +47,9 @@ const FvDevice *gst_fv_filter_device (GstFvFilter *filter);
  * posting an error. */
 gboolean gst_fv_filter_prepare (GstFvFilter *filter);
 
-/* Counts a frame's processing time, started at start_us (monotonic). */
-void gst_fv_filter_account (GstFvFilter *filter, gint64 start_us);
+/* The subclass now holds `frames` frames back (0: synchronous): added to
+ * LATENCY answers, announced with one latency message when it changes. */
+void gst_fv_filter_hold_frames (GstFvFilter *filter, guint frames);
 
 /* A string property's new value, NULL when unset or empty (paths, names). */
 static inline gchar *
@@ -57,6 +58,12 @@ gst_fv_filter_dup_nonempty (const GValue *value)
   const gchar *s = g_value_get_string (value);
   return s && *s ? g_strdup (s) : NULL;
 }
+
+/* Property flags: every property may change while PLAYING; numbers,
+ * booleans and enums may also be bound to a controller (strings cannot be
+ * interpolated: binding one is a GStreamer-CRITICAL). */
+#define FV_PARAM_RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
+#define FV_PARAM_CONTROLLABLE (FV_PARAM_RW | GST_PARAM_CONTROLLABLE)
 
 /* CPU threads asked for (0 = all cores). */
 guint gst_fv_filter_threads (GstFvFilter *filter);

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <gst/controller/controller.h>
 #include "gstsatfilter.h"
+#include "fv_config.h"
 #include "fv_cuda.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sat_filter_debug);
@@ -308,8 +309,7 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
   GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
-  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
-      | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+  const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_sat_filter_debug, "satfilter", 0, "satfilter");
 
@@ -337,14 +337,14 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
       g_param_spec_string ("roi-type", "ROI type",
           "Filter only inside GstVideoRegionOfInterestMeta rectangles of this type "
           "(e.g. \"face\"); unset: the whole frame",
-          NULL, rw));
+          NULL, FV_PARAM_RW));
 
   gst_element_class_set_static_metadata (element_class,
       "Summed-area-table box filter", "Filter/Effect/Video",
       "Box mean, standard deviation or adaptive threshold of any radius in "
       "constant time per pixel, through summed-area tables on the CPU or a "
       "tiled SAT on an NVIDIA GPU",
-      "fastvision developers");
+      FV_AUTHOR);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 

@@ -43,6 +43,7 @@
 
 #include <string.h>
 #include "gstvjdetect.h"
+#include "fv_config.h"
 #include "fv_luma.h"
 #include "fv_cuda.h"
 #include "fvdraw.h"
@@ -233,7 +234,6 @@ gst_vj_detect_transform_frame_ip (GstVideoFilter *vf, GstVideoFrame *frame)
 {
   GstVjDetect *self = GST_VJ_DETECT (vf);
   GstFvFilter *filter = GST_FV_FILTER (vf);
-  gint64 t0 = g_get_monotonic_time ();
   if (!gst_fv_filter_prepare (filter))
     return GST_FLOW_ERROR;
   fv_image gray;
@@ -265,7 +265,6 @@ gst_vj_detect_transform_frame_ip (GstVideoFilter *vf, GstVideoFrame *frame)
   g_free (label);
   if (post)
     post_message (self, frame->buffer, d, n);
-  gst_fv_filter_account (filter, t0);
   return GST_FLOW_OK;
 }
 
@@ -348,7 +347,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
   GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
-  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_vj_detect_debug, "vjdetect", 0, "Viola-Jones detection");
   gobject_class->set_property = gst_vj_detect_set_property;
@@ -358,7 +357,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
   g_object_class_install_property (gobject_class, PROP_CASCADE,
       g_param_spec_string ("cascade", "Cascade",
           "OpenCV cascade XML file (HAAR or LBP, opencv-cascade-classifier format)",
-          DEFAULT_CASCADE, rw));
+          DEFAULT_CASCADE, FV_PARAM_RW));
   g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
       g_param_spec_double ("scale-factor", "Scale factor",
           "Size ratio between neighbouring scales searched", 1.001, 10.0, 1.1, rw));
@@ -380,7 +379,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
           "Largest box height searched (0 = no limit)", 0, G_MAXINT, 0, rw));
   g_object_class_install_property (gobject_class, PROP_LABEL,
       g_param_spec_string ("label", "Label",
-          "Type of the region-of-interest metas added for detections", DEFAULT_LABEL, rw));
+          "Type of the region-of-interest metas added for detections", DEFAULT_LABEL, FV_PARAM_RW));
   g_object_class_install_property (gobject_class, PROP_DRAW,
       g_param_spec_boolean ("draw", "Draw", "Draw the boxes into the frame", FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
@@ -390,7 +389,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
   gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",
       "Filter/Analyzer/Video",
       "Finds faces or other objects with an OpenCV cascade, as OpenCV's detectMultiScale, "
-      "on the CPU or an NVIDIA GPU", "fastvision");
+      "on the CPU or an NVIDIA GPU", FV_AUTHOR);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 

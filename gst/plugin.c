@@ -5,8 +5,9 @@
 #include "gstfftconvolve.h"
 #include "gstvjdetect.h"
 
-#define PACKAGE "fastvision"
-#define VERSION "0.1.0"
+#include "fv_config.h"   /* FV_VERSION and the rest, from meson.build */
+
+#define PACKAGE FV_PACKAGE
 
 static gboolean
 plugin_init (GstPlugin *plugin)
@@ -20,5 +21,4 @@ plugin_init (GstPlugin *plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, fastvision,
     "Fast box filtering, FFT convolution, cascade detection and contour filling "
-    "on the CPU and NVIDIA GPUs", plugin_init, VERSION, "LGPL",
-    "fastvision", "fastvision")
+    "on the CPU and NVIDIA GPUs", plugin_init, FV_VERSION, FV_LICENSE, FV_PACKAGE, FV_ORIGIN)

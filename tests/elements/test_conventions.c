@@ -1,0 +1,160 @@
+/* What every fastvision element owes a GStreamer user, checked on all four:
+ * only numbers, booleans and enums are controllable (binding each works);
+ * latency is only what an element holds back (a synchronous element adds
+ * nothing and posts no latency message); backend=cuda set while PLAYING
+ * without a GPU warns and keeps running. */
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include "fv_cuda.h"
+
+static const char *const elements[] = { "satfilter", "fftconvolve", "vjdetect", "autofill" };
+
+GST_START_TEST (test_controllable_properties)
+{
+  for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
+    GstElement *el = gst_element_factory_make (elements[e], NULL);
+    fail_unless (el != NULL, "%s", elements[e]);
+    guint n;
+    GParamSpec **specs = g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
+    guint bound = 0;
+    for (guint i = 0; i < n; i++) {
+      GParamSpec *ps = specs[i];
+      GType t = G_TYPE_FUNDAMENTAL (G_PARAM_SPEC_VALUE_TYPE (ps));
+      gboolean numeric = t == G_TYPE_INT || t == G_TYPE_UINT || t == G_TYPE_DOUBLE
+          || t == G_TYPE_FLOAT || t == G_TYPE_INT64 || t == G_TYPE_UINT64
+          || t == G_TYPE_BOOLEAN || t == G_TYPE_ENUM;
+      if (!(ps->flags & GST_PARAM_CONTROLLABLE))
+        continue;
+      fail_unless (numeric, "%s: %s is controllable but of type %s", elements[e], ps->name,
+          g_type_name (G_PARAM_SPEC_VALUE_TYPE (ps)));
+      /* a binding must take without a critical (gst-check fails on one) */
+      GstControlSource *cs = gst_interpolation_control_source_new ();
+      GstControlBinding *b = gst_direct_control_binding_new (GST_OBJECT (el), ps->name, cs);
+      fail_unless (gst_object_add_control_binding (GST_OBJECT (el), b), "%s: %s", elements[e],
+          ps->name);
+      gst_object_unref (cs);
+      bound++;
+    }
+    fail_unless (bound >= 3, "%s: only %u controllable properties", elements[e], bound);
+    g_free (specs);
+    gst_object_unref (el);
+  }
+}
+GST_END_TEST;
+
+static GstClockTime
+query_latency (GstElement *el)
+{
+  GstQuery *q = gst_query_new_latency ();
+  GstPad *pad = gst_element_get_static_pad (el, "src");
+  fail_unless (gst_pad_query (pad, q));
+  gboolean live;
+  GstClockTime min;
+  gst_query_parse_latency (q, &live, &min, NULL);
+  fail_unless (live);
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  return min;
+}
+
+/* A synchronous element adds no latency however slow its frames (here a
+ * large frame on one thread), and posts no latency message. */
+GST_START_TEST (test_latency_is_what_is_held)
+{
+  for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
+    gchar *desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=4 ! "
+        "capsfilter name=c caps=video/x-raw,format=GRAY8,width=1280,height=720,framerate=30/1 ! "
+        "%s name=f threads=1 backend=cpu ! fakesink sync=true", elements[e]);
+    GstElement *pipe = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+    GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
+    GstBus *bus = gst_element_get_bus (pipe);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    guint from_element = 0;
+    GstMessage *m;
+    while ((m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_EOS
+                | GST_MESSAGE_ERROR | GST_MESSAGE_LATENCY))) {
+      GstMessageType t = GST_MESSAGE_TYPE (m);
+      if (t == GST_MESSAGE_LATENCY && GST_MESSAGE_SRC (m) == GST_OBJECT (f))
+        from_element++;
+      gst_message_unref (m);
+      fail_unless (t != GST_MESSAGE_ERROR, "%s: error", elements[e]);
+      if (t == GST_MESSAGE_EOS)
+        break;
+    }
+    fail_unless_equals_int (from_element, 0);
+    GstClockTime ours = query_latency (f), theirs = query_latency (c);
+    fail_unless (ours == theirs, "%s: latency %" GST_TIME_FORMAT " where upstream reports %"
+        GST_TIME_FORMAT, elements[e], GST_TIME_ARGS (ours), GST_TIME_ARGS (theirs));
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (f);
+    gst_object_unref (c);
+    gst_object_unref (pipe);
+  }
+}
+GST_END_TEST;
+
+/* backend=cuda while PLAYING on a machine with no GPU: every element warns,
+ * naming the cause, and keeps processing on the CPU to the end. */
+GST_START_TEST (test_cuda_while_playing_without_gpu)
+{
+  if (fv_cuda_device_count () > 0)
+    return;   /* with a GPU the switch simply happens (tested per element) */
+  for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=30 ! "
+        "video/x-raw,format=GRAY8,width=64,height=48 ! %s name=f backend=cpu ! "
+        "identity name=i ! fakesink", elements[e]);
+    GstElement *pipe = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+    GstBus *bus = gst_element_get_bus (pipe);
+    gst_element_set_state (pipe, GST_STATE_PAUSED);
+    gst_element_get_state (pipe, NULL, NULL, GST_CLOCK_TIME_NONE);   /* a frame went through */
+    gst_util_set_object_arg (G_OBJECT (f), "backend", "cuda");
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    gboolean warned = FALSE;
+    GstMessage *m;
+    while ((m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_EOS
+                | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
+      GstMessageType t = GST_MESSAGE_TYPE (m);
+      GError *err = NULL;
+      if (t == GST_MESSAGE_WARNING) {
+        gst_message_parse_warning (m, &err, NULL);
+        warned |= strstr (err->message, "No usable GPU for backend=cuda") != NULL
+            && strstr (err->message, "staying on the cpu backend") != NULL;
+      } else if (t == GST_MESSAGE_ERROR) {
+        gst_message_parse_error (m, &err, NULL);
+        fail ("%s: error %s", elements[e], err->message);
+      }
+      g_clear_error (&err);
+      gst_message_unref (m);
+      if (t == GST_MESSAGE_EOS)
+        break;
+    }
+    fail_unless (warned, "%s: no warning", elements[e]);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (f);
+    gst_object_unref (pipe);
+  }
+}
+GST_END_TEST;
+
+static Suite *
+conventions_suite (void)
+{
+  Suite *s = suite_create ("conventions");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_controllable_properties);
+  tcase_add_test (tc, test_latency_is_what_is_held);
+  tcase_add_test (tc, test_cuda_while_playing_without_gpu);
+  return s;
+}
+
+GST_CHECK_MAIN (conventions);

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Everything `meson install` would write lies under the configured prefix
+(the plugin under LIBDIR/gstreamer-1.0, the docs under DATADIR/doc), and
+the plugin reports the version meson.build gives. Argument: the build dir."""
+import json
+import os
+import subprocess
+import sys
+
+build = sys.argv[1]
+
+
+def introspect(what):
+    out = subprocess.run(["meson", "introspect", build, what], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+opts = {o["name"]: o["value"] for o in introspect("--buildoptions")}
+prefix = os.path.normpath(opts["prefix"])
+installed = introspect("--installed")
+bad = [dest for dest in installed.values()
+       if os.path.commonpath([prefix, os.path.normpath(dest)]) != prefix]
+plugin = [d for d in installed.values() if d.endswith("libgstfastvision.so")]
+want_dir = os.path.join(prefix, opts["libdir"], "gstreamer-1.0")
+docs = [d for d in installed.values() if d.endswith("fftconvolve.md")]
+fails = 0
+if bad:
+    print("installed outside the prefix %s: %s" % (prefix, ", ".join(bad)))
+    fails += 1
+if len(plugin) != 1 or os.path.dirname(plugin[0]) != want_dir:
+    print("the plugin goes to %s, not %s" % (plugin, want_dir))
+    fails += 1
+if not docs:
+    print("the element reference is not installed")
+    fails += 1
+version = introspect("--projectinfo")["version"]
+config = open(os.path.join(build, "fv_config.h")).read()
+if '#define FV_VERSION "%s"' % version not in config:
+    print("fv_config.h does not carry version %s" % version)
+    fails += 1
+print("%d files install under %s; plugin in %s; version %s" % (
+    len(installed), prefix, want_dir, version))
+sys.exit(1 if fails else 0)
