@@ -9,7 +9,8 @@
  * runs in parallel from border and random interior seeds merged by
  * union-find; on an NVIDIA GPU the background is labelled by tiled
  * union-find; with backend=hybrid the CPU fills frame i+1 while the GPU
- * finishes frame i (one frame of latency). GRAY8 in and out.
+ * finishes frame i (one frame of latency). GRAY8, or the Y plane of I420,
+ * NV12 and Y444 (chroma passed through).
  *
  * ## Example launch lines
  * |[
@@ -38,10 +39,13 @@ enum {
   PROP_SEEDS,
 };
 
+/* the Y plane is filled; the chroma of YUV formats passes through */
+#define FORMATS "{ GRAY8, I420, NV12, Y444 }"
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8")));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8")));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
 
 #define GST_TYPE_AUTOFILL_CONNECTIVITY (gst_autofill_connectivity_get_type ())
 static GType
@@ -182,11 +186,19 @@ gst_autofill_get_property (GObject *object, guint prop_id, GValue *value, GParam
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The plane filled: GRAY8's only plane, or the Y plane. */
 static fv_image
 gray_image (GstVideoFrame *f)
 {
   return fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (f, 0), GST_VIDEO_FRAME_PLANE_STRIDE (f, 0),
       GST_VIDEO_FRAME_WIDTH (f), GST_VIDEO_FRAME_HEIGHT (f), 1, FV_U8, FV_MEM_HOST);
+}
+
+static void
+copy_chroma (GstVideoFrame *out, const GstVideoFrame *in)
+{
+  for (guint p = 1; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
+    gst_video_frame_copy_plane (out, in, p);
 }
 
 static GstFlowReturn
@@ -203,6 +215,7 @@ gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out
   GstAutofill *self = GST_AUTOFILL (filter);
   fv_image src = gray_image (in), dst = gray_image (out);
   fv_status st = fv_fill_execute (self->plan, &src, &dst);
+  copy_chroma (out, in);
   return st == FV_OK ? GST_FLOW_OK : fill_failed (self, st);
 }
 
@@ -259,6 +272,7 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the output frame."), (NULL));
     return GST_FLOW_ERROR;
   }
+  copy_chroma (&fout, &fin);
   fv_image src = gray_image (&fin), dst = gray_image (&fout);
   fv_status st;
   if (!self->gpu_busy) {

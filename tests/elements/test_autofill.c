@@ -1,6 +1,7 @@
 /* autofill in GstHarness: output against the breadth-first reference,
  * property changes and a resolution change mid-stream, refused caps, the
  * backend choice and the proposed pool. */
+#include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -177,6 +178,59 @@ GST_START_TEST (test_hybrid)
 }
 GST_END_TEST;
 
+/* I420, NV12 and Y444: the Y plane filled as GRAY8 would be, the chroma
+ * planes passed through untouched; odd sizes; every backend there is. */
+GST_START_TEST (test_yuv_formats)
+{
+  const char *formats[] = { "I420", "NV12", "Y444" };
+  const char *backends[] = { "cpu", "cuda" };
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (int b = 0; b < (have_gpu ? 2 : 1); b++) {
+      GstVideoInfo info;
+      GstHarness *hh = gst_harness_new ("autofill");
+      gst_util_set_object_arg (G_OBJECT (hh->element), "backend", backends[b]);
+      gst_video_info_set_format (&info, gst_video_format_from_string (formats[f]), 37, 23);
+      gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
+      GstBuffer *in = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+      GstVideoFrame fi, fo;
+      fvt_rng rng = { 5 + f };
+      fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_WRITE));
+      for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fi); p++) {
+        guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&fi, p);
+        gint st = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, p);
+        gint h = GST_VIDEO_FRAME_COMP_HEIGHT (&fi, p == 0 ? 0 : (p == 1 ? 1 : 2));
+        for (gint y = 0; y < h; y++)
+          for (gint x = 0; x < st; x++) {
+            gint r = (x - 18) * (x - 18) + (y - 11) * (y - 11);
+            d[y * st + x] = p ? fvt_next (&rng) & 0xff : (r / 30) % 3 == 0 ? 200 : 20;
+          }
+      }
+      gst_video_frame_unmap (&fi);
+      GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+      fail_unless (out != NULL, "%s", formats[f]);
+      fail_unless (compare (&info, in, out, 127, 4, 0, 255) == 0, "%s %s: luma",
+          formats[f], backends[b]);
+      fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_READ));
+      fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_READ));
+      for (guint p = 1; p < GST_VIDEO_FRAME_N_PLANES (&fi); p++) {
+        gint h = GST_VIDEO_FRAME_COMP_HEIGHT (&fi, p), w = GST_VIDEO_FRAME_COMP_WIDTH (&fi, p)
+            * GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, p);
+        for (gint y = 0; y < h; y++)
+          fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi, p)
+                  + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fi, p),
+                  (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fo, p)
+                  + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fo, p), w) == 0,
+              "%s %s: chroma plane %u row %d changed", formats[f], backends[b], p, y);
+      }
+      gst_video_frame_unmap (&fi);
+      gst_video_frame_unmap (&fo);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      gst_harness_teardown (hh);
+    }
+}
+GST_END_TEST;
+
 static Suite *
 autofill_suite (void)
 {
@@ -189,6 +243,7 @@ autofill_suite (void)
   tcase_add_test (tc, test_refuses_colour);
   tcase_add_test (tc, test_backend_errors);
   tcase_add_test (tc, test_hybrid);
+  tcase_add_test (tc, test_yuv_formats);
   return s;
 }
 
