@@ -10,9 +10,11 @@
  * Gaussian (`gaussian-sigma`). Colour channels of RGB formats are each
  * convolved (alpha passes through); of YUV formats, luma only.
  *
- * The operation is the correlation filter2D computes: out(x,y) = sum
- * K[j][i] * I(x+i-cx, y+j-cy), centre cx = width/2, cy = height/2 (for even
- * sizes the tap right of and below the middle).
+ * The operation is true convolution, as scipy.ndimage.convolve and
+ * MATLAB's conv2(..., 'same'): out(x,y) = sum K[j][i] * I(x-i+cx, y-j+cy),
+ * centre cx = width/2, cy = height/2 (for even sizes the tap right of and
+ * below the middle). With `correlate=true`, the correlation OpenCV's
+ * filter2D computes: sum K[j][i] * I(x+i-cx, y+j-cy).
  *
  * ## Example launch lines
  * |[
@@ -39,6 +41,7 @@ enum {
   PROP_KERNEL_GRID,
   PROP_SIGMA,
   PROP_NORMALIZE,
+  PROP_CORRELATE,
   PROP_BIAS,
   PROP_BORDER,
   PROP_METHOD,
@@ -218,6 +221,7 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   fv_conv_params cp = { 0 };
   GST_OBJECT_LOCK (self);
   cp.normalize = self->normalize;
+  cp.convolve = !self->correlate;
   cp.bias = self->bias;
   cp.border = self->border;
   cp.method = self->method;
@@ -302,6 +306,7 @@ gst_fft_convolve_set_property (GObject *object, guint prop_id, const GValue *val
       break;
     case PROP_SIGMA: self->sigma = g_value_get_double (value); break;
     case PROP_NORMALIZE: self->normalize = g_value_get_boolean (value); break;
+    case PROP_CORRELATE: self->correlate = g_value_get_boolean (value); break;
     case PROP_BIAS: self->bias = g_value_get_double (value); break;
     case PROP_BORDER: self->border = g_value_get_enum (value); break;
     case PROP_METHOD: self->method = g_value_get_enum (value); break;
@@ -325,6 +330,7 @@ gst_fft_convolve_get_property (GObject *object, guint prop_id, GValue *value,
     case PROP_KERNEL_GRID: g_value_set_string (value, self->grid_path); break;
     case PROP_SIGMA: g_value_set_double (value, self->sigma); break;
     case PROP_NORMALIZE: g_value_set_boolean (value, self->normalize); break;
+    case PROP_CORRELATE: g_value_set_boolean (value, self->correlate); break;
     case PROP_BIAS: g_value_set_double (value, self->bias); break;
     case PROP_BORDER: g_value_set_enum (value, self->border); break;
     case PROP_METHOD: g_value_set_enum (value, self->method); break;
@@ -411,6 +417,10 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   g_object_class_install_property (gobject_class, PROP_NORMALIZE,
       g_param_spec_boolean ("normalize", "Normalize", "Divide by the sum of the kernel",
           TRUE, rw));
+  g_object_class_install_property (gobject_class, PROP_CORRELATE,
+      g_param_spec_boolean ("correlate", "Correlate", "Correlate instead of convolving: the "
+          "kernel is not flipped (OpenCV filter2D's convention); false: true convolution, as "
+          "scipy.ndimage.convolve and MATLAB's conv2", FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_BIAS,
       g_param_spec_double ("bias", "Bias", "Added before rounding and clamping (for "
           "kernels with negative taps)", -65535.0, 65535.0, 0.0, rw));

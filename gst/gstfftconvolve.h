@@ -18,6 +18,7 @@ struct _GstFftConvolve {
   gchar *kernel_path, *grid_path;
   gdouble sigma, bias;
   gboolean normalize;
+  gboolean correlate;   /* filter2D's correlation instead of convolution */
   fv_conv_border border;
   fv_conv_method method;
 

@@ -1,13 +1,13 @@
-/* 2D convolution (correlation form) of images with any kernel, by FFT or
- * by direct summation. Plan once per size and kernel, execute per frame.
+/* 2D convolution or correlation of images with any kernel, by FFT or by
+ * direct summation. Plan once per size and kernel, execute per frame.
  *
  *   out(x, y) = s(x, y) * sum_{j,i} K[j][i] * E(x + i - cx, y + j - cy) + bias
  *
  * rounded to nearest and clamped to the sample range, with the kernel's
  * centre cx = kw/2, cy = kh/2 (for even sizes: the tap right of / below
  * the middle, as OpenCV's default anchor) and E the border-extended image.
- * This is filter2D's correlation: a true convolution is the same with the
- * kernel flipped. s = 1/sum(K) when normalizing, else 1; with the
+ * This is filter2D's correlation; with `convolve` set, the true convolution
+ * (the kernel flipped about its centre; see the field). s = 1/sum(K) when normalizing, else 1; with the
  * renormalize border, s also rescales by the share of the kernel's weight
  * that fell inside the frame. */
 #ifndef FV_CONV_H
@@ -53,6 +53,10 @@ typedef struct {
   /* CPU FFT: overlap-add tiles of this many output pixels a side (0: when
    * the cost model finds it cheaper, -1: never) */
   int tile;
+  /* 1: true convolution, the kernel flipped: out(x, y) = sum K[j][i] *
+   * E(x - i + cx, y - j + cy), as scipy.ndimage.convolve and MATLAB's
+   * conv2(..., 'same'); 0: the correlation above (OpenCV's filter2D) */
+  int convolve;
 } fv_conv_params;
 
 typedef struct fv_conv_plan fv_conv_plan;

@@ -354,6 +354,32 @@ fv_conv_plan_estimate (const fv_conv_params *p)
       + (fv_threads_resolve (p->threads) + 1.0) * 8.0 * P * (P + 2);
 }
 
+/* True convolution is correlation with the kernel flipped. Its centre
+ * (kw/2 in the flipped frame of reference) then sits at kw-1-kw/2, one tap
+ * left of the correlator's kw/2 for even sizes: a leading zero column (row)
+ * puts it back. */
+static fv_status
+plan_flipped (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend, int device,
+    void *stream)
+{
+  const int kw = p->kernel_width, kh = p->kernel_height;
+  const int ew = kw % 2 == 0, eh = kh % 2 == 0, fw = kw + ew, fh = kh + eh;
+  float *f = calloc ((size_t) fw * fh, sizeof *f);
+  if (!f)
+    return FV_ERR_NOMEM;
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++)
+      f[(size_t) (kh - 1 - j + eh) * fw + (kw - 1 - i + ew)] = p->kernel[(size_t) j * kw + i];
+  fv_conv_params q = *p;
+  q.kernel = f;
+  q.kernel_width = fw;
+  q.kernel_height = fh;
+  q.convolve = 0;
+  fv_status st = fv_conv_plan_create (out, &q, backend, device, stream);
+  free (f);
+  return st;
+}
+
 fv_status
 fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend,
     int device, void *stream)
@@ -362,7 +388,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   if (!p || p->width < 1 || p->height < 1 || p->channels < 1 || p->channels > 4
       || (p->sample != FV_U8 && p->sample != FV_U16) || !p->kernel
       || p->kernel_width < 1 || p->kernel_height < 1
-      || p->kernel_width > FV_CONV_MAX_KERNEL || p->kernel_height > FV_CONV_MAX_KERNEL
+      || p->kernel_width > FV_CONV_MAX_KERNEL + 1 || p->kernel_height > FV_CONV_MAX_KERNEL + 1
       || (unsigned) p->border > FV_CONV_WRAP || (unsigned) p->method > FV_CONV_DIRECT
       || p->threads < 0 || !isfinite (p->bias)
       || (p->roi_width && (p->roi_width < 1 || p->roi_height < 1 || p->roi_x < 0
@@ -371,6 +397,8 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     fv_set_last_error ("invalid convolution parameters");
     return FV_ERR_INVALID;
   }
+  if (p->convolve)
+    return plan_flipped (out, p, backend, device, stream);
   if (!fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
     return FV_ERR_NOMEM;
   fv_conv_plan *pl = calloc (1, sizeof *pl);

@@ -231,16 +231,19 @@ fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c)
 {
   const fv_conv_params *p = params;
   const int kw = p->kernel_width, kh = p->kernel_height, cx = kw / 2, cy = kh / 2;
+  /* correlation reads I(x + i - cx); true convolution I(x - i + cx) */
+  const int sgn = p->convolve ? -1 : 1;
   double acc = 0, ksum = 0, inside = 0;
   for (int j = 0; j < kh; j++)
     for (int i = 0; i < kw; i++) {
       double k = p->kernel[j * kw + i];
       ksum += k;
-      long sx = ref_index ((long) x + i - cx, p->width, p->border);
-      long sy = ref_index ((long) y + j - cy, p->height, p->border);
+      long ux = (long) x + sgn * (i - cx), uy = (long) y + sgn * (j - cy);
+      long sx = ref_index (ux, p->width, p->border);
+      long sy = ref_index (uy, p->height, p->border);
       if (sx < 0 || sy < 0)
         continue;
-      if (x + i - cx >= 0 && x + i - cx < p->width && y + j - cy >= 0 && y + j - cy < p->height)
+      if (ux >= 0 && ux < p->width && uy >= 0 && uy < p->height)
         inside += k;
       acc += k * fvt_get (src, (int) sx, (int) sy, c);
     }

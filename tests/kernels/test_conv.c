@@ -1,6 +1,6 @@
 /* fftconvolve's kernel against a double-precision direct sum written from
  * the definition: every output within 1 (8-bit) or 2 (16-bit), for every
- * border, both methods, odd and even kernels, negative taps, kernels wider
+ * border, both methods, true convolution and correlation, odd and even kernels, negative taps, kernels wider
  * than the frame, 1x1 kernels and frames, padded strides. */
 #include <math.h>
 #include <stdlib.h>
@@ -16,10 +16,12 @@ static void
 run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, int kh,
     int normalize, double bias, fvt_rng *rng, const char *what)
 {
+  for (int conv = 0; conv <= 1; conv++)
   for (int border = 0; border <= FV_CONV_WRAP; border++)
     for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
       fv_conv_params p = { w, h, ch, mask, s, k, kw, kh, normalize, bias, border, method, 0, 0 };
       p.tile = force_tile;
+      p.convolve = conv;   /* true convolution and filter2D's correlation */
       fv_conv_plan *plan;
       fv_status st = fv_conv_plan_create (&plan, &p, backend, 0, NULL);
       FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
@@ -37,14 +39,15 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
             double d = fabs (fvt_get (&dst, x, y, c) - want);
             worst = d > worst ? d : worst;
             if (d > tol && bad++ < 3)
-              fprintf (stderr, "  %s %dx%d border %d method %d (%d,%d,%d): got %u want %.3f\n",
-                  what, w, h, border, method, x, y, c, fvt_get (&dst, x, y, c), want);
+              fprintf (stderr, "  %s %dx%d %s border %d method %d (%d,%d,%d): got %u want %.3f\n",
+                  what, w, h, conv ? "convolve" : "correlate", border, method, x, y, c,
+                  fvt_get (&dst, x, y, c), want);
           }
       for (int y = 0; y < h; y++)
         for (size_t i = fv_image_row_bytes (&dst); i < dst.stride; i++)
           bad += ((uint8_t *) dst.data)[(size_t) y * dst.stride + i] != 0xA5;
-      FVT_CHECK (bad == 0, "%s %dx%d %d-bit border %d method %d: %ld off (worst %.2f)", what,
-          w, h, s * 8, border, method, bad, worst);
+      FVT_CHECK (bad == 0, "%s %dx%d %d-bit %s border %d method %d: %ld off (worst %.2f)", what,
+          w, h, s * 8, conv ? "convolve" : "correlate", border, method, bad, worst);
       fvt_image_free (&src);
       fvt_image_free (&dst);
       fv_conv_plan_destroy (plan);
