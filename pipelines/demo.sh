@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh >/dev/null
+bash scripts/build.sh
 in=${1:-tests/data/sample-face.webm}
 out=${2:-demo-out/privacy.webm}
 mkdir -p "$(dirname "$out")"

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh >/dev/null
+bash scripts/build.sh
 export GST_PLUGIN_PATH="$PWD/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 if [ -e /dev/video0 ]; then
   src="v4l2src device=/dev/video0 num-buffers=${FRAMES:-300}"

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Configures (once) and builds into build/. CUDA is used when nvcc is found.
+# Configures (once) and builds into build/, with the build's progress shown.
+# Unless the arguments say something about CUDA, scripts/cuda-args.sh
+# decides: CUDA for this machine's GPU, none without one (CI still compiles
+# it for one architecture).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
 if [ ! -f build/build.ninja ]; then
-  meson setup build "$@"
+  cuda=()
+  if ! printf '%s\n' "$@" | grep -q -- '-Dcuda'; then
+    read -r -a cuda < <(bash scripts/cuda-args.sh)
+  fi
+  meson setup build "${cuda[@]}" "$@"
 elif [ $# -gt 0 ]; then
   meson configure build "$@"
 fi

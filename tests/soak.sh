@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh python3-gi python3-gst-1.0 gir1.2-gst-plugins-base-1.0
-bash scripts/build.sh >/dev/null
+bash scripts/build.sh
 export GST_PLUGIN_PATH="$PWD/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 # Debian's python3, which has PyGObject (not a virtualenv's or pyenv's)
 exec /usr/bin/python3 tests/soak.py "${1:-10}" "${2:-tests/data/sample-face.webm}"
