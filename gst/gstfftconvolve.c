@@ -23,7 +23,7 @@
  * ]| A wide Gaussian blur.
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=GRAY8 ! \
- *     fftconvolve kernel=edges.txt normalize=false bias=128 ! videoconvert ! autovideosink
+ *     fftconvolve kernel=pipelines/kernels/edges.txt normalize=false bias=128 ! videoconvert ! autovideosink
  * ]| An edge kernel with negative taps, offset to mid-grey.
  */
 #include <math.h>

@@ -25,7 +25,7 @@
  * ]| Adaptive threshold of a camera, as on an inspection line.
  * |[
  * gst-launch-1.0 filesrc location=in.webm ! decodebin ! videoconvert ! \
- *     satfilter backend=cuda radius=25 ! videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4
+ *     satfilter backend=cuda radius=25 ! videoconvert ! vp8enc ! webmmux ! filesink location=out.webm
  * ]| Filters a file on the GPU.
  */
 #ifdef HAVE_CONFIG_H

@@ -28,8 +28,8 @@
  * ]| Boxes around the faces a webcam sees.
  * |[
  * gst-launch-1.0 filesrc location=clip.webm ! decodebin ! videoconvert ! \
- *     vjdetect ! satfilter roi-type=face radius=12 ! videoconvert ! x264enc ! \
- *     mp4mux ! filesink location=blurred.mp4
+ *     vjdetect ! satfilter roi-type=face radius=12 ! videoconvert ! vp8enc ! \
+ *     webmmux ! filesink location=blurred.webm
  * ]| A privacy filter: faces blurred in the recording.
  * |[
  * gst-launch-1.0 -m filesrc location=clip.webm ! decodebin ! videoconvert ! \
