@@ -7,7 +7,6 @@
  * plan. */
 #include <fftw3.h>
 #include <omp.h>
-#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "fv_conv_cuda.h"
 #include "../common/fv_parallel.h"
 #include "fv_conv_math.h"
+#include "fv_conv_fftw.h"
 
 /* GPU: kernels up to this many taps go by direct summation (auto) */
 #define FV_CONV_GPU_DIRECT_TAPS 49   /* calibrated on the H100: see docs/benchmarks.md */
@@ -45,7 +45,6 @@ struct fv_conv_plan {
   fftwf_complex **tspec;
 };
 
-static pthread_mutex_t fftw_lock = PTHREAD_MUTEX_INITIALIZER;   /* planner isn't thread-safe */
 
 int
 fv_conv_smooth_size (int n, int max_prime)
@@ -64,40 +63,6 @@ int
 fv_conv_fast_size (int n)
 {
   return fv_conv_smooth_size (n, 7);
-}
-
-/* FFTW's threads must be set up before wisdom is imported or anything is
- * planned (imported threaded wisdom is otherwise misread, and planning
- * starts over); measuring stops after FV_CONV_PLAN_SECONDS. Under fftw_lock. */
-#define FV_CONV_PLAN_SECONDS 2.0
-static void
-fftw_ready (void)
-{
-  static int ready;
-  if (ready)
-    return;
-  fftwf_init_threads ();
-  fftwf_set_timelimit (FV_CONV_PLAN_SECONDS);
-  ready = 1;
-}
-
-int
-fv_conv_wisdom_load (const char *path)
-{
-  pthread_mutex_lock (&fftw_lock);
-  fftw_ready ();
-  int ok = fftwf_import_wisdom_from_filename (path);
-  pthread_mutex_unlock (&fftw_lock);
-  return ok;
-}
-
-int
-fv_conv_wisdom_save (const char *path)
-{
-  pthread_mutex_lock (&fftw_lock);
-  int ok = fftwf_export_wisdom_to_filename (path);
-  pthread_mutex_unlock (&fftw_lock);
-  return ok;
 }
 
 /* Fills the extended image of channel c into buf (row stride bstride). */
@@ -255,13 +220,9 @@ plan_tiles (fv_conv_plan *pl, int P)
     if (!pl->tbuf[t] || !pl->tspec[t])
       return FV_ERR_NOMEM;
   }
-  pthread_mutex_lock (&fftw_lock);
-  fftw_ready ();
-  fftwf_plan_with_nthreads (1);
-  unsigned flags = pl->p.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-  pl->tfwd = fftwf_plan_dft_r2c_2d (P, P, pl->tbuf[0], pl->tspec[0], flags);
-  pl->tinv = fftwf_plan_dft_c2r_2d (P, P, pl->tspec[0], pl->tbuf[0], flags);
-  pthread_mutex_unlock (&fftw_lock);
+  /* the threads take whole tiles: each transform runs on one */
+  pl->tfwd = fv_fftw_plan (0, P, P, 1, pl->p.measure, pl->tbuf[0], pl->tspec[0]);
+  pl->tinv = fv_fftw_plan (1, P, P, 1, pl->p.measure, pl->tbuf[0], pl->tspec[0]);
   if (!pl->tfwd || !pl->tinv)
     return FV_ERR_INVALID;
   float *k = pl->tbuf[0];
@@ -289,13 +250,8 @@ plan_fft (fv_conv_plan *pl)
     fftwf_free (kbuf);
     return FV_ERR_NOMEM;
   }
-  pthread_mutex_lock (&fftw_lock);
-  fftw_ready ();
-  fftwf_plan_with_nthreads (pl->nthreads);
-  unsigned flags = pl->p.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-  pl->fwd = fftwf_plan_dft_r2c_2d (pl->ph, pl->pw, pl->buf, pl->spec, flags);
-  pl->inv = fftwf_plan_dft_c2r_2d (pl->ph, pl->pw, pl->spec, pl->buf, flags);
-  pthread_mutex_unlock (&fftw_lock);
+  pl->fwd = fv_fftw_plan (0, pl->ph, pl->pw, pl->nthreads, pl->p.measure, pl->buf, pl->spec);
+  pl->inv = fv_fftw_plan (1, pl->ph, pl->pw, pl->nthreads, pl->p.measure, pl->buf, pl->spec);
   if (!pl->fwd || !pl->inv) {
     fftwf_free (kbuf);
     fv_set_last_error ("FFTW could not plan %dx%d", pl->pw, pl->ph);
@@ -642,16 +598,10 @@ fv_conv_plan_destroy (fv_conv_plan *pl)
   if (!pl)
     return;
   fv_conv_cuda_free (pl->cuda);
-  pthread_mutex_lock (&fftw_lock);
-  if (pl->fwd)
-    fftwf_destroy_plan (pl->fwd);
-  if (pl->inv)
-    fftwf_destroy_plan (pl->inv);
-  if (pl->tfwd)
-    fftwf_destroy_plan (pl->tfwd);
-  if (pl->tinv)
-    fftwf_destroy_plan (pl->tinv);
-  pthread_mutex_unlock (&fftw_lock);
+  fv_fftw_release (pl->fwd);
+  fv_fftw_release (pl->inv);
+  fv_fftw_release (pl->tfwd);
+  fv_fftw_release (pl->tinv);
   for (int t = 0; pl->tbuf && t < pl->nthreads; t++)
     fftwf_free (pl->tbuf[t]);
   for (int t = 0; pl->tspec && t < pl->nthreads; t++)

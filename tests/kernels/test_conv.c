@@ -3,10 +3,15 @@
  * border, both methods, true convolution and correlation, odd and even kernels, negative taps, kernels wider
  * than the frame, 1x1 kernels and frames, padded strides. */
 #include <math.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fvtest.h"
 #include "fv_conv.h"
+#include "fv_conv_fftw.h"
 #include "fv_cuda.h"
 
 static fv_backend backend = FV_BACKEND_CPU;
@@ -54,6 +59,80 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
     }
 }
 
+/* Plans a 1280x720 FFT convolution with FFTW_MEASURE; milliseconds taken. */
+static double
+plan_720p (const float *k, int kw)
+{
+  fv_conv_params p = { 1280, 720, 1, 1, FV_U8, k, kw, kw, 1, 0, FV_CONV_MIRROR, FV_CONV_FFT, 0, 1 };
+  p.tile = -1;
+  fv_conv_plan *plan = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  fv_status st = fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL);
+  double ms = (g_get_monotonic_time () - t0) / 1000.0;
+  FVT_CHECK (st == FV_OK, "720p plan: %s", fv_last_error ());
+  fv_conv_plan_destroy (plan);
+  return ms;
+}
+
+/* In a child process (FFTW's state starts empty): loads the wisdom file,
+ * plans, saves; exits 0 when planning took at most max_ms. */
+static int
+child_plans (const char *wisdom, const float *k, double max_ms, double *ms)
+{
+  int fd[2];
+  if (pipe (fd) != 0)
+    return 0;
+  pid_t pid = fork ();
+  if (pid == 0) {
+    close (fd[0]);
+    fv_conv_wisdom_load (wisdom);
+    double t = plan_720p (k, 15);
+    fv_conv_wisdom_save (wisdom);
+    (void) !write (fd[1], &t, sizeof t);
+    _exit (t <= max_ms && fvt_failures == 0 ? 0 : 1);
+  }
+  close (fd[1]);
+  *ms = -1;
+  (void) !read (fd[0], ms, sizeof *ms);
+  close (fd[0]);
+  int status = 0;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+/* Wisdom accumulates and is reused: a second process plans the same size
+ * in at most 50 ms and the file does not shrink; in one process, a new
+ * kernel of the same padded size (a gaussian-sigma change) plans no FFT. */
+static void
+planning_persists (const float *k15, const float *k13)
+{
+  gchar *dir = g_dir_make_tmp ("fvwisdomXXXXXX", NULL);
+  gchar *wisdom = g_build_filename (dir, "fftw-wisdom", NULL);
+  double cold, warm;
+  child_plans (wisdom, k15, 1e9, &cold);
+  gsize before = 0, after = 0;
+  gchar *text = NULL;
+  g_file_get_contents (wisdom, &text, &before, NULL);
+  g_free (text);
+  FVT_CHECK (before > 0, "no wisdom saved");
+  int fast = child_plans (wisdom, k15, 50.0, &warm);
+  printf ("720p FFT plan: %.1f ms cold, %.1f ms with the saved wisdom\n", cold, warm);
+  FVT_CHECK (fast, "a second start planned in %.1f ms (at most 50)", warm);
+  g_file_get_contents (wisdom, &text, &after, NULL);
+  g_free (text);
+  FVT_CHECK (after >= before, "the wisdom shrank from %zu to %zu bytes", before, after);
+  g_unlink (wisdom);
+  g_rmdir (dir);
+  g_free (wisdom);
+  g_free (dir);
+  /* same padded size, another kernel: the transforms are reused */
+  plan_720p (k15, 15);
+  long calls = fv_fftw_planner_calls ();
+  plan_720p (k13, 13);
+  FVT_CHECK (fv_fftw_planner_calls () == calls, "a new kernel of the same padded size planned "
+      "%ld transforms again", fv_fftw_planner_calls () - calls);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -73,6 +152,12 @@ main (int argc, char **argv)
   for (int j = 0; j < 15; j++)
     for (int i = 0; i < 15; i++)
       gauss[j * 15 + i] = expf (-((i - 7) * (i - 7) + (j - 7) * (j - 7)) / (2 * 2.0f * 2.0f));
+  if (backend == FV_BACKEND_CPU) {
+    float k13[13 * 13];
+    for (int i = 0; i < 13 * 13; i++)
+      k13[i] = 1.0f + (i % 7);
+    planning_persists (gauss, k13);
+  }
   int sizes[][2] = { {1, 1}, {3, 7}, {17, 1}, {1, 17}, {31, 19}, {64, 48}, {129, 67} };
   for (unsigned si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
     int w = sizes[si][0], h = sizes[si][1];
