@@ -38,25 +38,14 @@ fv_plane_image (const FvPlaneLayout *layout, GstVideoFrame *frame, gint p)
       d->sample, FV_MEM_HOST);
 }
 
-void
-fv_copy_rect (const FvPlaneLayout *layout, GstVideoFrame *to, const fv_image *from,
-    gint x, gint y, gint w, gint h)
+gboolean
+fv_plane_span (const FvPlaneLayout *layout, gint p, gint x, gint y, gint w, gint h,
+    gint *x0, gint *y0, gint *x1, gint *y1)
 {
-  for (gint p = 0; p < layout->n_planes; p++) {
-    const FvPlaneDesc *d = &layout->plane[p];
-    gint x0 = MAX (x, 0) >> d->w_sub, y0 = MAX (y, 0) >> d->h_sub;
-    gint x1 = (x + w + (1 << d->w_sub) - 1) >> d->w_sub;
-    gint y1 = (y + h + (1 << d->h_sub) - 1) >> d->h_sub;
-    x1 = MIN (x1, d->width);
-    y1 = MIN (y1, d->height);
-    if (x1 <= x0 || y1 <= y0)
-      continue;
-    gsize px = (gsize) d->channels * d->sample;
-    guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (to, p);
-    gint dstride = GST_VIDEO_FRAME_PLANE_STRIDE (to, p);
-    for (gint r = y0; r < y1; r++)
-      memcpy (dst + (gsize) r * dstride + x0 * px,
-          (const guint8 *) from[p].data + (gsize) r * from[p].stride + x0 * px,
-          (x1 - x0) * px);
-  }
+  const FvPlaneDesc *d = &layout->plane[p];
+  *x0 = MAX (x, 0) >> d->w_sub;
+  *y0 = MAX (y, 0) >> d->h_sub;
+  *x1 = MIN ((gint) (((gint64) x + w + (1 << d->w_sub) - 1) >> d->w_sub), d->width);
+  *y1 = MIN ((gint) (((gint64) y + h + (1 << d->h_sub) - 1) >> d->h_sub), d->height);
+  return *x1 > *x0 && *y1 > *y0;
 }

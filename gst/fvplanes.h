@@ -36,11 +36,10 @@ fv_scale_radius (gint radius, guint sub)
   return sub ? (radius + (1 << (sub - 1))) >> sub : radius;
 }
 
-/* Copies the rectangle (x, y, w, h) in frame pixels, clipped to the frame,
- * from `from` to `to` in every plane (subsampled planes: every sample the
- * rectangle touches). Frames must share the layout. */
-void fv_copy_rect (const FvPlaneLayout *layout, GstVideoFrame *to, const fv_image *from,
-    gint x, gint y, gint w, gint h);
+/* The samples [x0, x1) x [y0, y1) of plane p that frame rectangle (x, y,
+ * w, h) touches, clipped to the plane; FALSE when none. */
+gboolean fv_plane_span (const FvPlaneLayout *layout, gint p, gint x, gint y, gint w, gint h,
+    gint *x0, gint *y0, gint *x1, gint *y1);
 
 G_END_DECLS
 #endif

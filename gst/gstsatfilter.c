@@ -104,12 +104,7 @@ gst_sat_filter_release (GstFvFilter *filter)
     fv_box_plan_destroy (self->plans[p]);
     self->plans[p] = NULL;
   }
-  if (self->scratch_pinned)
-    fv_cuda_host_free (self->scratch);
-  else
-    g_free (self->scratch);
-  self->scratch = NULL;
-  self->scratch_pinned = FALSE;
+  fv_box_roi_clear (&self->roi);
 }
 
 /* One plan per plane for the current settings, format and backend. */
@@ -127,11 +122,9 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
   bp.border = self->border;
   bp.sensitivity = self->sensitivity;
   gint radius = self->radius;
-  gboolean want_scratch = self->roi_type != NULL;
   GST_OBJECT_UNLOCK (self);
   bp.threads = gst_fv_filter_threads (filter);
 
-  gsize scratch_size = 0, offs[GST_VIDEO_MAX_PLANES];
   for (gint p = 0; p < self->layout.n_planes; p++) {
     const FvPlaneDesc *d = &self->layout.plane[p];
     bp.width = d->width;
@@ -141,6 +134,7 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
     bp.sample = d->sample;
     bp.radius_x = fv_scale_radius (radius, d->w_sub);
     bp.radius_y = fv_scale_radius (radius, d->h_sub);
+    self->params[p] = bp;
     fv_status st = fv_box_plan_create (&self->plans[p], &bp, dev->active,
         dev->stream_device, dev->stream);
     if (st != FV_OK) {
@@ -150,21 +144,6 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
           ("%s", fv_last_error ()));
       gst_sat_filter_release (filter);
       return FALSE;
-    }
-    offs[p] = scratch_size;
-    scratch_size += GST_ROUND_UP_64 ((gsize) d->width * d->channels * d->sample) * d->height;
-  }
-  if (want_scratch) {   /* ROI mode filters into scratch, then copies rectangles */
-    if (fv_device_is_cuda (dev))
-      self->scratch = fv_cuda_host_alloc (scratch_size);
-    self->scratch_pinned = self->scratch != NULL;
-    if (!self->scratch)
-      self->scratch = g_malloc (scratch_size);
-    for (gint p = 0; p < self->layout.n_planes; p++) {
-      const FvPlaneDesc *d = &self->layout.plane[p];
-      self->scratch_planes[p] = fv_image_make (self->scratch + offs[p],
-          GST_ROUND_UP_64 ((gsize) d->width * d->channels * d->sample), d->width,
-          d->height, d->channels, d->sample, FV_MEM_HOST);
     }
   }
   return TRUE;
@@ -272,25 +251,27 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
   GST_OBJECT_LOCK (self);
   GQuark roi = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
   GST_OBJECT_UNLOCK (self);
-  if (!roi || !self->scratch)   /* roi-type set since the last rebuild: next frame */
+  if (!roi)
     return run_plans (self, in, NULL, out);
 
+  /* only the regions are filtered: the cost follows their area */
+  const FvDevice *dev = gst_fv_filter_device (filter);
+  const gint W = GST_VIDEO_FRAME_WIDTH (in), H = GST_VIDEO_FRAME_HEIGHT (in);
   gpointer state = NULL;
   GstMeta *meta;
-  gboolean filtered = FALSE;
   gst_video_frame_copy (out, in);
   while ((meta = gst_buffer_iterate_meta_filtered (in->buffer, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
-    if (r->roi_type != roi)
+    if (r->roi_type != roi || r->x >= (guint) W || r->y >= (guint) H)
       continue;
-    if (!filtered) {
-      GstFlowReturn ret = run_plans (self, in, self->scratch_planes, NULL);
-      if (ret != GST_FLOW_OK)
-        return ret;
-      filtered = TRUE;
+    gint w = MIN (r->w, (guint) W - r->x), h = MIN (r->h, (guint) H - r->y);
+    if (!fv_box_roi_filter (&self->roi, &self->layout, self->params, dev->active,
+            dev->stream_device, dev->stream, in, out, r->x, r->y, w, h)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Box filter failed on a region."),
+          ("%s", fv_last_error ()));
+      return GST_FLOW_ERROR;
     }
-    fv_copy_rect (&self->layout, out, self->scratch_planes, r->x, r->y, r->w, r->h);
   }
   return GST_FLOW_OK;
 }

@@ -8,6 +8,7 @@
 #include "fvbackend.h"
 #include "fvplanes.h"
 #include "gstfvfilter.h"
+#include "fvboxroi.h"
 
 G_BEGIN_DECLS
 
@@ -32,9 +33,8 @@ struct _GstSatFilter {
   /* streaming state */
   FvPlaneLayout layout;
   fv_box_plan *plans[GST_VIDEO_MAX_PLANES];
-  guint8 *scratch;             /* ROI mode: the filtered frame */
-  fv_image scratch_planes[GST_VIDEO_MAX_PLANES];
-  gboolean scratch_pinned;
+  fv_box_params params[GST_VIDEO_MAX_PLANES];   /* each plane's, for regions */
+  FvBoxRoi roi;                /* roi-type: regions filtered as sub-images */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (satfilter);

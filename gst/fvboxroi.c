@@ -1,0 +1,125 @@
+#include <string.h>
+#include "fvboxroi.h"
+#include "fv_cuda.h"
+
+#define MAX_PLANS 16
+#define ROUND 32
+
+typedef struct {
+  gint plane, width, height;
+  fv_box_plan *plan;
+  guint64 used;
+} RoiPlan;
+
+/* A plan for a sub-image of plane p: kept, or made (the least recently
+ * used dropped past MAX_PLANS). */
+static fv_box_plan *
+plan_for (FvBoxRoi *roi, gint p, const fv_box_params *params, gint w, gint h,
+    fv_backend backend, gint device, gpointer stream)
+{
+  if (!roi->plans)
+    roi->plans = g_array_new (FALSE, FALSE, sizeof (RoiPlan));
+  guint oldest = 0;
+  for (guint i = 0; i < roi->plans->len; i++) {
+    RoiPlan *e = &g_array_index (roi->plans, RoiPlan, i);
+    if (e->plane == p && e->width == w && e->height == h) {
+      e->used = ++roi->tick;
+      return e->plan;
+    }
+    if (e->used < g_array_index (roi->plans, RoiPlan, oldest).used)
+      oldest = i;
+  }
+  fv_box_params bp = *params;
+  bp.width = w;
+  bp.height = h;
+  RoiPlan e = { p, w, h, NULL, ++roi->tick };
+  if (fv_box_plan_create (&e.plan, &bp, backend, device, stream) != FV_OK)
+    return NULL;
+  if (roi->plans->len >= MAX_PLANS) {
+    fv_box_plan_destroy (g_array_index (roi->plans, RoiPlan, oldest).plan);
+    g_array_remove_index_fast (roi->plans, oldest);
+  }
+  g_array_append_val (roi->plans, e);
+  return e.plan;
+}
+
+static gboolean
+ensure_scratch (FvBoxRoi *roi, gsize size, fv_backend backend)
+{
+  if (roi->scratch_size >= size)
+    return TRUE;
+  if (roi->pinned)
+    fv_cuda_host_free (roi->scratch);
+  else
+    g_free (roi->scratch);
+  roi->scratch = backend == FV_BACKEND_CUDA ? fv_cuda_host_alloc (size) : NULL;
+  roi->pinned = roi->scratch != NULL;
+  if (!roi->scratch)
+    roi->scratch = g_try_malloc (size);
+  roi->scratch_size = roi->scratch ? size : 0;
+  return roi->scratch != NULL;
+}
+
+/* [*a, *a + *n): the span [lo, hi) grown by r, rounded up to ROUND samples
+ * and kept within [0, size). */
+static void
+sub_span (gint lo, gint hi, gint r, gint size, gint *a, gint *n)
+{
+  gint s = MAX (lo - r, 0), e = MIN (hi + r, size);
+  gint len = MIN (((e - s) + ROUND - 1) / ROUND * ROUND, size);
+  if (s + len > size)
+    s = size - len;
+  *a = s;
+  *n = len;
+}
+
+gboolean
+fv_box_roi_filter (FvBoxRoi *roi, const FvPlaneLayout *layout, const fv_box_params *params,
+    fv_backend backend, gint device, gpointer stream, GstVideoFrame *in, GstVideoFrame *out,
+    gint x, gint y, gint w, gint h)
+{
+  for (gint p = 0; p < layout->n_planes; p++) {
+    const FvPlaneDesc *d = &layout->plane[p];
+    gint x0, y0, x1, y1;   /* the region's samples in this plane */
+    if (!fv_plane_span (layout, p, x, y, w, h, &x0, &y0, &x1, &y1))
+      continue;
+    gint sx, sy, sw, sh;
+    sub_span (x0, x1, params[p].radius_x, d->width, &sx, &sw);
+    sub_span (y0, y1, params[p].radius_y, d->height, &sy, &sh);
+    const gsize px = (gsize) d->channels * d->sample, row = GST_ROUND_UP_64 (sw * px);
+    fv_box_plan *plan = plan_for (roi, p, &params[p], sw, sh, backend, device, stream);
+    if (!plan)
+      return FALSE;
+    if (!ensure_scratch (roi, row * sh, backend)) {
+      fv_set_last_error ("cannot allocate %" G_GSIZE_FORMAT " bytes for a region", row * sh);
+      return FALSE;
+    }
+    fv_image whole = fv_plane_image (layout, in, p);
+    fv_image src = fv_image_make ((guint8 *) whole.data + (gsize) sy * whole.stride + sx * px,
+        whole.stride, sw, sh, d->channels, d->sample, FV_MEM_HOST);
+    fv_image dst = fv_image_make (roi->scratch, row, sw, sh, d->channels, d->sample,
+        FV_MEM_HOST);
+    if (fv_box_execute (plan, &src, &dst) != FV_OK)
+      return FALSE;
+    guint8 *o = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+    gint ostride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+    for (gint r = y0; r < y1; r++)
+      memcpy (o + (gsize) r * ostride + x0 * px, roi->scratch + (gsize) (r - sy) * row
+          + (x0 - sx) * px, (x1 - x0) * px);
+  }
+  return TRUE;
+}
+
+void
+fv_box_roi_clear (FvBoxRoi *roi)
+{
+  for (guint i = 0; roi->plans && i < roi->plans->len; i++)
+    fv_box_plan_destroy (g_array_index (roi->plans, RoiPlan, i).plan);
+  if (roi->plans)
+    g_array_free (roi->plans, TRUE);
+  if (roi->pinned)
+    fv_cuda_host_free (roi->scratch);
+  else
+    g_free (roi->scratch);
+  memset (roi, 0, sizeof *roi);
+}
