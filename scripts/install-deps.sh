@@ -5,7 +5,9 @@ set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev
       libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
       gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good libfftw3-dev
-      opencv-data python3-gi python3-gst-1.0 gir1.2-gst-plugins-base-1.0)
+      opencv-data python3-gi python3-gst-1.0 gir1.2-gst-plugins-base-1.0
+      gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp gstreamer1.0-plugins-ugly
+      gstreamer1.0-plugins-bad)
 pkgs+=("$@")
 missing=()
 for p in "${pkgs[@]}"; do

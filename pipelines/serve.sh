@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Serves processed streams over RTSP, one mount per input (cameras, files or
+# rtsp:// URLs): each runs the privacy filter and H.264. docs/deployment.md.
+#   pipelines/serve.sh [--port 8554] [--width W --height H] INPUT [INPUT...]
+# With no input: the sample clip on rtsp://127.0.0.1:8554/cam0.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp \
+  gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad
+bash scripts/build.sh
+export GST_PLUGIN_PATH="$PWD/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+[ $# -eq 0 ] && set -- tests/data/sample-face.webm
+exec /usr/bin/python3 pipelines/serve.py "$@"
