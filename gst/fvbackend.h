@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Backend choice shared by every fastvision element: the `backend`
  * property's enum, and picking the device at start. */
 #ifndef FV_BACKEND_H

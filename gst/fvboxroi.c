@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
 #include "fvboxroi.h"
 #include "fv_cuda.h"

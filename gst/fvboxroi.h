@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* satfilter's region mode: only the regions are filtered, so the cost
  * follows their area, not the frame's. Each region is cut out of every
  * plane with a halo of the (plane's) radius, filtered as a sub-image, and

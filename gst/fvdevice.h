@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Per-element compute state shared by the fastvision elements: which
  * backend runs, and the element's own CUDA stream. */
 #ifndef FV_DEVICE_H

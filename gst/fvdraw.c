@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "fvdraw.h"
 
 /* Fills [x0, x1) x [y0, y1) of component c, in full-resolution pixels. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Rectangle outlines drawn into a mapped video frame of any packed or
  * planar 8-bit RGB, YUV or grey format: green in colour, white in grey. */
 #ifndef FV_DRAW_H

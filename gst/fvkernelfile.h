@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Convolution kernels from files: a text matrix (rows of numbers separated
  * by spaces or commas, '#' starts a comment), a PGM (P2 or P5) or a PFM
  * (grey "Pf") image. Errors name the file, the line and the reason. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Latency as GStreamer means it: only what an element holds back. A
  * synchronous filter returns each frame before taking the next and adds
  * nothing (its processing time is the sink's processing-deadline); an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Which metas survive a fastvision filter: ours never move or resize the
  * picture, so metas tied only to its geometry (regions of interest, video
  * layout, orientation) stay valid and are copied to the output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A GstAllocator of page-locked host memory, so that CUDA copies run at
  * full bus speed and asynchronously; plain memory where pinning fails. */
 #ifndef FV_PINNED_ALLOCATOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* How a video format maps onto kernel images: one entry per plane, with
  * its interleaved channels, which of them carry colour (alpha and padding
  * pass through) and its subsampling. Worked out once in set_info. */

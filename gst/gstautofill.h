@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #ifndef GST_AUTOFILL_H
 #define GST_AUTOFILL_H
 

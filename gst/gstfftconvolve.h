@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #ifndef GST_FFT_CONVOLVE_H
 #define GST_FFT_CONVOLVE_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstFvFilter: the base of every fastvision filter element. It owns what
  * they share — the backend, device-id, threads and active-backend
  * properties, the CUDA stream, pinned-memory pools on the CUDA path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #ifndef GST_SAT_FILTER_H
 #define GST_SAT_FILTER_H
 

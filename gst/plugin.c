@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The fastvision plugin: registers its elements. */
 #include <gst/gst.h>
 #include "gstsatfilter.h"

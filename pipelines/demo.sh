@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The demo, a privacy filter: finds the faces in the sample clip with
 # vjdetect and blurs only them with satfilter roi-type=face, then writes the
 # result.   pipelines/demo.sh [INPUT.webm] [OUTPUT.webm]

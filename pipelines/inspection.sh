@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Inspection line: camera -> grey -> adaptive threshold (satfilter) ->
 # filled silhouettes (autofill) -> a window, or a recording.
 #   pipelines/inspection.sh [OUTPUT.webm]

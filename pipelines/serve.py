@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Serves processed video over RTSP (gst-rtsp-server): one mount per input,
 each running the privacy filter (vjdetect ! satfilter roi-type=face) and
 H.264 (x264, zero latency) over RTP. Inputs: camera devices (/dev/video0),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Serves processed streams over RTSP, one mount per input (cameras, files or
 # rtsp:// URLs): each runs the privacy filter and H.264. docs/deployment.md.
 #   pipelines/serve.sh [--port 8554] [--width W --height H] INPUT [INPUT...]

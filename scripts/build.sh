@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Configures (once) and builds into build/, with the build's progress shown.
 # Unless the arguments say something about CUDA, scripts/cuda-args.sh
 # decides: CUDA for this machine's GPU, none without one (CI still compiles

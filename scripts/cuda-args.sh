@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Prints the meson arguments for CUDA on this machine, for a first build
 # that asked for nothing about CUDA:
 #   - nvcc and a usable GPU: CUDA for that GPU's architecture only;

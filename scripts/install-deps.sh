@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what building, testing and the demo need on Debian 12, and only
 # what is missing (apt-get, through sudo when not root).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Runs every gst-launch-1.0 line of the README, docs/*.md and the elements'
 documentation comments (what gst-inspect-1.0 shows), as written but for
 what a test machine lacks: cameras become videotestsrc, windows and output

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds fastvision and runs every test: kernel tests against references,
 # CUDA tests (skipped without a GPU), the fuzz targets' replays and the
 # GStreamer element tests. Ends with "N passed, N failed, N skipped".

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The full live chain on the sample clip, looped, for MINUTES minutes:
 vjdetect -> satfilter roi-type=face -> fftconvolve -> satfilter threshold
 -> autofill, paced at the clip's frame rate (sync=true) as a camera would

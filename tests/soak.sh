@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Soak test: the full live chain on the looped sample clip for MINUTES
 # (default 10), RSS sampled every 30 s, failing on growth past the first
 # minute. Not part of tests/run.sh (it takes minutes by design).

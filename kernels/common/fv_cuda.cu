@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Device discovery, streams and pinned memory through the static CUDA
  * runtime, which opens the driver itself: without one every call here
  * fails cleanly and the caller falls back to the CPU. */

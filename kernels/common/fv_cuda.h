@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CUDA helpers visible to C code. Everything here also exists in builds
  * without CUDA, where it reports that no GPU is usable. */
 #ifndef FV_CUDA_H

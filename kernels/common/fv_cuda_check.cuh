@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Error checking for CUDA runtime calls inside the kernels library. */
 #ifndef FV_CUDA_CHECK_CUH
 #define FV_CUDA_CHECK_CUH

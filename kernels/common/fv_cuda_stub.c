@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Builds without CUDA: the same API, reporting that no GPU can be used. */
 #include <stdio.h>
 #include "fv_cuda.h"

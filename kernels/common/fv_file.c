@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Regular files only, with a size cap; quoted text made valid UTF-8. */
 #include <errno.h>
 #include <fcntl.h>

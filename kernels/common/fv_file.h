@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The files users name (cascades, kernels, grids) and the text we quote
  * from them in messages. A FIFO, a device or /dev/zero must not stall or
  * exhaust an element, and a message must stay valid UTF-8 whatever bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Image views shared by every fastvision kernel: a pointer, a row stride in
  * bytes and interleaved channels, on the host or on a CUDA device. */
 #ifndef FV_IMAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU threading: OpenMP underneath, so that nested elements share one pool
  * per streaming thread and "threads = 0" means every core. */
 #ifndef FV_PARALLEL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Status strings and the per-thread detail of the last error. */
 #include <stdarg.h>
 #include <stdio.h>

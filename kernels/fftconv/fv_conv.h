@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* 2D convolution or correlation of images with any kernel, by FFT or by
  * direct summation. Plan once per size and kernel, execute per frame.
  *

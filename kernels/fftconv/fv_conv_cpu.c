@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU convolution: FFTW3 single precision (real-to-complex and back,
  * threaded, sizes padded to the next 2^a 3^b 5^c 7^d), or direct summation
  * where that is cheaper. Each channel is copied into a padded float buffer

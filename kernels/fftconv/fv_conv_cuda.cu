@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Convolution on the GPU with cuFFT (real-to-complex and back), cuFFT opened
  * with dlopen so the plugin loads where no CUDA toolkit is installed. Each
  * channel takes four launches: one kernel converts the 8/16-bit samples to

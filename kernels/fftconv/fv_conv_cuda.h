@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA half of the convolution plan (private to kernels/fftconv). */
 #ifndef FV_CONV_CUDA_H
 #define FV_CONV_CUDA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Builds without CUDA: no GPU convolution. */
 #include "fv_conv_cuda.h"
 

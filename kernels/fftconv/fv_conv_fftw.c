@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shared FFTW plans, wisdom and FFTW's one-time set-up, behind one lock. */
 #include <glib.h>
 #include <pthread.h>

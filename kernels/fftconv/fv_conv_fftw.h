@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* FFTW for the CPU convolution (private to kernels/fftconv). FFTW's
  * planner is not thread-safe: every call here takes one lock. Threads are
  * set up before anything else, as FFTW requires; measuring stops after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Spatially varying convolution: a grid of kernels blended bilinearly, each
  * kernel convolved over the window where its weight is not zero (the
  * overlap-add scheme of Kepner's fast convolver), accumulated in floats and

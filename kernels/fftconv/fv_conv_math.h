@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Index and weight arithmetic shared by the CPU and CUDA convolutions. */
 #ifndef FV_CONV_MATH_H
 #define FV_CONV_MATH_H

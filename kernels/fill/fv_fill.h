@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Seedless filling of closed contours: every pixel that cannot reach the
  * frame border through background pixels is filled. Plan once per size,
  * execute per frame.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU fill: the parallel reverse fill, on runs of background.
  *
  * Each row's background is first cut into runs (maximal spans of pixels

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GPU fill: union-find labelling of the background, then a flag on every
  * component that touches the border, then one write pass.
  *   1. each 32x32 tile labels its background in shared memory (union-find

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Builds without CUDA: CUDA fill plans cannot be made. */
 #include "fv_fill_plan.h"
 

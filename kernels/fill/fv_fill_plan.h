@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The fill plan, shared by its CPU and CUDA halves (private). */
 #ifndef FV_FILL_PLAN_H
 #define FV_FILL_PLAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Box-filter plans: parameter checks and dispatch to a backend. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Box filters through summed-area tables: plan once for a size and its
  * parameters, execute per frame (in the manner of FFTW and cuFFT).
  *

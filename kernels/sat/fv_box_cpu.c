@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU box filter: rows split in one strip per thread, each strip streams
  * its SAT rows (see fv_box_cpu_rows.h). */
 #include <math.h>

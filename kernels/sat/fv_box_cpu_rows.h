@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One strip of output rows of the CPU box filter, for one pair of sample
  * and accumulator types (included by fv_box_cpu.c with TIN, TACC and
  * FV_ROWS defined).

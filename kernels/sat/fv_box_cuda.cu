@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Box filter on the GPU: a tiled SAT per filtered channel (and one of
  * squares for stddev), then one pass that reads four table entries per
  * pixel (more at the borders, through fv_border_terms) and writes the

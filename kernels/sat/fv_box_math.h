@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Arithmetic shared by the CPU and CUDA box filters, so that both give the
  * same integers: border extension of prefix sums, window sizes, and the
  * exact rounding of means and standard deviations. */

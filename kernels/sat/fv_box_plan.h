@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The box-filter plan, shared by its CPU and CUDA halves (private). */
 #ifndef FV_BOX_PLAN_H
 #define FV_BOX_PLAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAT plans: checks and dispatch. */
 #include <stdlib.h>
 #include "fv_sat_plan.h"

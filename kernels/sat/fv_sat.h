@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Summed-area tables: S(x,y) = sum of I(x',y') over x' <= x, y' <= y,
  * kept modulo 2^32 or 2^64 (window sums taken as differences of four
  * entries stay exact as long as the window's true sum fits). */

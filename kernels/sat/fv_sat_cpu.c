@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU summed-area table in two parallel passes over row strips: each strip
  * sums its columns; the sums above each strip are carried in; then each
  * strip writes its table rows once, starting from the row above it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* How many times each source index appears in a border-extended window. */
 #ifndef FV_SAT_CPU_UTIL_H
 #define FV_SAT_CPU_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAT plans on the GPU: the tiled three-pass table of fv_sat_tiles.cuh. */
 #include <cstdlib>
 #include "fv_sat_plan.h"

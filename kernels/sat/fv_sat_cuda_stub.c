@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Builds without CUDA: CUDA plans cannot be made. */
 #include "fv_box_plan.h"
 #include "fv_sat_plan.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The SAT plan, shared by its CPU and CUDA halves (private). */
 #ifndef FV_SAT_PLAN_H
 #define FV_SAT_PLAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The bandwidth-efficient tiled summed-area table on the GPU.
  *
  * The frame is cut into square TILE x TILE tiles (one block of 8 warps each).

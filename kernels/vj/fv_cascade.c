@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cascade parser: GMarkup walks the XML; each element is known by its
  * whole path below <cascade> (so nothing can stand out of order or out of
  * place), and every number is checked (finite, whole where it must be, in

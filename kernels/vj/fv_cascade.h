@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Boosted cascades in OpenCV's "opencv-cascade-classifier" XML format
  * (Debian's opencv-data): HAAR features (stumps and trees, tilted features)
  * and LBP features, parsed with GLib's GMarkup into flat arrays that a CPU

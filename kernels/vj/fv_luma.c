@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* RGB to luma with OpenCV's fixed-point weights, rows split over cores. */
 #include "fv_luma.h"
 #include "../common/fv_parallel.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Luma of packed RGB pixels exactly as OpenCV 4.6's cvtColor(RGB2GRAY)
  * computes it for 8 bits: (9798 R + 19235 G + 3735 B + 2^14) >> 15. */
 #ifndef FV_LUMA_H

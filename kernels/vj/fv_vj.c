@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Detection plans: checks, dispatch and grouping. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Viola-Jones detection with a boosted cascade (fv_cascade.h), with the
  * results of OpenCV 4.6's CascadeClassifier::detectMultiScale: the same
  * pyramid (bit-exact linear resize per scale), window steps, variance

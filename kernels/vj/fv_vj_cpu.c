@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU detector: the levels are built in parallel, then window rows of every
  * level come from one dynamic queue, so the cores stay busy however unevenly
  * the cascade rejects windows. */

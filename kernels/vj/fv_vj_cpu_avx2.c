@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* AVX2 scan of one window row: eight windows at a time through the
  * variance test and the stages while any of them lives. HAAR and LBP
  * features, stumps and trees of up to seven nodes (every cascade in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GPU detector. Every pyramid level lives in one device buffer (the same
  * shelf layout and feature offsets as the CPU), built by three launches for
  * all levels: row scans that resize on the fly, tilted sums where the

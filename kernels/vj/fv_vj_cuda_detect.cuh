@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The detector's window passes on the GPU (private to fv_vj_cuda.cu): the
  * first stage everywhere, the persistent uber-kernel, the optional pass 3
  * and the deep stages; see fv_vj_cuda.cu for the whole scheme. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The detector's pyramid on the GPU (private to fv_vj_cuda.cu): every level
  * of OpenCV's pyramid in one buffer per plane, built for all levels at once
  * by a row scan that resizes on the fly, diagonal scans for tilted sums and

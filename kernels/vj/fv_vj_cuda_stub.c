@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Built without CUDA: CUDA detection plans cannot be made. */
 #include "fv_vj_plan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Rectangle grouping as OpenCV's groupRectangles: similar rectangles are
  * joined transitively (union-find over all pairs), each class is averaged,
  * weak classes and boxes inside stronger ones are dropped. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Flattens a parsed cascade into fv_vj_model: stage thresholds lowered by
  * OpenCV's epsilon, features turned into offsets for one row stride. */
 #include <stdlib.h>

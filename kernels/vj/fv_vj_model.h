@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A cascade flattened for scanning: features turned into offsets into the
  * integral planes (one row stride for every pyramid level, so the offsets
  * hold at every scale), and the window test shared by the CPU and the GPU.

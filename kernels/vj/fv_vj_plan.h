@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Private to the detector: the pyramid's geometry, the flattened cascade
  * and the plan that the CPU and CUDA back ends share. */
 #ifndef FV_VJ_PLAN_H

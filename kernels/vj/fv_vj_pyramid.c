@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The detector's image pyramid, level by level as OpenCV 4.6 builds it:
  * which scales, how each level is resized (bit-exact linear, 8-bit
  * fixed-point weights) and its integral images. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Embedding fastvision in an application: the privacy filter
  * (vjdetect ! satfilter roi-type=face) on a file, with the application
  *   - reading each frame's region-of-interest metas at an appsink,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Embedding fastvision from Python (PyGObject): the privacy filter
 (vjdetect ! satfilter roi-type=face) on a file, reading each frame's
 region-of-interest metas at an appsink, vjdetect's messages from the bus,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU benchmark of fftconvolve's kernel (not run by CI): 1080p/4K GRAY8 with
  * box-like kernels of 7, 31 and 101 taps a side, FFT and direct where
  * sensible. Prints "fastvision SIZE kK METHOD MS" (median). */

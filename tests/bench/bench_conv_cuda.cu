@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // GPU benchmark of fftconvolve's kernel (not run by CI): device images, CUDA
 // events, median of runs, GRAY8 at 1080p, 4K and 8K with kernels of 7, 31
 // and 101 taps a side; against a plain cuFFT convolution written here with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU benchmark of autofill's kernel (not run by CI). Writes each frame as
  * PGM into DIR for bench_opencv_fill.py, and prints
  * "fastvision SIZE KIND fill MS" (median of runs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // GPU benchmark of autofill's kernel (not run by CI): device images, CUDA
 // events, median of runs; against NPP's nppiFloodFill (from the corner of a
 // padded frame, then invert, as the CPU baseline) and nppiLabelMarkersUF

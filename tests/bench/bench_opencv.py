@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """OpenCV peers of bench_sat_cpu, measured in the same run (python3-opencv):
 cv2.integral and cv2.blur (normalized box, BORDER_REFLECT_101), median of runs.
 Prints lines "opencv SIZE FORMAT OP MS"."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """OpenCV's filter2D on the frames and kernels of bench_conv_cpu (it
 switches to a DFT itself for large kernels). Prints "opencv SIZE kK filter2D MS"."""
 import sys

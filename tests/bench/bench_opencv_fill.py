@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """OpenCV's reverse flood fill, the seed paper's baseline: pad the frame with
 one background pixel, floodFill the background from the corner, invert, and
 add the contours. Reads the PGM frames bench_fill_cpu wrote; prints

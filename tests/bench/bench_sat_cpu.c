@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU benchmark of the SAT and the box filter (not run by CI). Prints one
  * line per measurement: "fastvision SIZE FORMAT OP MS" (median of runs). */
 #include <stdio.h>

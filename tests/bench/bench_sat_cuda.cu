@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // GPU benchmark of the tiled SAT and the box filter (not run by CI).
 // Kernel times by CUDA events (median of many runs, inputs rotated so the
 // 50 MB L2 does not hold them), against the device's copy bandwidth and

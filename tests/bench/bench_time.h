@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Wall-clock timing shared by the CPU benchmarks. */
 #ifndef BENCH_TIME_H
 #define BENCH_TIME_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vjdetect's kernel on PGM images: prints the boxes (--print) or the raw
  * windows (--raw), and the median time per frame over --iters runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark frames for autofill: one-pixel outlines of random circles and
  * polygons, and a dense grid of rings. */
 #ifndef FILL_FRAMES_H

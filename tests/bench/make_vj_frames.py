@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Benchmark frames for vjdetect from a real photo (tests/data/faces/
 vladmandic_sample3.jpg, five faces): grey PGMs at 640x480, 1080p and 4K,
 resized with cv2.INTER_AREA. Usage: make_vj_frames.py OUTDIR"""

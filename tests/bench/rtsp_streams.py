@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """How many processed streams one machine serves in real time: starts
 pipelines/serve.py with N mounts of the sample clip scaled to WxH (each
 mount runs decode, vjdetect, satfilter roi-type=face and x264), pulls every

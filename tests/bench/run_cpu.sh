@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # CPU benchmarks, fastvision and its peers in one run (not run by CI):
 #  - SAT build and box filter against OpenCV's integral and blur;
 #  - satfilter in a pipeline against gst-plugins-bad's cvsmooth type=blur;

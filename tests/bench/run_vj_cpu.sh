@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # vjdetect on the CPU against its peers, in one run (not run by CI):
 #  - the kernel (bench_vj) against OpenCV's CascadeClassifier.detectMultiScale
 #    (python3-opencv, all cores) on 640x480, 1080p and 4K frames made from a

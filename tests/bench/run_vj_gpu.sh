@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # vjdetect's kernel on the GPU host (not run by CI): run from the folder
 # holding bench_vj, the frames (make_vj_frames.py) under data/bench and the
 # cascade under cascades/. Times frames already on the device and frames in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers shared by the kernel tests: random images with padded strides,
  * PNM loading, and references written straight from the definitions. */
 #ifndef FVTEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* autofill in GstHarness: output against the breadth-first reference,
  * property changes and a resolution change mid-stream, refused caps, the
  * backend choice and the proposed pool. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What every fastvision element owes a GStreamer user, checked on all four:
  * only numbers, booleans and enums are controllable (binding each works);
  * latency is only what an element holds back (a synchronous element adds

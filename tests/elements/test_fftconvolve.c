@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fftconvolve in GstHarness: output against the double direct sum (luma of
  * YUV, colour channels of RGB, alpha untouched), kernels from text and PGM
  * files, every bad kernel file refused with file, line and reason, a bad

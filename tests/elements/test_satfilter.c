@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* satfilter in GstHarness: every format against the reference, property
  * changes and a resolution change mid-stream, roi-type, padded strides,
  * the pool it proposes, controllers, bad caps and backend errors. */

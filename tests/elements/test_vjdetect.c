@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vjdetect in GstHarness and pipelines: region-of-interest metas and bus
  * messages on a real photo, drawing, every caps format, agreement with
  * OpenCV over every frame of the sample clip (printed), property changes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: a cascade's bytes through the parser and, when it is
  * accepted, through the detector on a small frame, with the AVX2 and the
  * scalar scans required to find the same raw windows. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: a kernel grid file's text through its parser (the
  * size line and the quoted kernel paths). */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: a kernel file's bytes (text matrix, PGM or PFM) through
  * the parser and, when accepted and small, a convolution of a tiny frame. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Replays inputs through a fuzz target without libFuzzer, so that the
  * normal test run (any compiler) covers the seed corpus and every crash
  * reproducer ever found: each argument is a file or a folder of files. A

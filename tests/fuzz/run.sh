@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Fuzzes the parsers of what users hand us (cascades, kernel files, kernel
 # grids) with libFuzzer, ASan and UBSan, for SECONDS in all (split evenly
 # between the three targets; default 60):

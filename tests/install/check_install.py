@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Everything `meson install` would write lies under the configured prefix
 (the plugin under LIBDIR/gstreamer-1.0, the docs under DATADIR/doc), and
 the plugin reports the version meson.build gives. Argument: the build dir."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The shapes every box-filter backend is tested on: awkward sizes, radii 0,
  * 1, a few, asymmetric, and larger than the frame; all modes and borders;
  * 8 and 16 bit; one to four interleaved channels with and without a

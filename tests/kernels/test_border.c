@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The border algebra the SAT filters rest on: prefix sums of the extended
  * sequence, and row multiplicities, against brute force. */
 #include <stdlib.h>

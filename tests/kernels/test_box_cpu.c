@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CPU box filter against the direct-summation reference. */
 #include <stdlib.h>
 #include <string.h>

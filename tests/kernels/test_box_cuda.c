@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA box filter must equal the CPU one bit for bit (the CPU one is
  * checked against the reference in test_box_cpu), for host and device
  * images. Skipped (77) without a GPU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cascade parser on every cascade Debian's opencv-data ships: counts
  * checked against plain counts of the XML's elements, known values of the
  * frontal-face cascades checked by hand from the files, the old format

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fftconvolve's kernel against a double-precision direct sum written from
  * the definition: every output within 1 (8-bit) or 2 (16-bit), for every
  * border, both methods, true convolution and correlation, odd and even kernels, negative taps, kernels wider

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* autofill's kernel against a plain breadth-first fill from the border,
  * pixel for pixel: random blobs, the real binary images, and the hard
  * shapes (spirals, snaking corridors, one-pixel gaps, contours on the

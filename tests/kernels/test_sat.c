@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Summed-area tables (CPU, and CUDA where a GPU is present) against a
  * direct prefix sum, modulo the table's width. */
 #include <stdlib.h>

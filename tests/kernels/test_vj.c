@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vjdetect's kernel against OpenCV 4.6, whose results are stored in
  * tests/data/faces (make-expected.py wrote them with python3-opencv):
  *  - raw windows (no grouping) equal, window for window, on crops of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/cuda-args.sh against stub nvcc and nvidia-smi: no GPU means no
 # CUDA (unless under CI, then one architecture), a GPU means its own
 # architecture only, and no nvcc means no CUDA.

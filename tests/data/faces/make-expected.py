@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the expected detections of vjdetect's tests with python3-opencv
 (Debian 12: OpenCV 4.6) so that the tests themselves need no OpenCV.
 
