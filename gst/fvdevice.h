@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Per-element compute state shared by the fastvision elements: which
- * backend runs, and the element's own CUDA stream. */
+/* The device unit of the fastvision elements: the `backend` property's
+ * enum, the choice of backend (auto picks CUDA when a usable GPU is there),
+ * and the per-element state that results: which backend runs, and the
+ * element's own CUDA stream. */
 #ifndef FV_DEVICE_H
 #define FV_DEVICE_H
 
 #include <gst/gst.h>
-#include "fvbackend.h"
+#include "fv_image.h"
 
 G_BEGIN_DECLS
+
+typedef enum {
+  GST_FV_BACKEND_AUTO = -1,
+  GST_FV_BACKEND_CPU = FV_BACKEND_CPU,
+  GST_FV_BACKEND_CUDA = FV_BACKEND_CUDA,
+  GST_FV_BACKEND_HYBRID = 2,   /* CPU and GPU on alternate frames, overlapped */
+} GstFvBackend;
+
+#define GST_TYPE_FV_BACKEND (gst_fv_backend_get_type ())
+GType gst_fv_backend_get_type (void);
 
 typedef struct {
   fv_backend active;

@@ -19,7 +19,8 @@ typedef struct {
   GstFvBackend backend;
   gint device_id;
   guint threads;
-  gboolean changed;
+  gboolean changed;          /* any setting or the format: rebuild the plans */
+  gboolean device_changed;   /* backend or device-id: choose the backend again */
   /* streaming */
   FvDevice dev;
   FvLatency latency;
@@ -85,8 +86,14 @@ gst_fv_filter_set_property (GObject *object, guint prop_id, const GValue *value,
   GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (object));
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
-    case PROP_BACKEND: priv->backend = g_value_get_enum (value); break;
-    case PROP_DEVICE_ID: priv->device_id = g_value_get_int (value); break;
+    case PROP_BACKEND:
+      priv->backend = g_value_get_enum (value);
+      priv->device_changed = TRUE;
+      break;
+    case PROP_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      priv->device_changed = TRUE;
+      break;
     case PROP_THREADS: priv->threads = g_value_get_uint (value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -124,6 +131,9 @@ gst_fv_filter_start (GstBaseTransform *trans)
   GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
   if (klass->validate && !klass->validate (self))
     return FALSE;
+  GST_OBJECT_LOCK (self);
+  PRIV (self)->device_changed = FALSE;
+  GST_OBJECT_UNLOCK (self);
   return resolve (self);   /* a missing GPU fails the state change, not a frame */
 }
 
@@ -159,13 +169,14 @@ gst_fv_filter_prepare (GstFvFilter *self)
 {
   GstFvFilterPrivate *priv = PRIV (self);
   GST_OBJECT_LOCK (self);
-  gboolean changed = priv->changed;
-  priv->changed = FALSE;
+  gboolean changed = priv->changed, device_changed = priv->device_changed;
+  priv->changed = priv->device_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  if (changed || !priv->ready) {
-    /* between frames, on the streaming thread: never mid-frame */
+  if (changed || device_changed || !priv->ready) {
+    /* between frames, on the streaming thread: never mid-frame; the backend
+     * is chosen again only when it or the device changed (start chose it) */
     priv->ready = FALSE;
-    if (!resolve (self) || !GST_FV_FILTER_GET_CLASS (self)->rebuild (self))
+    if ((device_changed && !resolve (self)) || !GST_FV_FILTER_GET_CLASS (self)->rebuild (self))
       return FALSE;
     priv->ready = TRUE;
   }

@@ -6,7 +6,7 @@
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
 #include "fv_box.h"
-#include "fvbackend.h"
+#include "fvdevice.h"
 #include "fvplanes.h"
 #include "gstfvfilter.h"
 #include "fvboxroi.h"

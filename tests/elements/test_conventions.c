@@ -6,6 +6,7 @@
  * without a GPU warns and keeps running. */
 #include <string.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <gst/controller/gstdirectcontrolbinding.h>
 #include <gst/controller/gstinterpolationcontrolsource.h>
 #include "fv_cuda.h"
@@ -145,6 +146,54 @@ GST_START_TEST (test_cuda_while_playing_without_gpu)
 }
 GST_END_TEST;
 
+static gint backend_choices;
+
+static void
+count_choices (GstDebugCategory *category, GstDebugLevel level, const gchar *file,
+    const gchar *function, gint line, GObject *object, GstDebugMessage *message, gpointer user)
+{
+  if (!strcmp (gst_debug_category_get_name (category), "fvbackend")
+      && g_str_has_prefix (gst_debug_message_get (message), "backend:"))
+    g_atomic_int_inc (&backend_choices);
+}
+
+/* The backend is chosen at start and when backend or device-id changes,
+ * not again for every new format or resolution. */
+GST_START_TEST (test_backend_chosen_once)
+{
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_for_name ("fvbackend", GST_LEVEL_INFO);
+  gst_debug_remove_log_function (gst_debug_log_default);   /* counted, not printed */
+  gst_debug_add_log_function (count_choices, NULL, NULL);
+  for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
+    g_atomic_int_set (&backend_choices, 0);
+    GstHarness *hh = gst_harness_new (elements[e]);
+    const gint sizes[][2] = { {32, 16}, {48, 40}, {17, 9} };
+    for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+      gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,height=%d,"
+          "framerate=30/1", sizes[i][0], sizes[i][1]);
+      gst_harness_set_src_caps_str (hh, caps);
+      g_free (caps);
+      GstBuffer *b = gst_buffer_new_allocate (NULL, GST_ROUND_UP_4 (sizes[i][0]) * sizes[i][1],
+          NULL);
+      gst_buffer_memset (b, 0, 60, gst_buffer_get_size (b));
+      GstBuffer *out = gst_harness_push_and_pull (hh, b);
+      fail_unless (out != NULL, "%s", elements[e]);
+      gst_buffer_unref (out);
+    }
+    fail_unless_equals_int (g_atomic_int_get (&backend_choices), 1);
+    /* a new backend is chosen again */
+    gst_util_set_object_arg (G_OBJECT (hh->element), "backend", "cpu");
+    gst_buffer_unref (gst_harness_push_and_pull (hh, gst_buffer_new_allocate (NULL, 20 * 9,
+                NULL)));
+    fail_unless_equals_int (g_atomic_int_get (&backend_choices), 2);
+    gst_harness_teardown (hh);
+  }
+  gst_debug_remove_log_function (count_choices);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+}
+GST_END_TEST;
+
 static Suite *
 conventions_suite (void)
 {
@@ -155,6 +204,7 @@ conventions_suite (void)
   tcase_add_test (tc, test_controllable_properties);
   tcase_add_test (tc, test_latency_is_what_is_held);
   tcase_add_test (tc, test_cuda_while_playing_without_gpu);
+  tcase_add_test (tc, test_backend_chosen_once);
   return s;
 }
 
