@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
 #include "fvboxroi.h"
-#include "fv_cuda.h"
 
 #define MAX_PLANS 16
 #define ROUND 32
@@ -44,23 +43,6 @@ plan_for (FvBoxRoi *roi, gint p, const fv_box_params *params, gint w, gint h,
   return e.plan;
 }
 
-static gboolean
-ensure_scratch (FvBoxRoi *roi, gsize size, fv_backend backend)
-{
-  if (roi->scratch_size >= size)
-    return TRUE;
-  if (roi->pinned)
-    fv_cuda_host_free (roi->scratch);
-  else
-    g_free (roi->scratch);
-  roi->scratch = backend == FV_BACKEND_CUDA ? fv_cuda_host_alloc (size) : NULL;
-  roi->pinned = roi->scratch != NULL;
-  if (!roi->scratch)
-    roi->scratch = g_try_malloc (size);
-  roi->scratch_size = roi->scratch ? size : 0;
-  return roi->scratch != NULL;
-}
-
 /* [*a, *a + *n): the span [lo, hi) grown by r, rounded up to ROUND samples
  * and kept within [0, size). */
 static void
@@ -91,21 +73,21 @@ fv_box_roi_filter (FvBoxRoi *roi, const FvPlaneLayout *layout, const fv_box_para
     fv_box_plan *plan = plan_for (roi, p, &params[p], sw, sh, backend, device, stream);
     if (!plan)
       return FALSE;
-    if (!ensure_scratch (roi, row * sh, backend)) {
+    if (!fv_scratch_ensure (&roi->scratch, row * sh, backend == FV_BACKEND_CUDA)) {
       fv_set_last_error ("cannot allocate %" G_GSIZE_FORMAT " bytes for a region", row * sh);
       return FALSE;
     }
     fv_image whole = fv_plane_image (layout, in, p);
     fv_image src = fv_image_make ((guint8 *) whole.data + (gsize) sy * whole.stride + sx * px,
         whole.stride, sw, sh, d->channels, d->sample, FV_MEM_HOST);
-    fv_image dst = fv_image_make (roi->scratch, row, sw, sh, d->channels, d->sample,
+    fv_image dst = fv_image_make (roi->scratch.data, row, sw, sh, d->channels, d->sample,
         FV_MEM_HOST);
     if (fv_box_execute (plan, &src, &dst) != FV_OK)
       return FALSE;
     guint8 *o = GST_VIDEO_FRAME_PLANE_DATA (out, p);
     gint ostride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
     for (gint r = y0; r < y1; r++)
-      memcpy (o + (gsize) r * ostride + x0 * px, roi->scratch + (gsize) (r - sy) * row
+      memcpy (o + (gsize) r * ostride + x0 * px, roi->scratch.data + (gsize) (r - sy) * row
           + (x0 - sx) * px, (x1 - x0) * px);
   }
   return TRUE;
@@ -118,9 +100,6 @@ fv_box_roi_clear (FvBoxRoi *roi)
     fv_box_plan_destroy (g_array_index (roi->plans, RoiPlan, i).plan);
   if (roi->plans)
     g_array_free (roi->plans, TRUE);
-  if (roi->pinned)
-    fv_cuda_host_free (roi->scratch);
-  else
-    g_free (roi->scratch);
+  fv_scratch_free (&roi->scratch);
   memset (roi, 0, sizeof *roi);
 }

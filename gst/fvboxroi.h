@@ -14,15 +14,14 @@
 #include <gst/video/video.h>
 #include "fv_box.h"
 #include "fvplanes.h"
+#include "fvscratch.h"
 
 G_BEGIN_DECLS
 
 typedef struct {
   GArray *plans;        /* of sub-image plans, least recently used dropped */
   guint64 tick;
-  guint8 *scratch;      /* the filtered sub-image */
-  gsize scratch_size;
-  gboolean pinned;      /* scratch in page-locked memory (CUDA) */
+  FvScratch scratch;    /* the filtered sub-image */
 } FvBoxRoi;
 
 /* Filters frame rectangle (x, y, w, h) of in into out (which holds a copy

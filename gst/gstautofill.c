@@ -240,10 +240,7 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
     return GST_FLOW_OK;
   /* the settings decide the path: bring the plans up to date first (not
    * while the GPU holds a frame: that pair finishes with the plans it has) */
-  GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (trans->queued_buf));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
-    gst_object_sync_values (GST_OBJECT (trans), ts);
+  gst_fv_filter_sync_values (GST_FV_FILTER (self), trans->queued_buf);
   if (!self->gpu_busy && !gst_fv_filter_prepare (GST_FV_FILTER (self))) {
     gst_clear_buffer (&trans->queued_buf);
     return GST_FLOW_ERROR;

@@ -202,6 +202,7 @@ static gboolean
 gst_fft_convolve_rebuild (GstFvFilter *filter)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
+  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
   const FvDevice *dev = gst_fv_filter_device (filter);
   FvKernelGrid g;
   gboolean is_grid;
@@ -244,7 +245,7 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   fv_conv_wisdom_load (wisdom);
   fv_status st = FV_OK;
   for (gint p = 0; p < self->n_conv_planes && st == FV_OK; p++) {
-    const FvPlaneDesc *d = &self->layout.plane[p];
+    const FvPlaneDesc *d = &layout->plane[p];
     cp.width = d->width;
     cp.height = d->height;
     cp.channels = d->channels;
@@ -347,29 +348,27 @@ gst_fft_convolve_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in
     GstCaps *outcaps, GstVideoInfo *out_info)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (vf);
-  if (!fv_plane_layout_from_info (in_info, &self->layout)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Unsupported video format %s.",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
-    return FALSE;
-  }
+  if (!GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vf, incaps, in_info, outcaps, out_info))
+    return FALSE;   /* the layout is the base class's */
   /* YUV: luma only, chroma passes through */
-  self->n_conv_planes = GST_VIDEO_INFO_IS_YUV (in_info) ? 1 : self->layout.n_planes;
+  self->n_conv_planes = GST_VIDEO_INFO_IS_YUV (in_info) ? 1
+      : gst_fv_filter_layout (GST_FV_FILTER (self))->n_planes;
   free_plans (self);   /* the next frame plans for the new size */
-  return GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vf, incaps, in_info, outcaps,
-      out_info);
+  return TRUE;
 }
 
 static GstFlowReturn
 gst_fft_convolve_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
-  for (gint p = 0; p < self->layout.n_planes; p++) {
+  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
+  for (gint p = 0; p < layout->n_planes; p++) {
     if (p >= self->n_conv_planes) {
       gst_video_frame_copy_plane (out, in, p);
       continue;
     }
-    fv_image src = fv_plane_image (&self->layout, in, p);
-    fv_image dst = fv_plane_image (&self->layout, out, p);
+    fv_image src = fv_plane_image (layout, in, p);
+    fv_image dst = fv_plane_image (layout, out, p);
     fv_status st = self->grids[p] ? fv_conv_grid_execute (self->grids[p], &src, &dst)
         : fv_conv_execute (self->plans[p], &src, &dst);
     if (st != FV_OK) {

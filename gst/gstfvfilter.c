@@ -24,6 +24,7 @@ typedef struct {
   /* streaming */
   FvDevice dev;
   FvLatency latency;
+  FvPlaneLayout layout;
   gboolean ready;
   gboolean warned_caps;
 } GstFvFilterPrivate;
@@ -151,17 +152,40 @@ static gboolean
 gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_info,
     GstCaps *outcaps, GstVideoInfo *out_info)
 {
-  gst_fv_filter_settings_changed (GST_FV_FILTER (vf));   /* plans for the new format */
+  GstFvFilter *self = GST_FV_FILTER (vf);
+  if (!fv_plane_layout_from_info (in_info, &PRIV (self)->layout)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Unsupported video format %s.",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes",
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
+      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
+      PRIV (self)->layout.n_planes);
+  gst_fv_filter_settings_changed (self);   /* plans for the new format */
   return TRUE;
+}
+
+const FvPlaneLayout *
+gst_fv_filter_layout (GstFvFilter *filter)
+{
+  return &PRIV (filter)->layout;
+}
+
+void
+gst_fv_filter_sync_values (GstFvFilter *filter, GstBuffer *buf)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (filter);
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_TIMESTAMP (buf));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (filter), ts);
 }
 
 static void
 gst_fv_filter_before_transform (GstBaseTransform *trans, GstBuffer *buf)
 {
-  GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
-      GST_BUFFER_TIMESTAMP (buf));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
-    gst_object_sync_values (GST_OBJECT (trans), ts);
+  gst_fv_filter_sync_values (GST_FV_FILTER (trans), buf);
 }
 
 gboolean
@@ -196,6 +220,15 @@ gst_fv_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFr
   if (!gst_fv_filter_prepare (self))
     return GST_FLOW_ERROR;
   return GST_FV_FILTER_GET_CLASS (self)->process (self, in, out);
+}
+
+static GstFlowReturn
+gst_fv_filter_transform_frame_ip (GstVideoFilter *vf, GstVideoFrame *frame)
+{
+  GstFvFilter *self = GST_FV_FILTER (vf);
+  if (!gst_fv_filter_prepare (self))
+    return GST_FLOW_ERROR;
+  return GST_FV_FILTER_GET_CLASS (self)->process_ip (self, frame);
 }
 
 static gboolean
@@ -316,6 +349,7 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
   trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_meta);
   vf_class->set_info = GST_DEBUG_FUNCPTR (gst_fv_filter_set_info);
   vf_class->transform_frame = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_frame);
+  vf_class->transform_frame_ip = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_frame_ip);
 
   gst_type_mark_as_plugin_api (GST_TYPE_FV_FILTER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_FV_BACKEND, 0);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* GstFvFilter: the base of every fastvision filter element. It owns what
- * they share — the backend, device-id, threads and active-backend
- * properties, the CUDA stream, pinned-memory pools on the CUDA path,
- * controller sync, latency reporting, meta copying — and calls the
- * subclass to (re)make its plans when settings change and to process each
- * frame. */
+/* GstFvFilter: the base of every fastvision filter element. It owns the
+ * whole frame contract — the backend, device-id, threads and
+ * active-backend properties, the CUDA stream, pinned-memory pools on the
+ * CUDA path, the plane layout of the format, controller sync, latency,
+ * meta copying, plans made current before each frame — and calls the
+ * subclass to (re)make its plans and to process each frame, in place
+ * (process_ip) or into a new buffer (process). */
 #ifndef GST_FV_FILTER_H
 #define GST_FV_FILTER_H
 
@@ -13,6 +14,7 @@
 #include <gst/video/gstvideofilter.h>
 #include "fvdevice.h"
 #include "fvlatency.h"
+#include "fvplanes.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +31,8 @@ struct _GstFvFilterClass {
   /* Frees the plans (stop, or the CUDA stream changed). */
   void (*release) (GstFvFilter *filter);
   GstFlowReturn (*process) (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out);
+  /* In-place elements (gst_base_transform_set_in_place) process here. */
+  GstFlowReturn (*process_ip) (GstFvFilter *filter, GstVideoFrame *frame);
   /* Optional: checks settings that must fail the state change (a kernel
    * file that does not parse, say); posts the error itself. */
   gboolean (*validate) (GstFvFilter *filter);
@@ -43,9 +47,13 @@ void gst_fv_filter_settings_changed (GstFvFilter *filter);
 /* The backend in use and its stream (valid inside rebuild and process). */
 const FvDevice *gst_fv_filter_device (GstFvFilter *filter);
 
-/* For subclasses that produce output themselves (generate_output): makes
- * the plans current, as before every transformed frame; FALSE after
- * posting an error. */
+/* How the negotiated format maps onto kernel images (set in set_info). */
+const FvPlaneLayout *gst_fv_filter_layout (GstFvFilter *filter);
+
+/* For subclasses that produce output themselves (generate_output): the
+ * controller values for this buffer, then the plans made current, as before
+ * every transformed frame; FALSE after posting an error. */
+void gst_fv_filter_sync_values (GstFvFilter *filter, GstBuffer *buf);
 gboolean gst_fv_filter_prepare (GstFvFilter *filter);
 
 /* The subclass now holds `frames` frames back (0: synchronous): added to

@@ -113,6 +113,7 @@ static gboolean
 gst_sat_filter_rebuild (GstFvFilter *filter)
 {
   GstSatFilter *self = GST_SAT_FILTER (filter);
+  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
   const FvDevice *dev = gst_fv_filter_device (filter);
   fv_box_params bp;
 
@@ -126,8 +127,8 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
   GST_OBJECT_UNLOCK (self);
   bp.threads = gst_fv_filter_threads (filter);
 
-  for (gint p = 0; p < self->layout.n_planes; p++) {
-    const FvPlaneDesc *d = &self->layout.plane[p];
+  for (gint p = 0; p < layout->n_planes; p++) {
+    const FvPlaneDesc *d = &layout->plane[p];
     bp.width = d->width;
     bp.height = d->height;
     bp.channels = d->channels;
@@ -211,30 +212,13 @@ gst_sat_filter_get_property (GObject *object, guint prop_id, GValue *value,
   GST_OBJECT_UNLOCK (self);
 }
 
-static gboolean
-gst_sat_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_info,
-    GstCaps *outcaps, GstVideoInfo *out_info)
-{
-  GstSatFilter *self = GST_SAT_FILTER (vf);
-  if (!fv_plane_layout_from_info (in_info, &self->layout)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Unsupported video format %s.",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
-    return FALSE;
-  }
-  GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes",
-      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
-      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info), self->layout.n_planes);
-  return GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vf, incaps, in_info, outcaps,
-      out_info);
-}
-
 static GstFlowReturn
-run_plans (GstSatFilter *self, GstVideoFrame *in, const fv_image *dst_planes,
-    GstVideoFrame *out)
+run_plans (GstSatFilter *self, GstVideoFrame *in, GstVideoFrame *out)
 {
-  for (gint p = 0; p < self->layout.n_planes; p++) {
-    fv_image src = fv_plane_image (&self->layout, in, p);
-    fv_image dst = dst_planes ? dst_planes[p] : fv_plane_image (&self->layout, out, p);
+  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
+  for (gint p = 0; p < layout->n_planes; p++) {
+    fv_image src = fv_plane_image (layout, in, p);
+    fv_image dst = fv_plane_image (layout, out, p);
     fv_status st = fv_box_execute (self->plans[p], &src, &dst);
     if (st != FV_OK) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Box filter failed on plane %d: %s.", p,
@@ -249,11 +233,12 @@ static GstFlowReturn
 gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
   GstSatFilter *self = GST_SAT_FILTER (filter);
+  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
   GST_OBJECT_LOCK (self);
   GQuark roi = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
   GST_OBJECT_UNLOCK (self);
   if (!roi)
-    return run_plans (self, in, NULL, out);
+    return run_plans (self, in, out);
 
   /* only the regions are filtered: the cost follows their area */
   const FvDevice *dev = gst_fv_filter_device (filter);
@@ -267,7 +252,7 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
     if (r->roi_type != roi || r->x >= (guint) W || r->y >= (guint) H)
       continue;
     gint w = MIN (r->w, (guint) W - r->x), h = MIN (r->h, (guint) H - r->y);
-    if (!fv_box_roi_filter (&self->roi, &self->layout, self->params, dev->active,
+    if (!fv_box_roi_filter (&self->roi, layout, self->params, dev->active,
             dev->stream_device, dev->stream, in, out, r->x, r->y, w, h)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Box filter failed on a region."),
           ("%s", fv_last_error ()));
@@ -289,7 +274,6 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
   GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
@@ -329,8 +313,6 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
       FV_AUTHOR);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
-
-  vf_class->set_info = GST_DEBUG_FUNCPTR (gst_sat_filter_set_info);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_sat_filter_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_sat_filter_release);
   fv_class->process = GST_DEBUG_FUNCPTR (gst_sat_filter_process);

@@ -32,7 +32,6 @@ struct _GstSatFilter {
   gchar *roi_type;
 
   /* streaming state */
-  FvPlaneLayout layout;
   fv_box_plan *plans[GST_VIDEO_MAX_PLANES];
   fv_box_params params[GST_VIDEO_MAX_PLANES];   /* each plane's, for regions */
   FvBoxRoi roi;                /* roi-type: regions filtered as sub-images */

@@ -127,23 +127,12 @@ gst_vj_detect_validate (GstFvFilter *filter)
 }
 
 static void
-free_gray (GstVjDetect *self)
-{
-  if (self->gray_pinned)
-    fv_cuda_host_free (self->gray);
-  else
-    g_free (self->gray);
-  self->gray = NULL;
-  self->gray_pinned = FALSE;
-}
-
-static void
 gst_vj_detect_release (GstFvFilter *filter)
 {
   GstVjDetect *self = GST_VJ_DETECT (filter);
   fv_vj_plan_destroy (self->plan);
   self->plan = NULL;
-  free_gray (self);
+  fv_scratch_free (&self->gray);
 }
 
 static gboolean
@@ -171,14 +160,12 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
         ("%s", fv_last_error ()));
     return FALSE;
   }
-  if (GST_VIDEO_INFO_IS_RGB (info)) {
-    self->gray_stride = GST_ROUND_UP_64 (p.width);
-    gsize size = self->gray_stride * p.height;
-    if (fv_device_is_cuda (dev))   /* pinned: the upload is a straight DMA */
-      self->gray = fv_cuda_host_alloc (size);
-    self->gray_pinned = self->gray != NULL;
-    if (!self->gray)
-      self->gray = g_malloc (size);
+  self->gray_stride = GST_ROUND_UP_64 (p.width);
+  if (GST_VIDEO_INFO_IS_RGB (info) && !fv_scratch_ensure (&self->gray,
+          self->gray_stride * p.height, fv_device_is_cuda (dev))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot allocate the luma of %dx%d frames.",
+            p.width, p.height), (NULL));
+    return FALSE;
   }
   return TRUE;
 }
@@ -198,7 +185,7 @@ luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
   fv_image rgb = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (f, 0),
       GST_VIDEO_FRAME_PLANE_STRIDE (f, 0), w, h, GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0), FV_U8,
       FV_MEM_HOST);
-  *out = fv_image_make (self->gray, self->gray_stride, w, h, 1, FV_U8, FV_MEM_HOST);
+  *out = fv_image_make (self->gray.data, self->gray_stride, w, h, 1, FV_U8, FV_MEM_HOST);
   return fv_luma_from_rgb (&rgb, GST_VIDEO_FORMAT_INFO_POFFSET (fi, 0),
       GST_VIDEO_FORMAT_INFO_POFFSET (fi, 1), GST_VIDEO_FORMAT_INFO_POFFSET (fi, 2), out,
       (int) gst_fv_filter_threads (GST_FV_FILTER (self))) == FV_OK;
@@ -231,12 +218,9 @@ post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, gint n)
 }
 
 static GstFlowReturn
-gst_vj_detect_transform_frame_ip (GstVideoFilter *vf, GstVideoFrame *frame)
+gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
 {
-  GstVjDetect *self = GST_VJ_DETECT (vf);
-  GstFvFilter *filter = GST_FV_FILTER (vf);
-  if (!gst_fv_filter_prepare (filter))
-    return GST_FLOW_ERROR;
+  GstVjDetect *self = GST_VJ_DETECT (filter);
   fv_image gray;
   const fv_detection *d = NULL;
   gint n = 0;
@@ -395,7 +379,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
   vf_class->transform_frame = NULL;   /* in place: pixels change only when drawing */
-  vf_class->transform_frame_ip = GST_DEBUG_FUNCPTR (gst_vj_detect_transform_frame_ip);
+  fv_class->process_ip = GST_DEBUG_FUNCPTR (gst_vj_detect_process_ip);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_vj_detect_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_vj_detect_release);
   fv_class->validate = GST_DEBUG_FUNCPTR (gst_vj_detect_validate);

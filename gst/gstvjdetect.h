@@ -6,6 +6,7 @@
 #include <gst/video/video.h>
 #include "fv_vj.h"
 #include "gstfvfilter.h"
+#include "fvscratch.h"
 
 G_BEGIN_DECLS
 
@@ -28,9 +29,8 @@ struct _GstVjDetect {
   fv_cascade *cascade;
   gchar *loaded_path;          /* the file the cascade came from */
   fv_vj_plan *plan;
-  guint8 *gray;                /* RGB input: its luma */
+  FvScratch gray;              /* RGB input: its luma */
   gsize gray_stride;
-  gboolean gray_pinned;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (vjdetect);

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "fvscratch.h"
+#include "fv_cuda.h"
+
+gboolean
+fv_scratch_ensure (FvScratch *s, gsize size, gboolean want_pinned)
+{
+  if (s->data && s->size >= size && (!want_pinned || s->pinned))
+    return TRUE;
+  fv_scratch_free (s);
+  s->data = want_pinned ? fv_cuda_host_alloc (size) : NULL;
+  s->pinned = s->data != NULL;
+  if (!s->data)
+    s->data = g_try_malloc (size ? size : 1);
+  s->size = s->data ? size : 0;
+  return s->data != NULL;
+}
+
+void
+fv_scratch_free (FvScratch *s)
+{
+  if (s->pinned)
+    fv_cuda_host_free (s->data);
+  else
+    g_free (s->data);
+  s->data = NULL;
+  s->size = 0;
+  s->pinned = FALSE;
+}
