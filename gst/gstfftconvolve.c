@@ -61,11 +61,11 @@ gst_fft_convolve_border_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {FV_CONV_RENORMALIZE, "Divide by the kernel weight inside the frame", "renormalize"},
-    {FV_CONV_REPLICATE, "Edge pixels repeated outwards", "replicate"},
-    {FV_CONV_MIRROR, "Reflected about the edge pixel", "mirror"},
-    {FV_CONV_ZERO, "Zero outside the frame", "zero"},
-    {FV_CONV_WRAP, "The frame repeats (periodic)", "wrap"},
+    {FV_BORDER_RENORMALIZE, "Divide by the kernel weight inside the frame", "renormalize"},
+    {FV_BORDER_REPLICATE, "Edge pixels repeated outwards", "replicate"},
+    {FV_BORDER_MIRROR, "Reflected about the edge pixel", "mirror"},
+    {FV_BORDER_ZERO, "Zero outside the frame", "zero"},
+    {FV_BORDER_WRAP, "The frame repeats (periodic)", "wrap"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
@@ -426,7 +426,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
           "kernels with negative taps)", -65535.0, 65535.0, 0.0, rw));
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border", "How the frame is extended",
-          GST_TYPE_FFT_CONVOLVE_BORDER, FV_CONV_RENORMALIZE, rw));
+          GST_TYPE_FFT_CONVOLVE_BORDER, FV_BORDER_RENORMALIZE, rw));
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "FFT or direct summation",
           GST_TYPE_FFT_CONVOLVE_METHOD, FV_CONV_AUTO, rw));
@@ -452,6 +452,6 @@ gst_fft_convolve_init (GstFftConvolve *self)
 {
   self->sigma = 2.0;
   self->normalize = TRUE;
-  self->border = FV_CONV_RENORMALIZE;
+  self->border = FV_BORDER_RENORMALIZE;
   self->method = FV_CONV_AUTO;
 }

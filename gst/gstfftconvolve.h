@@ -20,7 +20,7 @@ struct _GstFftConvolve {
   gdouble sigma, bias;
   gboolean normalize;
   gboolean correlate;   /* filter2D's correlation instead of convolution */
-  fv_conv_border border;
+  fv_border border;
   fv_conv_method method;
 
   /* streaming state */

@@ -15,18 +15,11 @@
 #define FV_CONV_H
 
 #include "../common/fv_image.h"
+#include "../common/fv_border.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum {
-  FV_CONV_RENORMALIZE = 0,  /* divide by the kernel weight inside the frame */
-  FV_CONV_REPLICATE,
-  FV_CONV_MIRROR,           /* reflect about the edge pixel (cb|abc) */
-  FV_CONV_ZERO,
-  FV_CONV_WRAP
-} fv_conv_border;
 
 typedef enum { FV_CONV_AUTO = 0, FV_CONV_FFT, FV_CONV_DIRECT } fv_conv_method;
 
@@ -44,7 +37,7 @@ typedef struct {
   int kernel_width, kernel_height;
   int normalize;
   double bias;
-  fv_conv_border border;
+  fv_border border;            /* any of the five */
   fv_conv_method method;
   int threads;                 /* 0 = all cores */
   int measure;                 /* plan FFTs with FFTW_MEASURE (slow once, fast after) */

@@ -74,10 +74,10 @@ extend (const fv_conv_plan *pl, const fv_image *src, int c, float *buf, int bstr
   const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
   int *xmap = malloc (sizeof (int) * pl->ew);
   for (int u = 0; u < pl->ew; u++)
-    xmap[u] = fv_conv_ext_index ((long) pl->rx + u - cx, p->width, p->border);
+    xmap[u] = fv_border_map ((long) pl->rx + u - cx, p->width, p->border);
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
   for (int v = 0; v < pl->eh; v++) {
-    int sy = fv_conv_ext_index ((long) pl->ry + v - cy, p->height, p->border);
+    int sy = fv_border_map ((long) pl->ry + v - cy, p->height, p->border);
     float *o = buf + (size_t) v * bstride;
     if (sy < 0) {
       memset (o, 0, sizeof (float) * pl->ew);
@@ -166,13 +166,13 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
   const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
   memset (buf, 0, sizeof (float) * P * P);
   for (int v = 0; v < oh + kh - 1; v++) {
-    int sy = fv_conv_ext_index ((long) y0 + v - cy, H, p->border);
+    int sy = fv_border_map ((long) y0 + v - cy, H, p->border);
     if (sy < 0)
       continue;
     const char *row = (const char *) src->data + (size_t) sy * src->stride;
     float *o = buf + (size_t) v * P;
     for (int u = 0; u < ow + kw - 1; u++) {
-      int sx = fv_conv_ext_index ((long) x0 + u - cx, W, p->border);
+      int sx = fv_border_map ((long) x0 + u - cx, W, p->border);
       size_t i = (size_t) sx * C + c;
       o[u] = sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
           : fv_load_u16 ((const char *) row + 2 * i);
@@ -346,7 +346,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
       || (p->sample != FV_U8 && p->sample != FV_U16) || !p->kernel
       || p->kernel_width < 1 || p->kernel_height < 1
       || p->kernel_width > FV_CONV_MAX_KERNEL + 1 || p->kernel_height > FV_CONV_MAX_KERNEL + 1
-      || (unsigned) p->border > FV_CONV_WRAP || (unsigned) p->method > FV_CONV_DIRECT
+      || (unsigned) p->border > FV_BORDER_WRAP || (unsigned) p->method > FV_CONV_DIRECT
       || p->threads < 0 || !isfinite (p->bias)
       || (p->roi_width && (p->roi_width < 1 || p->roi_height < 1 || p->roi_x < 0
           || p->roi_y < 0 || p->roi_x + p->roi_width > p->width
@@ -435,7 +435,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   /* scale: 1/sum, and for renormalize the share of the kernel inside */
   double base = p->normalize ? 1.0 / pl->ksum : 1.0;
   pl->uniform_scale = (float) base;
-  if (st == FV_OK && p->border == FV_CONV_RENORMALIZE && fabs (pl->ksum) > 1e-9 * pl->kabs) {
+  if (st == FV_OK && p->border == FV_BORDER_RENORMALIZE && fabs (pl->ksum) > 1e-9 * pl->kabs) {
     pl->scale = malloc (sizeof (float) * pl->ow * pl->oh);
     float *inside = pl->buf;
     if (!pl->scale) {

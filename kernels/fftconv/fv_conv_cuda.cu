@@ -83,8 +83,8 @@ extend (const char *src, size_t stride, Geo g, float *buf)
     return;
   float val = 0.0f;
   if (u < g.w + g.kw - 1 && v < g.h + g.kh - 1) {
-    const int sx = fv_conv_ext_index (g.rx + u - g.kw / 2, g.fw, g.border);
-    const int sy = fv_conv_ext_index (g.ry + v - g.kh / 2, g.fh, g.border);
+    const int sx = fv_border_map (g.rx + u - g.kw / 2, g.fw, g.border);
+    const int sy = fv_border_map (g.ry + v - g.kh / 2, g.fh, g.border);
     if (sx >= 0 && sy >= 0)
       val = ((const TIN *) (src + (size_t) sy * stride))[(size_t) sx * g.channels + g.channel];
   }
@@ -104,8 +104,8 @@ direct_sum (const char *src, size_t stride, Geo g, const float *kern, float *buf
   const int pw = 32 + g.kw - 1, ph = 8 + g.kh - 1;
   for (int i = threadIdx.y * 32 + threadIdx.x; i < pw * ph; i += 256) {
     const int u = i % pw, v = i / pw;
-    const int sx = fv_conv_ext_index (g.rx + bx + u - g.kw / 2, g.fw, g.border);
-    const int sy = fv_conv_ext_index (g.ry + by + v - g.kh / 2, g.fh, g.border);
+    const int sx = fv_border_map (g.rx + bx + u - g.kw / 2, g.fw, g.border);
+    const int sy = fv_border_map (g.ry + by + v - g.kh / 2, g.fh, g.border);
     patch[i] = sx >= 0 && sy >= 0
         ? (float) ((const TIN *) (src + (size_t) sy * stride))[(size_t) sx * g.channels + g.channel]
         : 0.0f;

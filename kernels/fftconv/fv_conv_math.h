@@ -5,22 +5,7 @@
 
 #include <math.h>
 #include "fv_conv.h"
-#include "../sat/fv_box_math.h"   /* FV_HD, fv_border_map */
-
-/* Source index of extended position j along an axis of n samples, or -1
- * where the border is zero (renormalize and zero). */
-FV_HD int
-fv_conv_ext_index (long j, int n, int border)
-{
-  if (j >= 0 && j < n)
-    return (int) j;
-  switch (border) {
-    case FV_CONV_REPLICATE: return fv_border_map (j, n, FV_BORDER_REPLICATE);
-    case FV_CONV_MIRROR: return fv_border_map (j, n, FV_BORDER_MIRROR);
-    case FV_CONV_WRAP: { long m = j % n; return (int) (m < 0 ? m + n : m); }
-    default: return -1;
-  }
-}
+#include "../common/fv_border.h"
 
 /* Bilinear weight of grid cell i of n along an axis of `size` pixels at
  * pixel x: cells belong to their centres; beyond the outer centres the

@@ -12,6 +12,7 @@
 #define FV_BOX_H
 
 #include "../common/fv_image.h"
+#include "../common/fv_border.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,12 +24,7 @@ typedef enum {
   FV_BOX_THRESHOLD       /* max value where pixel > mean*(1-sensitivity), else 0 */
 } fv_box_mode;
 
-typedef enum {
-  FV_BORDER_RENORMALIZE = 0, /* mean over the part of the window inside the frame */
-  FV_BORDER_REPLICATE,       /* aaa|abcd|ddd */
-  FV_BORDER_MIRROR,          /* dcb|abcd|cba (edge pixel not repeated) */
-  FV_BORDER_ZERO             /* outside counts as 0, divisor is the full window */
-} fv_border;
+/* fv_border: the first four (FV_BORDER_WRAP is convolution's alone) */
 
 /* The largest radius any backend accepts: every sum then fits 64 bits and
  * the stddev's n*sum(x^2) fits 128. Larger than any frame side. */

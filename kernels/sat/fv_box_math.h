@@ -9,29 +9,6 @@
 #include <stdint.h>
 #include "fv_box.h"
 
-#ifdef __CUDACC__
-#define FV_HD __host__ __device__ __forceinline__
-#else
-#define FV_HD static inline
-#endif
-
-/* Source index that extended position j reads, or -1 for "outside, zero". */
-FV_HD int
-fv_border_map (long j, int n, int border)
-{
-  if (j >= 0 && j < n)
-    return (int) j;
-  if (border == FV_BORDER_REPLICATE || (border == FV_BORDER_MIRROR && n == 1))
-    return j < 0 ? 0 : n - 1;
-  if (border == FV_BORDER_MIRROR) {
-    long t = 2L * n - 2, m = j % t;
-    if (m < 0)
-      m += t;
-    return (int) (m < n ? m : t - m);
-  }
-  return -1;
-}
-
 /* The prefix sum of the border-extended sequence, F(k) = sum e(j) over
  * 0 <= j <= k (and -sum over k < j < 0 for negative k), written as a sum of
  * coef[i] * P(idx[i]) where P is the prefix sum of the n real samples and

@@ -28,7 +28,7 @@ main (int argc, char **argv)
         unsigned char *a = malloc ((size_t) w * h), *b = malloc ((size_t) w * h);
         for (size_t i = 0; i < (size_t) w * h; i++)
           a[i] = (unsigned char) (i * 2654435761u >> 24);
-        fv_conv_params p = { w, h, 1, 1, FV_U8, kern, k, k, 1, 0, FV_CONV_MIRROR, m, 0, 1 };
+        fv_conv_params p = { w, h, 1, 1, FV_U8, kern, k, k, 1, 0, FV_BORDER_MIRROR, m, 0, 1 };
         fv_conv_plan *plan;
         if (fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) != FV_OK)
           return 1;
@@ -60,7 +60,7 @@ main (int argc, char **argv)
     for (int i = 0; i < 9; i++) { ks[i] = kern; kws[i] = khs[i] = k; }
     unsigned char *a = malloc ((size_t) w * h), *b = malloc ((size_t) w * h);
     memset (a, 77, (size_t) w * h);
-    fv_conv_params p = { w, h, 1, 1, FV_U8, kern, k, k, 1, 0, FV_CONV_MIRROR, FV_CONV_FFT, 0, 1 };
+    fv_conv_params p = { w, h, 1, 1, FV_U8, kern, k, k, 1, 0, FV_BORDER_MIRROR, FV_CONV_FFT, 0, 1 };
     fv_conv_grid *g;
     if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs, FV_BACKEND_CPU, 0, NULL) != FV_OK)
       return 1;

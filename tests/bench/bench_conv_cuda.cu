@@ -64,7 +64,7 @@ main ()
       cudaMalloc (&a, (size_t) s.w * s.h);
       cudaMalloc (&b, (size_t) s.w * s.h);
       cudaMemset (a, 90, (size_t) s.w * s.h);
-      fv_conv_params p = { s.w, s.h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_CONV_MIRROR,
+      fv_conv_params p = { s.w, s.h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_BORDER_MIRROR,
         FV_CONV_FFT, 0, 0, 0, 0, 0, 0, 0 };
       fv_conv_plan *plan;
       if (fv_conv_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
@@ -140,7 +140,7 @@ main ()
     cudaMalloc (&a, (size_t) w * h);
     cudaMalloc (&b, (size_t) w * h);
     cudaMemset (a, 90, (size_t) w * h);
-    fv_conv_params p = { w, h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_CONV_MIRROR,
+    fv_conv_params p = { w, h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_BORDER_MIRROR,
       FV_CONV_FFT, 0, 0, 0, 0, 0, 0, 0 };
     fv_conv_grid *g;
     if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs, FV_BACKEND_CUDA, 0, stream) != FV_OK) {

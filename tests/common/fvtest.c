@@ -213,16 +213,16 @@ fvt_ref_fill (const fv_image *src, unsigned thr, int conn, int output, unsigned 
 }
 
 static long
-ref_index (long j, int n, fv_conv_border b)
+ref_index (long j, int n, fv_border b)
 {
   if (j >= 0 && j < n) return j;
   switch (b) {
-    case FV_CONV_REPLICATE: return j < 0 ? 0 : n - 1;
-    case FV_CONV_MIRROR:
+    case FV_BORDER_REPLICATE: return j < 0 ? 0 : n - 1;
+    case FV_BORDER_MIRROR:
       if (n == 1) return 0;
       while (j < 0 || j >= n) j = j < 0 ? -j : 2L * (n - 1) - j;
       return j;
-    case FV_CONV_WRAP: return ((j % n) + n) % n;
+    case FV_BORDER_WRAP: return ((j % n) + n) % n;
     default: return -1;
   }
 }
@@ -249,7 +249,7 @@ fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c)
       acc += k * fvt_get (src, (int) sx, (int) sy, c);
     }
   double s = p->normalize ? 1.0 / ksum : 1.0;
-  if (p->border == FV_CONV_RENORMALIZE) {
+  if (p->border == FV_BORDER_RENORMALIZE) {
     double kabs = 0;
     for (int i = 0; i < kw * kh; i++)
       kabs += fabs (p->kernel[i]);

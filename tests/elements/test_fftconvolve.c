@@ -48,7 +48,7 @@ random_frame (GstVideoInfo *info, guint seed)
  * (alpha, chroma planes) unchanged. */
 static void
 check (GstVideoInfo *info, GstBuffer *in, GstBuffer *out, const float *k, int kw, int kh,
-    gboolean normalize, double bias, fv_conv_border border, unsigned mask, gboolean convolve)
+    gboolean normalize, double bias, fv_border border, unsigned mask, gboolean convolve)
 {
   GstVideoFrame fi, fo;
   fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
@@ -97,7 +97,7 @@ GST_START_TEST (test_kernel_files_and_formats)
   /* an asymmetric kernel of even height: convolved by default, correlated
    * (OpenCV's filter2D) with correlate=true */
   for (int f = 0; f < 4; f++)
-    for (int border = 0; border <= FV_CONV_WRAP; border++)
+    for (int border = 0; border <= FV_BORDER_WRAP; border++)
     for (int corr = 0; corr <= 1; corr++) {
       GstVideoInfo info;
       GstHarness *hh = harness (formats[f], 37, 21, &info);
@@ -121,7 +121,7 @@ GST_START_TEST (test_kernel_files_and_formats)
   g_object_set (hh->element, "kernel", pgmf, "normalize", FALSE, "bias", -300.0, NULL);
   GstBuffer *in = random_frame (&info, 77);
   GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
-  check (&info, in, out, kp, 2, 2, FALSE, -300.0, FV_CONV_RENORMALIZE, 1, TRUE);
+  check (&info, in, out, kp, 2, 2, FALSE, -300.0, FV_BORDER_RENORMALIZE, 1, TRUE);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
   /* a bad kernel while playing: a warning, and the old kernel stays */
@@ -131,7 +131,7 @@ GST_START_TEST (test_kernel_files_and_formats)
   g_object_set (hh->element, "kernel", ragged, NULL);
   in = random_frame (&info, 78);
   out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
-  check (&info, in, out, kp, 2, 2, FALSE, -300.0, FV_CONV_RENORMALIZE, 1, TRUE);
+  check (&info, in, out, kp, 2, 2, FALSE, -300.0, FV_BORDER_RENORMALIZE, 1, TRUE);
   GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
   fail_unless (m != NULL);
   GError *err = NULL;
@@ -161,20 +161,20 @@ GST_START_TEST (test_changes_midstream)
   g_object_set (hh->element, "kernel", f1, NULL);
   GstBuffer *in = random_frame (&info, 11);
   GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
-  check (&info, in, out, k1, 3, 1, TRUE, 0, FV_CONV_RENORMALIZE, 1, TRUE);
+  check (&info, in, out, k1, 3, 1, TRUE, 0, FV_BORDER_RENORMALIZE, 1, TRUE);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
-  g_object_set (hh->element, "kernel", f2, "border", FV_CONV_WRAP, NULL);
+  g_object_set (hh->element, "kernel", f2, "border", FV_BORDER_WRAP, NULL);
   in = random_frame (&info, 12);
   out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
-  check (&info, in, out, k2, 2, 2, TRUE, 0, FV_CONV_WRAP, 1, TRUE);
+  check (&info, in, out, k2, 2, 2, TRUE, 0, FV_BORDER_WRAP, 1, TRUE);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 23, 57);
   gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
   in = random_frame (&info, 13);
   out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
-  check (&info, in, out, k2, 2, 2, TRUE, 0, FV_CONV_WRAP, 1, TRUE);
+  check (&info, in, out, k2, 2, 2, TRUE, 0, FV_BORDER_WRAP, 1, TRUE);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
   gst_harness_teardown (hh);
@@ -355,7 +355,7 @@ GST_START_TEST (test_kernel_grid)
   g_object_set (hh->element, "kernel-grid", grid, NULL);
   GstBuffer *in = random_frame (&info, 3);
   GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
-  check (&info, in, out, taps, 3, 3, TRUE, 0, FV_CONV_RENORMALIZE, 1, TRUE);
+  check (&info, in, out, taps, 3, 3, TRUE, 0, FV_BORDER_RENORMALIZE, 1, TRUE);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
   gst_harness_teardown (hh);
@@ -366,7 +366,7 @@ GST_START_TEST (test_kernel_grid)
   g_object_set (hh->element, "kernel-grid", qgrid, NULL);
   in = random_frame (&info, 4);
   out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
-  check (&info, in, out, taps, 3, 3, TRUE, 0, FV_CONV_RENORMALIZE, 1, TRUE);
+  check (&info, in, out, taps, 3, 3, TRUE, 0, FV_BORDER_RENORMALIZE, 1, TRUE);
   gst_buffer_unref (in);
   gst_buffer_unref (out);
   gst_harness_teardown (hh);

@@ -30,7 +30,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       p.kernel = k.taps;
       p.kernel_width = k.width;
       p.kernel_height = k.height;
-      p.border = (fv_conv_border) (size % 5);
+      p.border = (fv_border) (size % 5);
       p.method = FV_CONV_DIRECT;
       p.threads = 1;
       fv_conv_plan *plan = NULL;

@@ -23,7 +23,7 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
     int normalize, double bias, fvt_rng *rng, const char *what)
 {
   for (int conv = 0; conv <= 1; conv++)
-  for (int border = 0; border <= FV_CONV_WRAP; border++)
+  for (int border = 0; border <= FV_BORDER_WRAP; border++)
     for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
       fv_conv_params p = { w, h, ch, mask, s, k, kw, kh, normalize, bias, border, method, 0, 0 };
       p.tile = force_tile;
@@ -64,7 +64,7 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
 static double
 plan_720p (const float *k, int kw)
 {
-  fv_conv_params p = { 1280, 720, 1, 1, FV_U8, k, kw, kw, 1, 0, FV_CONV_MIRROR, FV_CONV_FFT, 0, 1 };
+  fv_conv_params p = { 1280, 720, 1, 1, FV_U8, k, kw, kw, 1, 0, FV_BORDER_MIRROR, FV_CONV_FFT, 0, 1 };
   p.tile = -1;
   fv_conv_plan *plan = NULL;
   gint64 t0 = g_get_monotonic_time ();
@@ -181,7 +181,7 @@ main (int argc, char **argv)
       FVT_CHECK (im != NULL, "cannot read %s", path);
       if (!im)
         continue;
-      for (int border = 0; border <= FV_CONV_WRAP; border++)
+      for (int border = 0; border <= FV_BORDER_WRAP; border++)
         for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
           fv_conv_params p = { im->width, im->height, im->channels, (1u << im->channels) - 1,
             FV_U8, gauss, 15, 15, 1, 0, border, method, 0, 0 };
@@ -217,7 +217,7 @@ main (int argc, char **argv)
   /* kernel grids: 1x1 equals the plain convolution; identical kernels equal
    * it within 1; a varying grid matches the blend of reference results */
   {
-    for (int border = 0; border <= FV_CONV_WRAP; border++) {
+    for (int border = 0; border <= FV_BORDER_WRAP; border++) {
       int w = 53, h = 37;
       fv_image src = fvt_image_new (w, h, 1, FV_U8, 2, &rng);
       fv_image a = fvt_image_new (w, h, 1, FV_U8, 0, NULL), b = fvt_image_new (w, h, 1, FV_U8, 0, NULL);
