@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Fill plans: checks and dispatch. */
+/* Fill plans: checks, and the back end chosen once per plan. */
 #include <stdlib.h>
 #include "fv_fill_plan.h"
 
@@ -15,6 +15,35 @@ check_image (const fv_fill_params *p, const fv_image *im, const char *what)
   return FV_OK;
 }
 
+/* The CPU back end: host images only, nothing to wait for. */
+static fv_status
+cpu_init (fv_fill_plan *pl, int device, void *stream)
+{
+  return fv_fill_cpu_init (pl);
+}
+
+static fv_status
+cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
+{
+  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
+    fv_set_last_error ("a CPU plan needs host images");
+    return FV_ERR_INVALID;
+  }
+  return fv_fill_cpu_execute (pl, src, dst);
+}
+
+static fv_status
+cpu_wait (fv_fill_plan *pl)
+{
+  return FV_OK;
+}
+
+static const fv_fill_backend backends[] = {
+  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, cpu_wait, fv_fill_cpu_free },
+  [FV_BACKEND_CUDA] = { fv_fill_cuda_init, fv_fill_cuda_execute, fv_fill_cuda_wait,
+    fv_fill_cuda_free },
+};
+
 fv_status
 fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend backend,
     int device, void *stream)
@@ -25,7 +54,8 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
       || (p->connectivity != 4 && p->connectivity != 8)
       || (p->output != FV_FILL_FILLED && p->output != FV_FILL_HOLES)
       || (long long) p->width * p->height >= (1LL << 31)
-      || p->seeds < 0 || p->threads < 0) {
+      || p->seeds < 0 || p->threads < 0
+      || (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA)) {
     fv_set_last_error ("invalid fill parameters");
     return FV_ERR_INVALID;
   }
@@ -34,8 +64,8 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     return FV_ERR_NOMEM;
   pl->p = *p;
   pl->backend = backend;
-  fv_status st = backend == FV_BACKEND_CUDA ? fv_fill_cuda_init (pl, device, stream)
-      : fv_fill_cpu_init (pl);
+  pl->be = &backends[backend];
+  fv_status st = pl->be->init (pl, device, stream);
   if (st != FV_OK) {
     fv_fill_plan_destroy (pl);
     return st;
@@ -53,13 +83,7 @@ execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
   if ((st = check_image (&pl->p, src, "source")) != FV_OK
       || (st = check_image (&pl->p, dst, "destination")) != FV_OK)
     return st;
-  if (pl->backend == FV_BACKEND_CUDA)
-    return fv_fill_cuda_execute (pl, src, dst, wait);
-  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
-    fv_set_last_error ("a CPU plan needs host images");
-    return FV_ERR_INVALID;
-  }
-  return fv_fill_cpu_execute (pl, src, dst);
+  return pl->be->execute (pl, src, dst, wait);
 }
 
 fv_status
@@ -79,7 +103,7 @@ fv_fill_wait (fv_fill_plan *pl)
 {
   if (!pl)
     return FV_ERR_INVALID;
-  return pl->backend == FV_BACKEND_CUDA ? fv_fill_cuda_wait (pl) : FV_OK;
+  return pl->be->wait (pl);
 }
 
 void
@@ -87,8 +111,7 @@ fv_fill_plan_destroy (fv_fill_plan *pl)
 {
   if (!pl)
     return;
-  if (pl->cuda)
-    fv_fill_cuda_free (pl);
-  fv_fill_cpu_free (pl);
+  if (pl->be)
+    pl->be->free (pl);
   free (pl);
 }

@@ -9,9 +9,18 @@
 extern "C" {
 #endif
 
+/* A back end: chosen once per plan (FFTW's way), never tested per call. */
+typedef struct {
+  fv_status (*init) (fv_fill_plan *pl, int device, void *stream);
+  fv_status (*execute) (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait);
+  fv_status (*wait) (fv_fill_plan *pl);
+  void (*free) (fv_fill_plan *pl);
+} fv_fill_backend;
+
 struct fv_fill_plan {
   fv_fill_params p;
   fv_backend backend;
+  const fv_fill_backend *be;
   /* CPU */
   int nthreads, nseeds;
   struct fv_fill_rows *rows;   /* each row's runs of background (fv_fill_cpu.c) */

@@ -116,6 +116,30 @@ execute_staged (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
   return st;
 }
 
+/* The CPU back end: host images, any stride. */
+static fv_status
+cpu_init (fv_box_plan *plan, int device, void *stream)
+{
+  return fv_box_cpu_init (plan);
+}
+
+static fv_status
+cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+{
+  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
+    fv_set_last_error ("a CPU plan needs host images");
+    return FV_ERR_INVALID;
+  }
+  if (!fv_box_aligned (src) || !fv_box_aligned (dst))
+    return execute_staged (plan, src, dst);
+  return fv_box_cpu_execute (plan, src, dst);
+}
+
+static const fv_box_backend backends[] = {
+  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, fv_box_cpu_free },
+  [FV_BACKEND_CUDA] = { fv_box_cuda_init, fv_box_cuda_execute, fv_box_cuda_free },
+};
+
 fv_status
 fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
     fv_backend backend, int device, void *stream)
@@ -124,16 +148,18 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
   *out = NULL;
   if ((st = fv_box_params_validate (params)) != FV_OK)
     return st;
+  if (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA) {
+    fv_set_last_error ("unknown backend %d", (int) backend);
+    return FV_ERR_INVALID;
+  }
   fv_box_plan *plan = calloc (1, sizeof *plan);
   if (!plan)
     return FV_ERR_NOMEM;
   plan->p = *params;
   plan->backend = backend;
+  plan->be = &backends[backend];
   plan->acc64 = fv_box_needs_acc64 (params);
-  if (backend == FV_BACKEND_CUDA)
-    st = fv_box_cuda_init (plan, device, stream);
-  else
-    st = fv_box_cpu_init (plan);
+  st = plan->be->init (plan, device, stream);
   if (st != FV_OK) {
     fv_box_plan_destroy (plan);
     return st;
@@ -151,15 +177,7 @@ fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
   if ((st = fv_box_check_image (&plan->p, src, "source")) != FV_OK
       || (st = fv_box_check_image (&plan->p, dst, "destination")) != FV_OK)
     return st;
-  if (plan->backend == FV_BACKEND_CUDA)
-    return fv_box_cuda_execute (plan, src, dst);
-  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
-    fv_set_last_error ("a CPU plan needs host images");
-    return FV_ERR_INVALID;
-  }
-  if (!fv_box_aligned (src) || !fv_box_aligned (dst))
-    return execute_staged (plan, src, dst);
-  return fv_box_cpu_execute (plan, src, dst);
+  return plan->be->execute (plan, src, dst);
 }
 
 void
@@ -167,8 +185,7 @@ fv_box_plan_destroy (fv_box_plan *plan)
 {
   if (!plan)
     return;
-  if (plan->cuda)
-    fv_box_cuda_free (plan);
-  fv_box_cpu_free (plan);
+  if (plan->be)
+    plan->be->free (plan);
   free (plan);
 }

@@ -18,9 +18,17 @@ typedef struct {
   int64_t coef[16];
 } fv_col_terms;
 
+/* A back end: chosen once per plan (FFTW's way), never tested per call. */
+typedef struct {
+  fv_status (*init) (fv_box_plan *plan, int device, void *stream);
+  fv_status (*execute) (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
+  void (*free) (fv_box_plan *plan);
+} fv_box_backend;
+
 struct fv_box_plan {
   fv_box_params p;
   fv_backend backend;
+  const fv_box_backend *be;
   int acc64;            /* window sums need 64 bits (else 32, modulo 2^32) */
   /* CPU */
   int nthreads;

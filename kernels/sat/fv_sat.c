@@ -1,8 +1,40 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* SAT plans: checks and dispatch. */
+/* SAT plans: checks, and the back end chosen once per plan. */
 #include <stdlib.h>
 #include "fv_sat_plan.h"
 #include "../common/fv_parallel.h"
+
+/* The CPU back end: per-strip column sums, host images only. */
+static fv_status
+cpu_init (fv_sat_plan *pl, int device, void *stream)
+{
+  int n = fv_threads_resolve (pl->p.threads);
+  pl->nthreads = n > pl->p.height ? pl->p.height : n;
+  pl->carry = malloc ((size_t) pl->p.type * pl->p.width * (pl->nthreads + 1));
+  return pl->carry ? FV_OK : FV_ERR_NOMEM;
+}
+
+static fv_status
+cpu_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstride)
+{
+  if (src->mem != FV_MEM_HOST) {
+    fv_set_last_error ("a CPU plan needs host images");
+    return FV_ERR_INVALID;
+  }
+  return fv_sat_cpu_execute (pl, src, table, tstride);
+}
+
+static void
+cpu_free (fv_sat_plan *pl)
+{
+  free (pl->carry);
+  pl->carry = NULL;
+}
+
+static const fv_sat_backend backends[] = {
+  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, cpu_free },
+  [FV_BACKEND_CUDA] = { fv_sat_cuda_init, fv_sat_cuda_execute, fv_sat_cuda_free },
+};
 
 fv_status
 fv_sat_plan_create (fv_sat_plan **out, const fv_sat_params *p, fv_backend backend,
@@ -12,7 +44,8 @@ fv_sat_plan_create (fv_sat_plan **out, const fv_sat_params *p, fv_backend backen
   if (!p || p->width < 1 || p->height < 1 || p->channels < 1 || p->channels > 4
       || p->channel < 0 || p->channel >= p->channels
       || (p->sample != FV_U8 && p->sample != FV_U16)
-      || (p->type != FV_SAT_U32 && p->type != FV_SAT_U64) || p->threads < 0) {
+      || (p->type != FV_SAT_U32 && p->type != FV_SAT_U64) || p->threads < 0
+      || (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA)) {
     fv_set_last_error ("invalid SAT parameters");
     return FV_ERR_INVALID;
   }
@@ -21,16 +54,8 @@ fv_sat_plan_create (fv_sat_plan **out, const fv_sat_params *p, fv_backend backen
     return FV_ERR_NOMEM;
   pl->p = *p;
   pl->backend = backend;
-  fv_status st = FV_OK;
-  if (backend == FV_BACKEND_CUDA) {
-    st = fv_sat_cuda_init (pl, device, stream);
-  } else {
-    int n = fv_threads_resolve (p->threads);
-    pl->nthreads = n > p->height ? p->height : n;
-    pl->carry = malloc ((size_t) p->type * p->width * (pl->nthreads + 1));
-    if (!pl->carry)
-      st = FV_ERR_NOMEM;
-  }
+  pl->be = &backends[backend];
+  fv_status st = pl->be->init (pl, device, stream);
   if (st != FV_OK) {
     fv_sat_plan_destroy (pl);
     return st;
@@ -49,13 +74,7 @@ fv_sat_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstrid
     fv_set_last_error ("SAT source or table does not match the plan");
     return FV_ERR_INVALID;
   }
-  if (pl->backend == FV_BACKEND_CUDA)
-    return fv_sat_cuda_execute (pl, src, table, tstride);
-  if (src->mem != FV_MEM_HOST) {
-    fv_set_last_error ("a CPU plan needs host images");
-    return FV_ERR_INVALID;
-  }
-  return fv_sat_cpu_execute (pl, src, table, tstride);
+  return pl->be->execute (pl, src, table, tstride);
 }
 
 void
@@ -63,8 +82,7 @@ fv_sat_plan_destroy (fv_sat_plan *pl)
 {
   if (!pl)
     return;
-  if (pl->cuda)
-    fv_sat_cuda_free (pl);
-  free (pl->carry);
+  if (pl->be)
+    pl->be->free (pl);
   free (pl);
 }

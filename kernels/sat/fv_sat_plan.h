@@ -9,9 +9,17 @@
 extern "C" {
 #endif
 
+/* A back end: chosen once per plan (FFTW's way), never tested per call. */
+typedef struct {
+  fv_status (*init) (fv_sat_plan *pl, int device, void *stream);
+  fv_status (*execute) (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstride);
+  void (*free) (fv_sat_plan *pl);
+} fv_sat_backend;
+
 struct fv_sat_plan {
   fv_sat_params p;
   fv_backend backend;
+  const fv_sat_backend *be;
   int nthreads;
   void *carry;          /* CPU: per-strip column sums */
   void *cuda;

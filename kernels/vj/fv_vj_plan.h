@@ -80,9 +80,13 @@ fv_vj_window_rect (const fv_vj_level *lv, int x, int y)
   return r;
 }
 
+/* A back end: chosen once per plan (FFTW's way), never tested per call. */
+typedef struct fv_vj_backend fv_vj_backend;
+
 struct fv_vj_plan {
   fv_vj_params p;
   fv_backend backend;
+  const fv_vj_backend *be;
   const fv_cascade *cascade;
   fv_vj_pyramid py;
   fv_vj_model_host mh;
@@ -91,6 +95,12 @@ struct fv_vj_plan {
   fv_detection *det;
   int ndet;
   void *impl;            /* the back end's state */
+};
+
+struct fv_vj_backend {
+  fv_status (*init) (fv_vj_plan *pl, int device, void *stream);
+  fv_status (*execute) (fv_vj_plan *pl, const fv_image *gray);
+  void (*destroy) (fv_vj_plan *pl);
 };
 
 fv_status fv_vj_cpu_init (fv_vj_plan *pl);
@@ -106,7 +116,7 @@ int fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint
 
 /* Window keys (fv_vj_key) sorted, so that grouping sees
  * the same order on every run and back end, and turned into pl->raw. */
-void fv_vj_keys_to_raw (fv_vj_plan *pl, uint64_t *keys, int n);
+void fv_vj_keys_to_raw (fv_vj_plan *pl, uint64_t *keys, int n);   /* fv_vj_raw.c */
 
 /* Makes room for n raw windows and detections. */
 fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
