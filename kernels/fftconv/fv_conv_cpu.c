@@ -11,60 +11,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fv_conv.h"
-#include "fv_file.h"
-#include "fv_conv_cuda.h"
-#include "../common/fv_parallel.h"
+#include "fv_conv_plan.h"
 #include "fv_conv_math.h"
 #include "fv_conv_fftw.h"
 
-/* GPU: kernels up to this many taps go by direct summation (auto) */
-#define FV_CONV_GPU_DIRECT_TAPS 49   /* calibrated on the H100: see docs/benchmarks.md */
-
-struct fv_conv_plan {
-  fv_conv_params p;
-  float *kernel;               /* copy, kh x kw */
-  double ksum, kabs;
-  fv_conv_method method;       /* on the CPU (for CUDA plans: the edge weights only) */
-  fv_conv_method gpu_method;   /* CUDA plans: what runs on the GPU */
-  int nthreads;
-  int rx, ry, ow, oh;          /* the window computed (the whole frame by default) */
-  int ew, eh;                  /* extended window: ow + kw - 1 by oh + kh - 1 */
-  int pw, ph;                  /* FFT size */
-  float *buf;                  /* pw x ph real (FFT) or ew x eh (direct) */
-  fftwf_complex *spec, *kspec; /* image spectrum, kernel spectrum (conjugated) */
-  fftwf_plan fwd, inv;
-  float *scale;                /* per pixel (renormalize), else NULL */
-  float uniform_scale;
-  void *cuda;                  /* the GPU half, for CUDA plans */
-  /* overlap-add tiles (CPU FFT): tw x th outputs a tile, P x P transforms,
-   * one buffer pair a thread, tiles handed out dynamically */
-  int tiles, tw, th, P;
-  fftwf_plan tfwd, tinv;
-  fftwf_complex *tkspec;
-  float **tbuf;
-  fftwf_complex **tspec;
-};
-
-
-int
-fv_conv_smooth_size (int n, int max_prime)
-{
-  for (int m = n > 1 ? n : 1;; m++) {
-    int r = m;
-    for (int f = 2; f <= max_prime; f++)
-      while (r % f == 0)
-        r /= f;
-    if (r == 1)
-      return m;
-  }
-}
-
-int
-fv_conv_fast_size (int n)
-{
-  return fv_conv_smooth_size (n, 7);
-}
 
 /* Fills the extended image of channel c into buf (row stride bstride). */
 static void
@@ -271,208 +221,6 @@ plan_fft (fv_conv_plan *pl)
 }
 
 fv_status
-fv_conv_kernel_check (const float *k, int kw, int kh, int normalize)
-{
-  double sum = 0, mag = 0;
-  for (size_t i = 0; i < (size_t) kw * kh; i++) {
-    if (!isfinite (k[i])) {
-      fv_set_last_error ("kernel tap %zu is not a finite number", i);
-      return FV_ERR_INVALID;
-    }
-    sum += k[i];
-    mag += fabs (k[i]);
-  }
-  if (normalize && fabs (sum) <= 1e-9 * mag) {
-    fv_set_last_error ("the kernel sums to zero and cannot be normalized (set normalize=false)");
-    return FV_ERR_INVALID;
-  }
-  /* sums of taps this large (or normalizing factors this large) leave
-   * float's range on real frames: no meaningful output, so refused */
-  if (mag > FV_CONV_MAX_TAP_SUM || (normalize && fabs (sum) * FV_CONV_MAX_TAP_SUM < 1.0)) {
-    fv_set_last_error ("the kernel's taps are out of range (magnitudes summing to %g, sum %g: "
-        "at most %g, and at least %g when normalized)", mag, sum, FV_CONV_MAX_TAP_SUM,
-        1.0 / FV_CONV_MAX_TAP_SUM);
-    return FV_ERR_INVALID;
-  }
-  return FV_OK;
-}
-
-double
-fv_conv_plan_estimate (const fv_conv_params *p)
-{
-  double ow = p->roi_width ? p->roi_width : p->width, oh = p->roi_width ? p->roi_height : p->height;
-  double pw = fv_conv_fast_size ((int) ow + p->kernel_width - 1);
-  double ph = fv_conv_fast_size ((int) oh + p->kernel_height - 1);
-  int kmax = p->kernel_width > p->kernel_height ? p->kernel_width : p->kernel_height;
-  double P = fv_conv_fast_size (p->tile > 0 ? p->tile + kmax - 1 : kmax * 4 > 512 ? kmax * 4 : 512);
-  /* kernel copy, four padded planes (frame, two spectra, kernel), scale,
-   * and a tile pair a thread */
-  return 4.0 * p->kernel_width * p->kernel_height + 16.0 * pw * ph + 4.0 * ow * oh
-      + (fv_threads_resolve (p->threads) + 1.0) * 8.0 * P * (P + 2);
-}
-
-/* True convolution is correlation with the kernel flipped. Its centre
- * (kw/2 in the flipped frame of reference) then sits at kw-1-kw/2, one tap
- * left of the correlator's kw/2 for even sizes: a leading zero column (row)
- * puts it back. */
-static fv_status
-plan_flipped (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend, int device,
-    void *stream)
-{
-  const int kw = p->kernel_width, kh = p->kernel_height;
-  const int ew = kw % 2 == 0, eh = kh % 2 == 0, fw = kw + ew, fh = kh + eh;
-  float *f = calloc ((size_t) fw * fh, sizeof *f);
-  if (!f)
-    return FV_ERR_NOMEM;
-  for (int j = 0; j < kh; j++)
-    for (int i = 0; i < kw; i++)
-      f[(size_t) (kh - 1 - j + eh) * fw + (kw - 1 - i + ew)] = p->kernel[(size_t) j * kw + i];
-  fv_conv_params q = *p;
-  q.kernel = f;
-  q.kernel_width = fw;
-  q.kernel_height = fh;
-  q.convolve = 0;
-  fv_status st = fv_conv_plan_create (out, &q, backend, device, stream);
-  free (f);
-  return st;
-}
-
-fv_status
-fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend,
-    int device, void *stream)
-{
-  *out = NULL;
-  if (!p || p->width < 1 || p->height < 1 || p->channels < 1 || p->channels > 4
-      || (p->sample != FV_U8 && p->sample != FV_U16) || !p->kernel
-      || p->kernel_width < 1 || p->kernel_height < 1
-      || p->kernel_width > FV_CONV_MAX_KERNEL + 1 || p->kernel_height > FV_CONV_MAX_KERNEL + 1
-      || (unsigned) p->border > FV_BORDER_WRAP || (unsigned) p->method > FV_CONV_DIRECT
-      || p->threads < 0 || !isfinite (p->bias)
-      || (p->roi_width && (p->roi_width < 1 || p->roi_height < 1 || p->roi_x < 0
-          || p->roi_y < 0 || p->roi_x + p->roi_width > p->width
-          || p->roi_y + p->roi_height > p->height))) {
-    fv_set_last_error ("invalid convolution parameters");
-    return FV_ERR_INVALID;
-  }
-  if (p->convolve)
-    return plan_flipped (out, p, backend, device, stream);
-  if (!fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
-    return FV_ERR_NOMEM;
-  fv_conv_plan *pl = calloc (1, sizeof *pl);
-  if (!pl)
-    return FV_ERR_NOMEM;
-  pl->p = *p;
-  size_t nk = (size_t) p->kernel_width * p->kernel_height;
-  pl->kernel = malloc (sizeof (float) * nk);
-  if (!pl->kernel) {
-    free (pl);
-    return FV_ERR_NOMEM;
-  }
-  if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK) {
-    fv_conv_plan_destroy (pl);
-    return FV_ERR_INVALID;
-  }
-  for (size_t i = 0; i < nk; i++) {
-    pl->kernel[i] = p->kernel[i];
-    pl->ksum += p->kernel[i];
-    pl->kabs += fabs (p->kernel[i]);
-  }
-  pl->p.kernel = pl->kernel;
-  /* more threads than cores only slow FFTW's planning and the transforms */
-  pl->nthreads = fv_threads_resolve (p->threads);
-  if (pl->nthreads > fv_threads_resolve (0))
-    pl->nthreads = fv_threads_resolve (0);
-  pl->rx = p->roi_width ? p->roi_x : 0;
-  pl->ry = p->roi_width ? p->roi_y : 0;
-  pl->ow = p->roi_width ? p->roi_width : p->width;
-  pl->oh = p->roi_width ? p->roi_height : p->height;
-  pl->ew = pl->ow + p->kernel_width - 1;
-  pl->eh = pl->oh + p->kernel_height - 1;
-  pl->pw = fv_conv_fast_size (pl->ew);
-  pl->ph = fv_conv_fast_size (pl->eh);
-  pl->method = p->method;
-  if (backend == FV_BACKEND_CUDA) {
-    /* direct summation in shared memory for small kernels, FFT above; the
-     * host side only works out the edge weights, with a quickly planned
-     * transform */
-    pl->gpu_method = p->method != FV_CONV_AUTO ? p->method
-        : nk <= FV_CONV_GPU_DIRECT_TAPS ? FV_CONV_DIRECT : FV_CONV_FFT;
-    pl->method = FV_CONV_FFT;
-    pl->p.measure = 0;
-    if (pl->gpu_method == FV_CONV_FFT)   /* cuFFT's fastest size, not FFTW's */
-      fv_conv_cuda_pick_size (pl->ew, pl->eh, device, &pl->pw, &pl->ph);
-  }
-  if (pl->method == FV_CONV_AUTO) {
-    /* cost model, calibrated on the development machine (docs/benchmarks.md):
-     * direct ~ taps per pixel; FFT ~ 7 log2(N) per padded pixel for the
-     * pair of transforms and the product */
-    double n = (double) pl->pw * pl->ph;
-    double fft = 7.0 * n * log2 (n), dir = (double) pl->ow * pl->oh * nk;
-    pl->method = dir <= fft ? FV_CONV_DIRECT : FV_CONV_FFT;
-  }
-  fv_status st = FV_OK;
-  if (pl->method == FV_CONV_FFT) {
-    pl->buf = fftwf_alloc_real ((size_t) pl->pw * pl->ph);
-    st = pl->buf ? plan_fft (pl) : FV_ERR_NOMEM;
-  } else {
-    pl->buf = fftwf_alloc_real ((size_t) pl->ew * pl->eh);
-    st = pl->buf ? FV_OK : FV_ERR_NOMEM;
-  }
-  /* overlap-add tiles where the cost model says so (CPU, whole frame) */
-  if (st == FV_OK && backend == FV_BACKEND_CPU && pl->method == FV_CONV_FFT && !p->roi_width
-      && p->tile >= 0) {
-    int kmax = p->kernel_width > p->kernel_height ? p->kernel_width : p->kernel_height;
-    int P = p->tile > 0 ? fv_conv_fast_size (p->tile + kmax - 1)
-        : fv_conv_fast_size (kmax * 4 > 512 ? kmax * 4 : 512);
-    int tw = P - p->kernel_width + 1, th = P - p->kernel_height + 1;
-    double ntiles = (double) ((p->width + tw - 1) / tw) * ((p->height + th - 1) / th);
-    double full = (double) pl->pw * pl->ph * log2 ((double) pl->pw * pl->ph);
-    double tiled = ntiles * P * P * log2 ((double) P * P);
-    /* tiles stay in cache: measured twice as fast per transformed point */
-    if (p->tile > 0 || (ntiles > 1 && 0.5 * tiled < full))
-      st = plan_tiles (pl, P);
-  }
-  /* scale: 1/sum, and for renormalize the share of the kernel inside */
-  double base = p->normalize ? 1.0 / pl->ksum : 1.0;
-  pl->uniform_scale = (float) base;
-  if (st == FV_OK && p->border == FV_BORDER_RENORMALIZE && fabs (pl->ksum) > 1e-9 * pl->kabs) {
-    pl->scale = malloc (sizeof (float) * pl->ow * pl->oh);
-    float *inside = pl->buf;
-    if (!pl->scale) {
-      st = FV_ERR_NOMEM;
-    } else {
-      int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
-      const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
-      if (pl->method == FV_CONV_FFT)
-        memset (inside, 0, sizeof (float) * pl->pw * pl->ph);
-      for (int v = 0; v < pl->eh; v++)
-        for (int u = 0; u < pl->ew; u++)
-          inside[(size_t) v * bstride + u] = (pl->rx + u - cx >= 0
-              && pl->rx + u - cx < p->width && pl->ry + v - cy >= 0
-              && pl->ry + v - cy < p->height) ? 1.0f : 0.0f;
-      correlate (pl, inside, pl->scale);
-      for (size_t i = 0; i < (size_t) pl->ow * pl->oh; i++) {
-        double w = pl->scale[i];
-        /* weight inside: sum(K)/w restores the full kernel's gain; where
-         * almost none of the kernel is inside, fall back to the zero border */
-        pl->scale[i] = (float) (fabs (w) > 1e-6 * pl->kabs
-            ? (p->normalize ? 1.0 / w : pl->ksum / w) : base);
-      }
-    }
-  }
-  if (st == FV_OK && backend == FV_BACKEND_CUDA)
-    st = fv_conv_cuda_init (&pl->cuda, &pl->p, pl->gpu_method == FV_CONV_DIRECT, pl->pw, pl->ph,
-        pl->scale, pl->uniform_scale,
-        device, stream);
-  if (st != FV_OK) {
-    fv_conv_plan_destroy (pl);
-    return st;
-  }
-  *out = pl;
-  return FV_OK;
-}
-
-fv_status
 fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float *out,
     size_t out_stride)
 {
@@ -499,36 +247,106 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
   return FV_OK;
 }
 
-void *
-fv_conv_plan_cuda (const fv_conv_plan *pl)
+/* The method where it is auto: cost model, calibrated on the development
+ * machine (docs/benchmarks.md): direct ~ taps per pixel; FFT ~ 7 log2(N)
+ * per padded pixel for the pair of transforms and the product. */
+static void
+choose_method (fv_conv_plan *pl)
 {
-  return pl->cuda;
+  if (pl->method != FV_CONV_AUTO)
+    return;
+  double n = (double) pl->pw * pl->ph;
+  double fft = 7.0 * n * log2 (n);
+  double dir = (double) pl->ow * pl->oh * pl->p.kernel_width * pl->p.kernel_height;
+  pl->method = dir <= fft ? FV_CONV_DIRECT : FV_CONV_FFT;
 }
 
-fv_conv_method
-fv_conv_plan_method (const fv_conv_plan *pl)
+/* Overlap-add tiles where the cost model says so (CPU, whole frame). */
+static fv_status
+maybe_tiles (fv_conv_plan *pl)
 {
-  return pl->cuda ? pl->gpu_method : pl->method;
+  const fv_conv_params *p = &pl->p;
+  if (pl->method != FV_CONV_FFT || p->roi_width || p->tile < 0)
+    return FV_OK;
+  int kmax = p->kernel_width > p->kernel_height ? p->kernel_width : p->kernel_height;
+  int P = p->tile > 0 ? fv_conv_fast_size (p->tile + kmax - 1)
+      : fv_conv_fast_size (kmax * 4 > 512 ? kmax * 4 : 512);
+  int tw = P - p->kernel_width + 1, th = P - p->kernel_height + 1;
+  double ntiles = (double) ((p->width + tw - 1) / tw) * ((p->height + th - 1) / th);
+  double full = (double) pl->pw * pl->ph * log2 ((double) pl->pw * pl->ph);
+  double tiled = ntiles * P * P * log2 ((double) P * P);
+  /* tiles stay in cache: measured twice as fast per transformed point */
+  if (p->tile > 0 || (ntiles > 1 && 0.5 * tiled < full))
+    return plan_tiles (pl, P);
+  return FV_OK;
+}
+
+/* Scale: 1/sum, and for renormalize the share of the kernel inside. */
+static fv_status
+plan_scale (fv_conv_plan *pl)
+{
+  const fv_conv_params *p = &pl->p;
+  double base = p->normalize ? 1.0 / pl->ksum : 1.0;
+  pl->uniform_scale = (float) base;
+  if (p->border != FV_BORDER_RENORMALIZE || fabs (pl->ksum) <= 1e-9 * pl->kabs)
+    return FV_OK;
+  pl->scale = malloc (sizeof (float) * pl->ow * pl->oh);
+  if (!pl->scale)
+    return FV_ERR_NOMEM;
+  float *inside = pl->buf;
+  int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
+  const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
+  if (pl->method == FV_CONV_FFT)
+    memset (inside, 0, sizeof (float) * pl->pw * pl->ph);
+  for (int v = 0; v < pl->eh; v++)
+    for (int u = 0; u < pl->ew; u++)
+      inside[(size_t) v * bstride + u] = (pl->rx + u - cx >= 0
+          && pl->rx + u - cx < p->width && pl->ry + v - cy >= 0
+          && pl->ry + v - cy < p->height) ? 1.0f : 0.0f;
+  correlate (pl, inside, pl->scale);
+  for (size_t i = 0; i < (size_t) pl->ow * pl->oh; i++) {
+    double w = pl->scale[i];
+    /* weight inside: sum(K)/w restores the full kernel's gain; where
+     * almost none of the kernel is inside, fall back to the zero border */
+    pl->scale[i] = (float) (fabs (w) > 1e-6 * pl->kabs
+        ? (p->normalize ? 1.0 / w : pl->ksum / w) : base);
+  }
+  return FV_OK;
 }
 
 fv_status
-fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
+fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed)
+{
+  choose_method (pl);
+  fv_status st;
+  if (pl->method == FV_CONV_FFT) {
+    pl->buf = fftwf_alloc_real ((size_t) pl->pw * pl->ph);
+    st = pl->buf ? plan_fft (pl) : FV_ERR_NOMEM;
+  } else {
+    pl->buf = fftwf_alloc_real ((size_t) pl->ew * pl->eh);
+    st = pl->buf ? FV_OK : FV_ERR_NOMEM;
+  }
+  if (st == FV_OK && tiles_allowed)
+    st = maybe_tiles (pl);
+  if (st == FV_OK)
+    st = plan_scale (pl);
+  return st;
+}
+
+static fv_status
+cpu_init (fv_conv_plan *pl, int device, void *stream)
+{
+  return fv_conv_cpu_plan (pl, 1);
+}
+
+static fv_status
+cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
 {
   const fv_conv_params *p = &pl->p;
-  if (!src || !dst || !src->data || !dst->data || src->width != p->width
-      || src->height != p->height || dst->width != p->width || dst->height != p->height
-      || src->channels != p->channels || dst->channels != p->channels
-      || src->sample != p->sample || dst->sample != p->sample
-      || (!pl->cuda && (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST))) {
-    fv_set_last_error ("images do not match the convolution plan");
+  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
+    fv_set_last_error ("a CPU plan needs host images");
     return FV_ERR_INVALID;
   }
-  if (p->roi_width) {
-    fv_set_last_error ("a window plan gives floats: fv_conv_execute_float");
-    return FV_ERR_INVALID;
-  }
-  if (pl->cuda)
-    return fv_conv_cuda_execute (pl->cuda, p, src, dst);
   const int W = p->width, H = p->height, C = p->channels;
   if (pl->tiles) {   /* every (channel, tile) pair is one job for whichever thread is free */
     int nm = 0, chans[4];
@@ -594,11 +412,8 @@ fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
 }
 
 void
-fv_conv_plan_destroy (fv_conv_plan *pl)
+fv_conv_cpu_free (fv_conv_plan *pl)
 {
-  if (!pl)
-    return;
-  fv_conv_cuda_free (pl->cuda);
   fv_fftw_release (pl->fwd);
   fv_fftw_release (pl->inv);
   fv_fftw_release (pl->tfwd);
@@ -613,7 +428,7 @@ fv_conv_plan_destroy (fv_conv_plan *pl)
   fftwf_free (pl->buf);
   fftwf_free (pl->spec);
   fftwf_free (pl->kspec);
-  free (pl->kernel);
   free (pl->scale);
-  free (pl);
 }
+
+const fv_conv_backend fv_conv_cpu_backend = { cpu_init, cpu_execute, fv_conv_cpu_free };

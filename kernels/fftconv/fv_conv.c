@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Convolution plans: parameters and kernels checked, true convolution
+ * turned into correlation with a flipped kernel, memory estimated before
+ * anything is allocated, sizes worked out, and the back end chosen once. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fv_conv_plan.h"
+#include "fv_file.h"
+#include "../common/fv_parallel.h"
+
+int
+fv_conv_smooth_size (int n, int max_prime)
+{
+  for (int m = n > 1 ? n : 1;; m++) {
+    int r = m;
+    for (int f = 2; f <= max_prime; f++)
+      while (r % f == 0)
+        r /= f;
+    if (r == 1)
+      return m;
+  }
+}
+
+int
+fv_conv_fast_size (int n)
+{
+  return fv_conv_smooth_size (n, 7);
+}
+
+fv_status
+fv_conv_kernel_check (const float *k, int kw, int kh, int normalize)
+{
+  double sum = 0, mag = 0;
+  for (size_t i = 0; i < (size_t) kw * kh; i++) {
+    if (!isfinite (k[i])) {
+      fv_set_last_error ("kernel tap %zu is not a finite number", i);
+      return FV_ERR_INVALID;
+    }
+    sum += k[i];
+    mag += fabs (k[i]);
+  }
+  if (normalize && fabs (sum) <= 1e-9 * mag) {
+    fv_set_last_error ("the kernel sums to zero and cannot be normalized (set normalize=false)");
+    return FV_ERR_INVALID;
+  }
+  /* sums of taps this large (or normalizing factors this large) leave
+   * float's range on real frames: no meaningful output, so refused */
+  if (mag > FV_CONV_MAX_TAP_SUM || (normalize && fabs (sum) * FV_CONV_MAX_TAP_SUM < 1.0)) {
+    fv_set_last_error ("the kernel's taps are out of range (magnitudes summing to %g, sum %g: "
+        "at most %g, and at least %g when normalized)", mag, sum, FV_CONV_MAX_TAP_SUM,
+        1.0 / FV_CONV_MAX_TAP_SUM);
+    return FV_ERR_INVALID;
+  }
+  return FV_OK;
+}
+
+double
+fv_conv_plan_estimate (const fv_conv_params *p)
+{
+  double ow = p->roi_width ? p->roi_width : p->width, oh = p->roi_width ? p->roi_height : p->height;
+  double pw = fv_conv_fast_size ((int) ow + p->kernel_width - 1);
+  double ph = fv_conv_fast_size ((int) oh + p->kernel_height - 1);
+  int kmax = p->kernel_width > p->kernel_height ? p->kernel_width : p->kernel_height;
+  double P = fv_conv_fast_size (p->tile > 0 ? p->tile + kmax - 1 : kmax * 4 > 512 ? kmax * 4 : 512);
+  /* kernel copy, four padded planes (frame, two spectra, kernel), scale,
+   * and a tile pair a thread */
+  return 4.0 * p->kernel_width * p->kernel_height + 16.0 * pw * ph + 4.0 * ow * oh
+      + (fv_threads_resolve (p->threads) + 1.0) * 8.0 * P * (P + 2);
+}
+
+/* True convolution is correlation with the kernel flipped. Its centre
+ * (kw/2 in the flipped frame of reference) then sits at kw-1-kw/2, one tap
+ * left of the correlator's kw/2 for even sizes: a leading zero column (row)
+ * puts it back. */
+static fv_status
+plan_flipped (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend, int device,
+    void *stream)
+{
+  const int kw = p->kernel_width, kh = p->kernel_height;
+  const int ew = kw % 2 == 0, eh = kh % 2 == 0, fw = kw + ew, fh = kh + eh;
+  float *f = calloc ((size_t) fw * fh, sizeof *f);
+  if (!f)
+    return FV_ERR_NOMEM;
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++)
+      f[(size_t) (kh - 1 - j + eh) * fw + (kw - 1 - i + ew)] = p->kernel[(size_t) j * kw + i];
+  fv_conv_params q = *p;
+  q.kernel = f;
+  q.kernel_width = fw;
+  q.kernel_height = fh;
+  q.convolve = 0;
+  fv_status st = fv_conv_plan_create (out, &q, backend, device, stream);
+  free (f);
+  return st;
+}
+
+static int
+params_valid (const fv_conv_params *p, fv_backend backend)
+{
+  return p && p->width >= 1 && p->height >= 1 && p->channels >= 1 && p->channels <= 4
+      && (p->sample == FV_U8 || p->sample == FV_U16) && p->kernel
+      && p->kernel_width >= 1 && p->kernel_height >= 1
+      && p->kernel_width <= FV_CONV_MAX_KERNEL + 1 && p->kernel_height <= FV_CONV_MAX_KERNEL + 1
+      && (unsigned) p->border <= FV_BORDER_WRAP && (unsigned) p->method <= FV_CONV_DIRECT
+      && p->threads >= 0 && isfinite (p->bias)
+      && (backend == FV_BACKEND_CPU || backend == FV_BACKEND_CUDA)
+      && (!p->roi_width || (p->roi_width >= 1 && p->roi_height >= 1 && p->roi_x >= 0
+          && p->roi_y >= 0 && p->roi_x + p->roi_width <= p->width
+          && p->roi_y + p->roi_height <= p->height));
+}
+
+/* The kernel's copy and sums, the threads, the window and padded sizes. */
+static fv_status
+plan_geometry (fv_conv_plan *pl, const fv_conv_params *p)
+{
+  size_t nk = (size_t) p->kernel_width * p->kernel_height;
+  pl->p = *p;
+  pl->kernel = malloc (sizeof (float) * nk);
+  if (!pl->kernel)
+    return FV_ERR_NOMEM;
+  for (size_t i = 0; i < nk; i++) {
+    pl->kernel[i] = p->kernel[i];
+    pl->ksum += p->kernel[i];
+    pl->kabs += fabs (p->kernel[i]);
+  }
+  pl->p.kernel = pl->kernel;
+  /* more threads than cores only slow FFTW's planning and the transforms */
+  pl->nthreads = fv_threads_resolve (p->threads);
+  if (pl->nthreads > fv_threads_resolve (0))
+    pl->nthreads = fv_threads_resolve (0);
+  pl->rx = p->roi_width ? p->roi_x : 0;
+  pl->ry = p->roi_width ? p->roi_y : 0;
+  pl->ow = p->roi_width ? p->roi_width : p->width;
+  pl->oh = p->roi_width ? p->roi_height : p->height;
+  pl->ew = pl->ow + p->kernel_width - 1;
+  pl->eh = pl->oh + p->kernel_height - 1;
+  pl->pw = fv_conv_fast_size (pl->ew);
+  pl->ph = fv_conv_fast_size (pl->eh);
+  pl->method = p->method;
+  return FV_OK;
+}
+
+fv_status
+fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend,
+    int device, void *stream)
+{
+  *out = NULL;
+  if (!params_valid (p, backend)) {
+    fv_set_last_error ("invalid convolution parameters");
+    return FV_ERR_INVALID;
+  }
+  if (p->convolve)
+    return plan_flipped (out, p, backend, device, stream);
+  if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK)
+    return FV_ERR_INVALID;
+  if (!fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
+    return FV_ERR_NOMEM;
+  fv_conv_plan *pl = calloc (1, sizeof *pl);
+  if (!pl)
+    return FV_ERR_NOMEM;
+  pl->be = backend == FV_BACKEND_CUDA ? &fv_conv_cuda_backend : &fv_conv_cpu_backend;
+  fv_status st = plan_geometry (pl, p);
+  if (st == FV_OK)
+    st = pl->be->init (pl, device, stream);
+  if (st != FV_OK) {
+    fv_conv_plan_destroy (pl);
+    return st;
+  }
+  *out = pl;
+  return FV_OK;
+}
+
+void *
+fv_conv_plan_cuda (const fv_conv_plan *pl)
+{
+  return pl->cuda;
+}
+
+fv_conv_method
+fv_conv_plan_method (const fv_conv_plan *pl)
+{
+  return pl->cuda ? pl->gpu_method : pl->method;
+}
+
+fv_status
+fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
+{
+  const fv_conv_params *p = &pl->p;
+  if (!src || !dst || !src->data || !dst->data || src->width != p->width
+      || src->height != p->height || dst->width != p->width || dst->height != p->height
+      || src->channels != p->channels || dst->channels != p->channels
+      || src->sample != p->sample || dst->sample != p->sample) {
+    fv_set_last_error ("images do not match the convolution plan");
+    return FV_ERR_INVALID;
+  }
+  if (p->roi_width) {
+    fv_set_last_error ("a window plan gives floats: fv_conv_execute_float");
+    return FV_ERR_INVALID;
+  }
+  return pl->be->execute (pl, src, dst);
+}
+
+void
+fv_conv_plan_destroy (fv_conv_plan *pl)
+{
+  if (!pl)
+    return;
+  if (pl->be)
+    pl->be->free (pl);
+  free (pl->kernel);
+  free (pl);
+}

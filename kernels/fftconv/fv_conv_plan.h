@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Private to kernels/fftconv: the plan, and its two back ends. The front
+ * file (fv_conv.c) checks parameters, copies the kernel, works out the
+ * window and padded sizes, and picks the back end once; fv_conv_cpu.c
+ * plans FFTW (and, for CUDA plans too, the edge weights); fv_conv_cuda.cu
+ * runs on the GPU. */
+#ifndef FV_CONV_PLAN_H
+#define FV_CONV_PLAN_H
+
+#include <fftw3.h>
+#include "fv_conv.h"
+
+/* GPU: kernels up to this many taps go by direct summation (auto) */
+#define FV_CONV_GPU_DIRECT_TAPS 49   /* calibrated on the H100: see docs/benchmarks.md */
+
+/* A back end: chosen once per plan (FFTW's way), never tested per call. */
+typedef struct {
+  /* plans the transforms and whatever the back end keeps, for the sizes
+   * the front file worked out */
+  fv_status (*init) (fv_conv_plan *pl, int device, void *stream);
+  fv_status (*execute) (fv_conv_plan *pl, const fv_image *src, const fv_image *dst);
+  void (*free) (fv_conv_plan *pl);
+} fv_conv_backend;
+
+struct fv_conv_plan {
+  fv_conv_params p;
+  const fv_conv_backend *be;
+  float *kernel;               /* copy, kh x kw */
+  double ksum, kabs;
+  fv_conv_method method;       /* on the CPU (for CUDA plans: the edge weights only) */
+  fv_conv_method gpu_method;   /* CUDA plans: what runs on the GPU */
+  int nthreads;
+  int rx, ry, ow, oh;          /* the window computed (the whole frame by default) */
+  int ew, eh;                  /* extended window: ow + kw - 1 by oh + kh - 1 */
+  int pw, ph;                  /* FFT size */
+  float *buf;                  /* pw x ph real (FFT) or ew x eh (direct) */
+  fftwf_complex *spec, *kspec; /* image spectrum, kernel spectrum (conjugated) */
+  fftwf_plan fwd, inv;
+  float *scale;                /* per pixel (renormalize), else NULL */
+  float uniform_scale;
+  void *cuda;                  /* the GPU half, for CUDA plans */
+  /* overlap-add tiles (CPU FFT): tw x th outputs a tile, P x P transforms,
+   * one buffer pair a thread, tiles handed out dynamically */
+  int tiles, tw, th, P;
+  fftwf_plan tfwd, tinv;
+  fftwf_complex *tkspec;
+  float **tbuf;
+  fftwf_complex **tspec;
+};
+
+extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend;
+
+/* The host half every plan has: the method where it is auto, the FFTW
+ * buffers and transforms (tiles where they pay), the renormalize scale.
+ * tiles_allowed: CPU plans of the whole frame only. */
+fv_status fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed);
+void fv_conv_cpu_free (fv_conv_plan *pl);
+
+#endif
