@@ -198,28 +198,10 @@ gst_fft_convolve_validate (GstFvFilter *filter)
   return TRUE;
 }
 
-static gboolean
-gst_fft_convolve_rebuild (GstFvFilter *filter)
+/* The convolution settings of the properties (all but size and kernel). */
+static fv_conv_params
+settings (GstFftConvolve *self)
 {
-  GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
-  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
-  const FvDevice *dev = gst_fv_filter_device (filter);
-  FvKernelGrid g;
-  gboolean is_grid;
-  GError *err = NULL;
-  gboolean had_plans = self->plans[0] || self->grids[0];
-  if (!load_kernels (self, &g, &is_grid, &err)) {
-    if (had_plans) {   /* changed while playing: keep going with the old kernel */
-      GST_ELEMENT_WARNING (self, RESOURCE, READ, ("Keeping the previous kernel: %s",
-              err->message), (NULL));
-      g_error_free (err);
-      return TRUE;
-    }
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot use the kernel file: %s", err->message),
-        (NULL));
-    g_error_free (err);
-    return FALSE;
-  }
   fv_conv_params cp = { 0 };
   GST_OBJECT_LOCK (self);
   cp.normalize = self->normalize;
@@ -228,21 +210,27 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   cp.border = self->border;
   cp.method = self->method;
   GST_OBJECT_UNLOCK (self);
-  cp.threads = gst_fv_filter_threads (filter);
+  cp.threads = gst_fv_filter_threads (GST_FV_FILTER (self));
   cp.measure = TRUE;
+  return cp;
+}
 
-  const gint n = g.cols * g.rows;
+/* A plan (or grid) for each convolved plane, into plans/grids. */
+static fv_status
+make_plans (GstFftConvolve *self, const FvKernelGrid *g, gboolean is_grid,
+    fv_conv_plan **plans, fv_conv_grid **grids)
+{
+  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
+  const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
+  const gint n = g->cols * g->rows;
   const float **taps = g_new (const float *, n);
   gint *kw = g_new (gint, n), *kh = g_new (gint, n);
   for (gint c = 0; c < n; c++) {
-    taps[c] = g.kernels[c].taps;
-    kw[c] = g.kernels[c].width;
-    kh[c] = g.kernels[c].height;
+    taps[c] = g->kernels[c].taps;
+    kw[c] = g->kernels[c].width;
+    kh[c] = g->kernels[c].height;
   }
-  fv_conv_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
-  fv_conv_grid *grids[GST_VIDEO_MAX_PLANES] = { NULL };
-  gchar *wisdom = wisdom_path ();
-  fv_conv_wisdom_load (wisdom);
+  fv_conv_params cp = settings (self);
   fv_status st = FV_OK;
   for (gint p = 0; p < self->n_conv_planes && st == FV_OK; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
@@ -255,7 +243,7 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
     cp.kernel_width = kw[0];
     cp.kernel_height = kh[0];
     if (is_grid)
-      st = fv_conv_grid_create (&grids[p], &cp, g.cols, g.rows, taps, kw, kh, dev->active,
+      st = fv_conv_grid_create (&grids[p], &cp, g->cols, g->rows, taps, kw, kh, dev->active,
           dev->stream_device, dev->stream);
     else
       st = fv_conv_plan_create (&plans[p], &cp, dev->active, dev->stream_device, dev->stream);
@@ -263,22 +251,54 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   g_free (taps);
   g_free (kw);
   g_free (kh);
+  return st;
+}
+
+/* Posts that the kernel cannot be used: a warning keeping the old one
+ * while playing (had_plans), else an error. why names the file itself when
+ * named_file, else the kernel's source is added. Returns had_plans. */
+static gboolean
+refuse_kernel (GstFftConvolve *self, gboolean had_plans, gboolean named_file, const gchar *why)
+{
+  gchar *from = named_file ? g_strdup ("the kernel") : kernel_source (self);
+  if (had_plans)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: cannot use "
+            "%s: %s.", from, why), (NULL));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s.", from, why), (NULL));
+  g_free (from);
+  return had_plans;
+}
+
+static gboolean
+gst_fft_convolve_rebuild (GstFvFilter *filter)
+{
+  GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
+  FvKernelGrid g;
+  gboolean is_grid;
+  GError *err = NULL;
+  gboolean had_plans = self->plans[0] || self->grids[0];
+  if (!load_kernels (self, &g, &is_grid, &err)) {
+    gboolean ok = refuse_kernel (self, had_plans, TRUE, err->message);
+    g_error_free (err);
+    return ok;
+  }
+  fv_conv_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
+  fv_conv_grid *grids[GST_VIDEO_MAX_PLANES] = { NULL };
+  gchar *wisdom = wisdom_path ();
+  fv_conv_wisdom_load (wisdom);
+  fv_status st = make_plans (self, &g, is_grid, plans, grids);
   fv_kernel_grid_clear (&g);
   if (st != FV_OK) {
-    gchar *why = g_strdup (fv_last_error ()), *from = kernel_source (self);
+    gchar *why = g_strdup (fv_last_error ());
     for (gint p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
       fv_conv_plan_destroy (plans[p]);
       fv_conv_grid_destroy (grids[p]);
     }
     g_free (wisdom);
-    if (had_plans)
-      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: cannot use "
-              "%s: %s.", from, why), (NULL));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s.", from, why), (NULL));
+    gboolean ok = refuse_kernel (self, had_plans, FALSE, why);
     g_free (why);
-    g_free (from);
-    return had_plans;
+    return ok;
   }
   gchar *dir = g_path_get_dirname (wisdom);
   if (g_mkdir_with_parents (dir, 0700) == 0)

@@ -144,6 +144,206 @@ pass_stages (int nstages, int *a, int *b)
   *b = *b < *a ? *a : *b > nstages ? nstages : *b;
 }
 
+/* The pyramid's levels as the device reads them, their prefix tables and
+ * the resize axes of every level end to end. */
+struct LevelTables {
+  DevLevel *lv;
+  long long *rowp, *cblk, *tdia;
+  int32_t *ofs;
+  uint16_t *coef;
+  size_t axes_len;
+  long long words, rows, blocks, diags;
+};
+
+void
+level_tables_free (LevelTables *t)
+{
+  free (t->lv);
+  free (t->rowp);
+  free (t->cblk);
+  free (t->tdia);
+  free (t->ofs);
+  free (t->coef);
+}
+
+fv_status
+level_tables_make (const fv_vj_pyramid *py, LevelTables *t)
+{
+  const int n = py->nlevels > 0 ? py->nlevels : 1;
+  memset (t, 0, sizeof *t);
+  for (int l = 0; l < py->nlevels; l++)
+    t->axes_len += py->lv[l].w + py->lv[l].h;
+  t->lv = (DevLevel *) calloc (n, sizeof (DevLevel));
+  t->rowp = (long long *) calloc (n, sizeof (long long));
+  t->cblk = (long long *) calloc (n, sizeof (long long));
+  t->tdia = (long long *) calloc (n, sizeof (long long));
+  t->ofs = (int32_t *) malloc (sizeof (int32_t) * (t->axes_len + 1));
+  t->coef = (uint16_t *) malloc (sizeof (uint16_t) * 2 * (t->axes_len + 1));
+  if (!t->lv || !t->rowp || !t->cblk || !t->tdia || !t->ofs || !t->coef)
+    return FV_ERR_NOMEM;
+  size_t at = 0;
+  for (int l = 0; l < py->nlevels; l++) {
+    const fv_vj_level *s = &py->lv[l];
+    DevLevel *L = &t->lv[l];
+    L->origin = s->origin;
+    L->w = s->w;
+    L->h = s->h;
+    L->step = s->step;
+    L->work_w = s->work_w;
+    L->cols = (s->work_w + s->step - 1) / s->step;
+    L->wpr = (L->cols + 31) / 32;
+    L->rows = s->rows;
+    L->word_base = t->words;
+    t->words += (long long) L->wpr * L->rows;
+    t->rowp[l] = t->rows;
+    t->rows += s->h;
+    t->cblk[l] = t->blocks;
+    t->blocks += (s->w + 1 + 31) / 32;
+    t->tdia[l] = t->diags;
+    t->diags += s->w + s->h + 1;
+    L->ax_lo = s->ax.lo;
+    L->ax_hi = s->ax.hi;
+    L->ay_lo = s->ay.lo;
+    L->ay_hi = s->ay.hi;
+    L->axis_x = (int) at;
+    memcpy (t->ofs + at, s->ax.ofs, sizeof (int32_t) * s->w);
+    memcpy (t->coef + 2 * at, s->ax.coef, sizeof (uint16_t) * 2 * s->w);
+    at += s->w;
+    L->axis_y = (int) at;
+    memcpy (t->ofs + at, s->ay.ofs, sizeof (int32_t) * s->h);
+    memcpy (t->coef + 2 * at, s->ay.coef, sizeof (uint16_t) * 2 * s->h);
+    at += s->h;
+  }
+  return FV_OK;
+}
+
+/* Where each array sits in the blob uploaded once per plan. */
+struct BlobLayout {
+  size_t lv, rowp, cblk, tdia, ofs, coef, stages, stump, tree, node, leaf, subset, haar, lbpf;
+  size_t fst, sst, fail;   /* fst, sst: the fast stumps, global and window offsets */
+};
+
+/* HAAR stumps with their feature inline (with the model's offsets); NULL
+ * when memory runs out. */
+FStump *
+fast_stumps (const fv_vj_model_host *mh)
+{
+  const fv_vj_model *m = &mh->m;
+  FStump *fs = (FStump *) malloc (sizeof (FStump) * (mh->nweak + 1));
+  for (int i = 0; fs && i < mh->nweak; i++) {
+    fs[i].f = m->haar[m->stump[i].feature];
+    fs[i].threshold = m->stump[i].threshold;
+    fs[i].left = m->stump[i].left;
+    fs[i].right = m->stump[i].right;
+  }
+  return fs;
+}
+
+/* The levels and the model into the blob; FALSE when memory ran out. */
+bool
+model_to_blob (Blob &b, const fv_vj_plan *pl, const LevelTables *t, BlobLayout *o)
+{
+  const fv_vj_model_host *mh = &pl->mh;
+  const fv_vj_model *m = &mh->m;
+  const int n = pl->py.nlevels > 0 ? pl->py.nlevels : 1;
+  const size_t nw = mh->nweak, nn = mh->nnodes;
+  memset (o, 0, sizeof *o);
+  o->lv = b.add (t->lv, sizeof (DevLevel) * n);
+  o->rowp = b.add (t->rowp, sizeof (long long) * n);
+  o->cblk = b.add (t->cblk, sizeof (long long) * n);
+  o->tdia = b.add (t->tdia, sizeof (long long) * n);
+  o->ofs = b.add (t->ofs, sizeof (int32_t) * (t->axes_len + 1));
+  o->coef = b.add (t->coef, sizeof (uint16_t) * 2 * (t->axes_len + 1));
+  o->stages = b.add (m->stages, sizeof (fv_vj_stage) * m->nstages);
+  o->stump = m->stumps ? b.add (m->stump, sizeof (fv_vj_stump) * nw) : 0;
+  o->tree = m->stumps ? 0 : b.add (m->tree, sizeof (fv_vj_tree) * nw);
+  o->node = m->stumps ? 0 : b.add (m->node, sizeof (fv_vj_node) * nn);
+  o->leaf = m->stumps ? 0 : b.add (m->leaf, sizeof (float) * mh->nleaves);
+  o->subset = m->lbp ? b.add (m->subset, sizeof (int32_t) * 8 * nn) : 0;
+  o->haar = m->lbp ? 0 : b.add (m->haar, sizeof (fv_vj_haar) * mh->nfeatures);
+  o->lbpf = m->lbp ? b.add (m->lbpf, sizeof (fv_vj_lbp) * mh->nfeatures) : 0;
+  if (!m->lbp && m->stumps) {
+    FStump *fs = fast_stumps (mh);
+    if (!fs)
+      return false;
+    o->fst = b.add (fs, sizeof (FStump) * nw);
+    free (fs);
+    /* the stumps again, with offsets into a window copied to shared
+     * memory: planes [sums][unused][tilted] of (w + 1) x (h + 1) */
+    fv_vj_model_host local;
+    const int wwh = (m->win_w + 1) * (m->win_h + 1);
+    if (fv_vj_model_init (&local, pl->cascade, m->win_w + 1, wwh) != FV_OK)
+      return false;
+    fs = fast_stumps (&local);
+    fv_vj_model_clear (&local);
+    if (!fs)
+      return false;
+    o->sst = b.add (fs, sizeof (FStump) * nw);
+    free (fs);
+  }
+  o->fail = b.add (NULL, 0);
+  const size_t *all = (const size_t *) o;
+  for (size_t i = 0; i < sizeof *o / sizeof (size_t); i++)
+    if (all[i] == (size_t) -1)   /* Blob::add ran out of memory */
+      return false;
+  return b.host != NULL;
+}
+
+/* The geometry's and the model's pointers into the uploaded blob. */
+void
+point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const LevelTables *t, const BlobLayout *o)
+{
+  const fv_vj_pyramid *py = &pl->py;
+  const fv_vj_model *m = &pl->mh.m;
+  const bool fast = !m->lbp && m->stumps;
+  unsigned char *base = (unsigned char *) c->blob;
+  Geometry &g = c->g;
+  g.lv = (const DevLevel *) (base + o->lv);
+  g.nlevels = py->nlevels;
+  g.row_prefix = (const long long *) (base + o->rowp);
+  g.cblk_prefix = (const long long *) (base + o->cblk);
+  g.tdiag_prefix = (const long long *) (base + o->tdia);
+  g.xofs = g.yofs = (const int32_t *) (base + o->ofs);
+  g.xcoef = g.ycoef = (const uint16_t *) (base + o->coef);
+  g.stride = py->stride;
+  g.plane = py->plane;
+  g.nwords = t->words;
+  Detect &d = c->d;
+  d.m = *m;
+  d.m.stages = (const fv_vj_stage *) (base + o->stages);
+  d.m.stump = m->stumps ? (const fv_vj_stump *) (base + o->stump) : NULL;
+  d.m.tree = m->stumps ? NULL : (const fv_vj_tree *) (base + o->tree);
+  d.m.node = m->stumps ? NULL : (const fv_vj_node *) (base + o->node);
+  d.m.leaf = m->stumps ? NULL : (const float *) (base + o->leaf);
+  d.m.subset = m->lbp ? (const int32_t *) (base + o->subset) : NULL;
+  d.m.haar = m->lbp ? NULL : (const fv_vj_haar *) (base + o->haar);
+  d.m.lbpf = m->lbp ? (const fv_vj_lbp *) (base + o->lbpf) : NULL;
+  d.fstump = fast ? (const FStump *) (base + o->fst) : NULL;
+  d.sstump = fast ? (const FStump *) (base + o->sst) : NULL;
+}
+
+/* The tuning knobs (docs/tuning.md): blocks per SM, warps per block,
+ * whether deep windows are copied to shared memory, phase timing, the
+ * raw-detection buffer's first size. */
+void
+tuning_from_env (fv_vj_cuda *c)
+{
+  const char *env = getenv ("FV_VJ_BLOCKS_PER_SM");
+  c->blocks_per_sm = env ? atoi (env) : 16;
+  env = getenv ("FV_VJ_WARPS_PER_BLOCK");
+  c->warps_per_block = env ? atoi (env) : 4;
+  c->warps_per_block = c->warps_per_block < 1 ? 1 : c->warps_per_block > WARPS_MAX ? WARPS_MAX
+      : c->warps_per_block;
+  env = getenv ("FV_VJ_DEEP_SHARED");   /* 0: deep windows read global memory */
+  if (env && !atoi (env))
+    c->d.sstump = NULL;
+  c->profile = getenv ("FV_VJ_PROFILE") != NULL;
+  /* raw detections are few: room for 4096, more on demand (FV_VJ_KEY_CAP
+   * makes it smaller, so that tests reach the regrowth) */
+  env = getenv ("FV_VJ_KEY_CAP");
+  c->d.key_cap = env && atoi (env) > 0 ? (unsigned) atoi (env) : 4096;
+}
+
 }  // namespace
 
 extern "C" fv_status
@@ -155,6 +355,7 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   pl->impl = c;
   const fv_vj_pyramid *py = &pl->py;
   const fv_vj_model_host *mh = &pl->mh;
+  const fv_vj_model *m = &mh->m;
   FV_CUDA_TRY (c->ps.open (device, stream));
   FV_CUDA_TRY (cudaDeviceGetAttribute (&c->sms, cudaDevAttrMultiProcessorCount, device));
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, pl->p.width, pl->p.height));
@@ -163,130 +364,23 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   FV_CUDA_TRY (cudaMalloc (&c->planes, plane_elems * sizeof (uint32_t)));
   FV_CUDA_TRY (cudaMemset (c->planes, 0, plane_elems * sizeof (uint32_t)));
 
-  /* levels and their prefix tables */
-  const int n = py->nlevels > 0 ? py->nlevels : 1;
-  DevLevel *lv = (DevLevel *) calloc (n, sizeof (DevLevel));
-  long long *rowp = (long long *) calloc (n, sizeof (long long));
-  long long *cblk = (long long *) calloc (n, sizeof (long long));
-  long long *tdia = (long long *) calloc (n, sizeof (long long));
+  LevelTables t;
+  BlobLayout o;
   Blob b = { NULL, 0, 0 };
-  if (!lv || !rowp || !cblk || !tdia) {
-    free (lv);
-    free (rowp);
-    free (cblk);
-    free (tdia);
-    return FV_ERR_NOMEM;
-  }
-  size_t axes_len = 0;
-  for (int l = 0; l < py->nlevels; l++)
-    axes_len += py->lv[l].w + py->lv[l].h;
-  int32_t *ofs = (int32_t *) malloc (sizeof (int32_t) * (axes_len + 1));
-  uint16_t *coef = (uint16_t *) malloc (sizeof (uint16_t) * 2 * (axes_len + 1));
-  long long words = 0, rows = 0, blocks = 0, diags = 0;
-  size_t at = 0;
-  for (int l = 0; l < py->nlevels && ofs && coef; l++) {
-    const fv_vj_level *s = &py->lv[l];
-    DevLevel *L = &lv[l];
-    L->origin = s->origin;
-    L->w = s->w;
-    L->h = s->h;
-    L->step = s->step;
-    L->work_w = s->work_w;
-    L->cols = (s->work_w + s->step - 1) / s->step;
-    L->wpr = (L->cols + 31) / 32;
-    L->rows = s->rows;
-    L->word_base = words;
-    words += (long long) L->wpr * L->rows;
-    rowp[l] = rows;
-    rows += s->h;
-    cblk[l] = blocks;
-    blocks += (s->w + 1 + 31) / 32;
-    tdia[l] = diags;
-    diags += s->w + s->h + 1;
-    L->ax_lo = s->ax.lo;
-    L->ax_hi = s->ax.hi;
-    L->ay_lo = s->ay.lo;
-    L->ay_hi = s->ay.hi;
-    L->axis_x = (int) at;
-    memcpy (ofs + at, s->ax.ofs, sizeof (int32_t) * s->w);
-    memcpy (coef + 2 * at, s->ax.coef, sizeof (uint16_t) * 2 * s->w);
-    at += s->w;
-    L->axis_y = (int) at;
-    memcpy (ofs + at, s->ay.ofs, sizeof (int32_t) * s->h);
-    memcpy (coef + 2 * at, s->ay.coef, sizeof (uint16_t) * 2 * s->h);
-    at += s->h;
-  }
-  c->total_rows = rows;
-  c->col_blocks = blocks;
-  c->diags = diags;
-
-  /* the model: arrays into the blob, then the pointers fixed */
-  const fv_vj_model *m = &mh->m;
-  const size_t nw = mh->nweak, nn = mh->nnodes;
-  size_t o_lv = b.add (lv, sizeof (DevLevel) * n), o_rowp = b.add (rowp, sizeof (long long) * n),
-      o_cblk = b.add (cblk, sizeof (long long) * n), o_tdia = b.add (tdia, sizeof (long long) * n),
-      o_ofs = b.add (ofs, sizeof (int32_t) * (axes_len + 1)),
-      o_coef = b.add (coef, sizeof (uint16_t) * 2 * (axes_len + 1)),
-      o_stages = b.add (m->stages, sizeof (fv_vj_stage) * m->nstages),
-      o_stump = m->stumps ? b.add (m->stump, sizeof (fv_vj_stump) * nw) : 0,
-      o_tree = m->stumps ? 0 : b.add (m->tree, sizeof (fv_vj_tree) * nw),
-      o_node = m->stumps ? 0 : b.add (m->node, sizeof (fv_vj_node) * nn),
-      o_leaf = m->stumps ? 0 : b.add (m->leaf, sizeof (float) * mh->nleaves),
-      o_subset = m->lbp ? b.add (m->subset, sizeof (int32_t) * 8 * nn) : 0,
-      o_haar = m->lbp ? 0 : b.add (m->haar, sizeof (fv_vj_haar) * mh->nfeatures),
-      o_lbpf = m->lbp ? b.add (m->lbpf, sizeof (fv_vj_lbp) * mh->nfeatures) : 0, o_fst = 0;
-  const bool fast = !m->lbp && m->stumps;
-  if (fast) {
-    FStump *fs = (FStump *) malloc (sizeof (FStump) * (nw + 1));
-    if (fs) {
-      for (size_t i = 0; i < nw; i++) {
-        fs[i].f = m->haar[m->stump[i].feature];
-        fs[i].threshold = m->stump[i].threshold;
-        fs[i].left = m->stump[i].left;
-        fs[i].right = m->stump[i].right;
-      }
-      o_fst = b.add (fs, sizeof (FStump) * nw);
-      free (fs);
-    } else {
-      o_fst = (size_t) -1;
-    }
-  }
-  /* the stumps again, with offsets into a window copied to shared memory:
-   * planes [sums][unused][tilted] of (w + 1) x (h + 1) */
-  size_t o_sst = 0;
-  const int wwh = (m->win_w + 1) * (m->win_h + 1);
-  if (fast && o_fst != (size_t) -1) {
-    fv_vj_model_host local;
-    FStump *fs = (FStump *) malloc (sizeof (FStump) * (nw + 1));
-    if (fs && fv_vj_model_init (&local, pl->cascade, m->win_w + 1, wwh) == FV_OK) {
-      for (size_t i = 0; i < nw; i++) {
-        fs[i].f = local.haar[local.stump[i].feature];
-        fs[i].threshold = local.stump[i].threshold;
-        fs[i].left = local.stump[i].left;
-        fs[i].right = local.stump[i].right;
-      }
-      o_sst = b.add (fs, sizeof (FStump) * nw);
-      fv_vj_model_clear (&local);
-    } else {
-      o_fst = (size_t) -1;
-    }
-    free (fs);
-  }
-  free (lv);
-  free (rowp);
-  free (cblk);
-  free (tdia);
-  free (ofs);
-  free (coef);
-  if (!b.host || o_fst == (size_t) -1 || o_sst == (size_t) -1 || !ofs || !coef) {
+  fv_status st = level_tables_make (py, &t);
+  bool ok = st == FV_OK && model_to_blob (b, pl, &t, &o);
+  level_tables_free (&t);
+  if (!ok) {
     free (b.host);
     return FV_ERR_NOMEM;
   }
-  const long long nwords = words > 0 ? words : 1;
-  const size_t o_fail = b.add (NULL, 0);
-  const size_t bytes = o_fail + sizeof (uint32_t) * 2 * nwords + 16 + sizeof (unsigned int) * 6;
-  /* then the queues: the first as long as every window, the second only
-   * when pass 3 runs */
+  c->total_rows = t.rows;
+  c->col_blocks = t.blocks;
+  c->diags = t.diags;
+  /* after the model: the fail and pass words, counters, then the queues:
+   * the first as long as every window, the second only when pass 3 runs */
+  const long long nwords = t.words > 0 ? t.words : 1;
+  const size_t bytes = o.fail + sizeof (uint32_t) * 2 * nwords + 16 + sizeof (unsigned int) * 6;
   Detect &d = c->d;
   pass_stages (m->nstages, &d.stage_a, &d.stage_b);
   const bool more = d.stage_a < d.stage_b;
@@ -296,61 +390,28 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
     e = cudaMemcpy (c->blob, b.host, b.size, cudaMemcpyHostToDevice);
   free (b.host);
   FV_CUDA_TRY (e);
-  unsigned char *base = (unsigned char *) c->blob;
-  Geometry &g = c->g;
-  g.lv = (const DevLevel *) (base + o_lv);
-  g.nlevels = py->nlevels;
-  g.row_prefix = (const long long *) (base + o_rowp);
-  g.cblk_prefix = (const long long *) (base + o_cblk);
-  g.tdiag_prefix = (const long long *) (base + o_tdia);
-  g.xofs = g.yofs = (const int32_t *) (base + o_ofs);
-  g.xcoef = g.ycoef = (const uint16_t *) (base + o_coef);
-  g.stride = py->stride;
-  g.plane = py->plane;
-  g.nwords = words;
-  d.m = *m;
-  d.m.stages = (const fv_vj_stage *) (base + o_stages);
-  d.m.stump = m->stumps ? (const fv_vj_stump *) (base + o_stump) : NULL;
-  d.m.tree = m->stumps ? NULL : (const fv_vj_tree *) (base + o_tree);
-  d.m.node = m->stumps ? NULL : (const fv_vj_node *) (base + o_node);
-  d.m.leaf = m->stumps ? NULL : (const float *) (base + o_leaf);
-  d.m.subset = m->lbp ? (const int32_t *) (base + o_subset) : NULL;
-  d.m.haar = m->lbp ? NULL : (const fv_vj_haar *) (base + o_haar);
-  d.m.lbpf = m->lbp ? (const fv_vj_lbp *) (base + o_lbpf) : NULL;
-  d.fstump = fast ? (const FStump *) (base + o_fst) : NULL;
-  d.sstump = fast ? (const FStump *) (base + o_sst) : NULL;
-  const char *env = getenv ("FV_VJ_BLOCKS_PER_SM");
-  c->blocks_per_sm = env ? atoi (env) : 16;
-  env = getenv ("FV_VJ_WARPS_PER_BLOCK");
-  c->warps_per_block = env ? atoi (env) : 4;
-  c->warps_per_block = c->warps_per_block < 1 ? 1 : c->warps_per_block > WARPS_MAX ? WARPS_MAX
-      : c->warps_per_block;
-  env = getenv ("FV_VJ_DEEP_SHARED");   /* 0: deep windows read global memory */
-  if (env && !atoi (env))
-    d.sstump = NULL;
+  point_into_blob (c, pl, &t, &o);
+  tuning_from_env (c);
+  const int wwh = (m->win_w + 1) * (m->win_h + 1);
   d.win_elems = d.sstump ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
   d.nshared = 0;
-  if (fast) {   /* the weak classifiers the thread passes use, in shared memory */
-    const fv_vj_stage *st = &m->stages[d.stage_b - 1];
-    d.nshared = st->first + st->count;
+  if (!m->lbp && m->stumps) {   /* the weak classifiers the thread passes use, in shared memory */
+    const fv_vj_stage *stg = &m->stages[d.stage_b - 1];
+    d.nshared = stg->first + stg->count;
     if (d.nshared * sizeof (FStump) > 24 * 1024)
       d.nshared = 24 * 1024 / sizeof (FStump);
   }
   d.exact_sums = sums_are_exact (mh);
-  c->profile = getenv ("FV_VJ_PROFILE") != NULL;
   for (int i = 0; c->profile && i < 7; i++)
     FV_CUDA_TRY (cudaEventCreate (&c->ev[i]));
-  d.fail0 = (uint32_t *) (base + o_fail);
+  unsigned char *base = (unsigned char *) c->blob;
+  d.fail0 = (uint32_t *) (base + o.fail);
   d.pass0 = d.fail0 + nwords;
   d.nkeys = (unsigned int *) (d.pass0 + nwords);
   d.qn = d.nkeys + 1;
   d.taken = d.nkeys + 3;
   d.q[0] = (uint32_t *) (base + ((bytes + 15) & ~(size_t) 15));
   d.q[1] = more ? d.q[0] + py->windows : NULL;
-  /* raw detections are few: room for 4096, more on demand (FV_VJ_KEY_CAP
-   * makes it smaller, so that tests reach the regrowth) */
-  env = getenv ("FV_VJ_KEY_CAP");
-  d.key_cap = env && atoi (env) > 0 ? (unsigned) atoi (env) : 4096;
   FV_CUDA_TRY (cudaMalloc (&d.keys, sizeof (unsigned long long) * d.key_cap));
   return FV_OK;
 }
