@@ -214,19 +214,152 @@ fv_fill_cpu_init (fv_fill_plan *pl)
   return FV_OK;
 }
 
+/* What every thread of a fill shares. Each phase below runs inside the
+ * parallel region: its worksharing loops bind to it (orphaned). */
+typedef struct {
+  fv_fill_plan *pl;
+  const fv_image *src, *dst;
+  fill_ctx c;
+  const int *seed;
+  uint32_t nl;
+  int ok;      /* cleared (never set) by any thread that runs out of memory */
+} fill_job;
+
+/* 1. Runs of background, one strip of rows per thread. */
+static void
+phase_runs (fill_job *j, thread_state *t, int me)
+{
+  const fv_fill_params *p = &j->pl->p;
+  row_index *ri = j->pl->rows;
+  int y0, y1;
+  fv_split_range (p->height, j->pl->nthreads, me, &y0, &y1);
+  t->nruns = 0;
+  for (int y = y0; y < y1; y++) {
+    ri->offset[y] = t->nruns;
+    int m = cut_row (t, (const uint8_t *) j->src->data + (size_t) y * j->src->stride, p->width,
+        (uint8_t) p->threshold);
+    if (m < 0) {
+      j->ok = 0;
+      m = 0;
+    }
+    ri->count[y] = m;
+  }
+  for (int y = y0; y < y1; y++)
+    ri->row[y] = t->runs + ri->offset[y];
+}
+
+/* Item 0 of the floods: from every run on the border. */
+static void
+flood_border (fill_job *j, thread_state *t)
+{
+  const int W = j->pl->p.width, H = j->pl->p.height;
+  row_index *ri = j->pl->rows;
+  for (int y = 0; y < H && j->ok; y++) {
+    int m = ri->count[y];
+    run_t *r = ri->row[y];
+    for (int k = 0; k < m && j->ok; k++) {
+      int on_border = y == 0 || y == H - 1 || r[k].x0 == 0 || r[k].x1 == W;
+      if (on_border && !lload (&r[k].label) && !flood (&j->c, t, BORDER_LABEL, &r[k], y))
+        j->ok = 0;
+      if (y > 0 && y < H - 1 && k == 0 && m > 1)
+        k = m - 2;   /* inner rows: only the first and last runs can touch */
+    }
+  }
+}
+
+/* 2. Floods: item 0 from every border run, the others from one seed each. */
+static void
+phase_floods (fill_job *j, thread_state *t)
+{
+  row_index *ri = j->pl->rows;
+#pragma omp for schedule(dynamic, 1)
+  for (int k = 0; k <= j->pl->nseeds; k++) {
+    if (!j->ok)
+      continue;
+    if (k == 0) {
+      flood_border (j, t);
+      continue;
+    }
+    int y = j->seed[2 * k + 1], m = ri->count[y];
+    run_t *r = ri->row[y];
+    for (int d = 0; d < m; d++) {   /* the chosen run, or the next free one */
+      run_t *q = &r[(j->seed[2 * k] + d) % m];
+      if (!lload (&q->label)) {
+        if (!flood (&j->c, t, (uint32_t) k + 1, q, y))
+          j->ok = 0;
+        break;
+      }
+    }
+  }
+}
+
+/* 3. Labels whose runs touch, and labels on the border, joined in a
+ * union-find of the thread's own. */
+static void
+phase_join (fill_job *j, thread_state *t)
+{
+  const int W = j->pl->p.width, H = j->pl->p.height, e = j->c.conn8;
+  row_index *ri = j->pl->rows;
+  for (uint32_t l = 0; l < j->nl; l++)
+    t->parent[l] = l;
+#pragma omp for schedule(static)
+  for (int y = 0; y < H; y++) {
+    run_t *a = ri->row[y], *aend = a + ri->count[y];
+    for (run_t *q = a; q < aend; q++)
+      if (q->label && (y == 0 || y == H - 1 || q->x0 == 0 || q->x1 == W))
+        uf_union (t->parent, q->label, BORDER_LABEL);
+    if (y + 1 >= H)
+      continue;
+    run_t *b = ri->row[y + 1], *bend = b + ri->count[y + 1];
+    while (a < aend && b < bend) {   /* two pointers over the rows' runs */
+      if (a->x0 < b->x1 + e && b->x0 < a->x1 + e && a->label && b->label
+          && a->label != b->label)
+        uf_union (t->parent, a->label, b->label);
+      if (a->x1 < b->x1) a++; else b++;
+    }
+  }
+}
+
+/* The threads' union-finds merged: which labels reach the border. One
+ * thread. */
+static void
+merge_labels (fill_job *j)
+{
+  fv_fill_plan *pl = j->pl;
+  thread_state *ts = pl->thread_state;
+  for (uint32_t l = 0; l < j->nl; l++)
+    pl->parent[l] = l;
+  for (int i = 0; i < pl->nthreads; i++)
+    for (uint32_t l = 1; l < j->nl; l++)
+      uf_union (pl->parent, l, uf_find (ts[i].parent, l));
+  uint32_t root = uf_find (pl->parent, BORDER_LABEL);
+  pl->outside[0] = 0;
+  for (uint32_t l = 1; l < j->nl; l++)
+    pl->outside[l] = uf_find (pl->parent, l) == root;
+}
+
+/* 4. Each row: contour value, then every run's verdict. */
+static void
+phase_write (fill_job *j)
+{
+  const fv_fill_params *p = &j->pl->p;
+  row_index *ri = j->pl->rows;
+  const uint8_t fv = (uint8_t) p->fill_value, on_contour = p->output == FV_FILL_FILLED ? fv : 0;
+#pragma omp for schedule(static)
+  for (int y = 0; y < p->height; y++) {
+    uint8_t *o = (uint8_t *) j->dst->data + (size_t) y * j->dst->stride;
+    memset (o, on_contour, p->width);
+    const run_t *r = ri->row[y];
+    for (int k = 0; k < ri->count[y]; k++)
+      memset (o + r[k].x0, j->pl->outside[r[k].label] ? 0 : fv, r[k].x1 - r[k].x0);
+  }
+}
+
 fv_status
 fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
   const fv_fill_params *p = &pl->p;
-  const int W = p->width, H = p->height, n = pl->nthreads, S = pl->nseeds;
-  const uint32_t nl = (uint32_t) S + 2;
-  const uint8_t thr = (uint8_t) p->threshold;
-  thread_state *ts = pl->thread_state;
-  row_index *ri = pl->rows;
-  fill_ctx c = { ri, W, H, p->connectivity == 8 };
-  const int e = c.conn8;
-  int ok = 1;
-
+  const int H = p->height, S = pl->nseeds;
   int *seed = malloc (sizeof (int) * (S + 1) * 2);
   if (!seed)
     return FV_ERR_NOMEM;
@@ -235,104 +368,22 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
     seed[2 * k] = (int) (pl->rng >> 33);   /* which run of the row */
     seed[2 * k + 1] = (int) (((long) (k - 1) * H + H / 2) / S);
   }
-
-#pragma omp parallel num_threads(n)
+  fill_job j = { pl, src, dst, { pl->rows, p->width, H, p->connectivity == 8 }, seed,
+    (uint32_t) S + 2, 1 };
+  thread_state *ts = pl->thread_state;
+#pragma omp parallel num_threads(pl->nthreads)
   {
     const int me = omp_get_thread_num ();
-    thread_state *t = &ts[me];
-    int y0, y1;
-    fv_split_range (H, n, me, &y0, &y1);
-    /* 1. runs of background, one strip of rows per thread */
-    t->nruns = 0;
-    for (int y = y0; y < y1; y++) {
-      ri->offset[y] = t->nruns;
-      int m = cut_row (t, (const uint8_t *) src->data + (size_t) y * src->stride, W, thr);
-      if (m < 0) {
-        ok = 0;
-        m = 0;
-      }
-      ri->count[y] = m;
-    }
-    for (int y = y0; y < y1; y++)
-      ri->row[y] = t->runs + ri->offset[y];
+    phase_runs (&j, &ts[me], me);
 #pragma omp barrier
-    /* 2. floods: item 0 from every border run, the others from one seed each */
-#pragma omp for schedule(dynamic, 1)
-    for (int k = 0; k <= S; k++) {
-      if (!ok)
-        continue;
-      if (k == 0) {
-        for (int y = 0; y < H && ok; y++) {
-          int m = ri->count[y];
-          run_t *r = ri->row[y];
-          for (int j = 0; j < m && ok; j++) {
-            int on_border = y == 0 || y == H - 1 || r[j].x0 == 0 || r[j].x1 == W;
-            if (on_border && !lload (&r[j].label) && !flood (&c, t, BORDER_LABEL, &r[j], y))
-              ok = 0;
-            if (y > 0 && y < H - 1 && j == 0 && m > 1)
-              j = m - 2;   /* inner rows: only the first and last runs can touch */
-          }
-        }
-      } else {
-        int y = seed[2 * k + 1], m = ri->count[y];
-        if (m) {
-          run_t *r = ri->row[y];
-          for (int d = 0; d < m; d++) {   /* the chosen run, or the next free one */
-            run_t *q = &r[(seed[2 * k] + d) % m];
-            if (!lload (&q->label)) {
-              if (!flood (&c, t, (uint32_t) k + 1, q, y))
-                ok = 0;
-              break;
-            }
-          }
-        }
-      }
-    }
-    /* 3. labels whose runs touch, and labels on the border, joined in a
-     * union-find of the thread's own */
-    for (uint32_t l = 0; l < nl; l++)
-      t->parent[l] = l;
-#pragma omp for schedule(static)
-    for (int y = 0; y < H; y++) {
-      run_t *a = ri->row[y], *aend = a + ri->count[y];
-      for (run_t *q = a; q < aend; q++)
-        if (q->label && (y == 0 || y == H - 1 || q->x0 == 0 || q->x1 == W))
-          uf_union (t->parent, q->label, BORDER_LABEL);
-      if (y + 1 >= H)
-        continue;
-      run_t *b = ri->row[y + 1], *bend = b + ri->count[y + 1];
-      while (a < aend && b < bend) {   /* two pointers over the rows' runs */
-        if (a->x0 < b->x1 + e && b->x0 < a->x1 + e && a->label && b->label
-            && a->label != b->label)
-          uf_union (t->parent, a->label, b->label);
-        if (a->x1 < b->x1) a++; else b++;
-      }
-    }
+    phase_floods (&j, &ts[me]);
+    phase_join (&j, &ts[me]);
 #pragma omp single
-    {
-      for (uint32_t l = 0; l < nl; l++)
-        pl->parent[l] = l;
-      for (int i = 0; i < n; i++)
-        for (uint32_t l = 1; l < nl; l++)
-          uf_union (pl->parent, l, uf_find (ts[i].parent, l));
-      uint32_t root = uf_find (pl->parent, BORDER_LABEL);
-      pl->outside[0] = 0;
-      for (uint32_t l = 1; l < nl; l++)
-        pl->outside[l] = uf_find (pl->parent, l) == root;
-    }
-    /* 4. each row: contour value, then every run's verdict */
-    const uint8_t fv = (uint8_t) p->fill_value, on_contour = p->output == FV_FILL_FILLED ? fv : 0;
-#pragma omp for schedule(static)
-    for (int y = 0; y < H; y++) {
-      uint8_t *o = (uint8_t *) dst->data + (size_t) y * dst->stride;
-      memset (o, on_contour, W);
-      const run_t *r = ri->row[y];
-      for (int j = 0; j < ri->count[y]; j++)
-        memset (o + r[j].x0, pl->outside[r[j].label] ? 0 : fv, r[j].x1 - r[j].x0);
-    }
+    merge_labels (&j);
+    phase_write (&j);
   }
   free (seed);
-  if (!ok) {
+  if (!j.ok) {
     fv_set_last_error ("out of memory for the fill");
     return FV_ERR_NOMEM;
   }

@@ -21,6 +21,58 @@ rect_ofs (int32_t o[4], int x, int y, int w, int h, int stride, int tilted, int6
   }
 }
 
+/* The host arrays the model points at; FALSE when memory runs out. */
+static int
+model_alloc (fv_vj_model_host *mh, const fv_cascade *c)
+{
+  fv_vj_model *m = &mh->m;
+  mh->stages = calloc (c->nstages, sizeof *mh->stages);
+  mh->subset = m->lbp ? calloc ((size_t) 8 * c->nnodes, sizeof (int32_t)) : NULL;
+  if (m->stumps)
+    mh->stump = calloc (c->nweak, sizeof *mh->stump);
+  else {
+    mh->tree = calloc (c->nweak, sizeof *mh->tree);
+    mh->node = calloc (c->nnodes, sizeof *mh->node);
+    mh->leaf = calloc (c->nleaves, sizeof *mh->leaf);
+  }
+  if (m->lbp)
+    mh->lbpf = calloc (c->nfeatures, sizeof *mh->lbpf);
+  else
+    mh->haar = calloc (c->nfeatures, sizeof *mh->haar);
+  return mh->stages && (!m->lbp || (mh->subset && mh->lbpf)) && (m->lbp || mh->haar)
+      && (m->stumps ? mh->stump != NULL : (mh->tree && mh->node && mh->leaf));
+}
+
+/* Features as offsets for one row stride: LBP's 4x4 block corners, HAAR's
+ * rectangles (tilted ones in the tilted plane). */
+static void
+model_features (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t plane)
+{
+  fv_vj_model *m = &mh->m;
+  for (int f = 0; f < c->nfeatures; f++) {
+    const fv_cascade_feature *cf = &c->features[f];
+    if (cf->tilted)
+      mh->has_tilted = 1;
+    if (m->lbp) {
+      const fv_cascade_rect *r = &cf->rect[0];
+      for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++)
+          mh->lbpf[f].ofs[j * 4 + i] = (r->x + i * r->w) + stride * (r->y + j * r->h);
+      continue;
+    }
+    for (int r = 0; r < 3; r++) {
+      if (r < cf->nrects) {
+        const fv_cascade_rect *q = &cf->rect[r];
+        rect_ofs (mh->haar[f].ofs[r], q->x, q->y, q->w, q->h, stride, cf->tilted, 2 * plane);
+        mh->haar[f].weight[r] = q->weight;
+      } else {   /* a harmless rectangle with no weight */
+        memset (mh->haar[f].ofs[r], 0, sizeof mh->haar[f].ofs[r]);
+        mh->haar[f].weight[r] = 0.0f;
+      }
+    }
+  }
+}
+
 fv_status
 fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t plane)
 {
@@ -38,21 +90,7 @@ fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t
   mh->nnodes = c->nnodes;
   mh->nleaves = c->nleaves;
   mh->nfeatures = c->nfeatures;
-  mh->stages = calloc (c->nstages, sizeof *mh->stages);
-  mh->subset = m->lbp ? calloc ((size_t) 8 * c->nnodes, sizeof (int32_t)) : NULL;
-  if (m->stumps)
-    mh->stump = calloc (c->nweak, sizeof *mh->stump);
-  else {
-    mh->tree = calloc (c->nweak, sizeof *mh->tree);
-    mh->node = calloc (c->nnodes, sizeof *mh->node);
-    mh->leaf = calloc (c->nleaves, sizeof *mh->leaf);
-  }
-  if (m->lbp)
-    mh->lbpf = calloc (c->nfeatures, sizeof *mh->lbpf);
-  else
-    mh->haar = calloc (c->nfeatures, sizeof *mh->haar);
-  if (!mh->stages || (m->lbp && (!mh->subset || !mh->lbpf)) || (!m->lbp && !mh->haar)
-      || (m->stumps ? !mh->stump : (!mh->tree || !mh->node || !mh->leaf))) {
+  if (!model_alloc (mh, c)) {
     fv_vj_model_clear (mh);
     return FV_ERR_NOMEM;
   }
@@ -89,28 +127,7 @@ fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t
   }
   if (!m->stumps)
     memcpy (mh->leaf, c->leaves, sizeof (float) * c->nleaves);
-  for (int f = 0; f < c->nfeatures; f++) {
-    const fv_cascade_feature *cf = &c->features[f];
-    if (cf->tilted)
-      mh->has_tilted = 1;
-    if (m->lbp) {
-      const fv_cascade_rect *r = &cf->rect[0];
-      for (int j = 0; j < 4; j++)
-        for (int i = 0; i < 4; i++)
-          mh->lbpf[f].ofs[j * 4 + i] = (r->x + i * r->w) + stride * (r->y + j * r->h);
-      continue;
-    }
-    for (int r = 0; r < 3; r++) {
-      if (r < cf->nrects) {
-        const fv_cascade_rect *q = &cf->rect[r];
-        rect_ofs (mh->haar[f].ofs[r], q->x, q->y, q->w, q->h, stride, cf->tilted, 2 * plane);
-        mh->haar[f].weight[r] = q->weight;
-      } else {   /* a harmless rectangle with no weight */
-        memset (mh->haar[f].ofs[r], 0, sizeof mh->haar[f].ofs[r]);
-        mh->haar[f].weight[r] = 0.0f;
-      }
-    }
-  }
+  model_features (mh, c, stride, plane);
   /* the variance is taken over the window less a one-pixel border */
   rect_ofs (m->norm_ofs, 1, 1, c->width - 2, c->height - 2, stride, 0, 0);
   m->norm_area = (double) (c->width - 2) * (c->height - 2);
