@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "fv_file.h"
 #include "fv_image.h"
+#include "fv_env.h"
 
 gboolean
 fv_file_read (const char *path, const char *what, gsize max_bytes, gchar **data, gsize *len,
@@ -95,13 +96,9 @@ fv_text_excerpt (const char *p, gsize len, gsize max_chars)
 guint64
 fv_memory_limit (void)
 {
-  const char *env = g_getenv ("FASTVISION_MAX_MEMORY_MB");
-  if (env && *env) {
-    gchar *end;
-    guint64 mb = g_ascii_strtoull (env, &end, 10);
-    if (*end == '\0' && mb > 0)
-      return mb << 20;
-  }
+  long long mb = fv_env_int (FV_ENV_MAX_MEMORY_MB, 0);
+  if (mb > 0 && mb < (1LL << 40))
+    return (guint64) mb << 20;
   long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
   if (pages > 0 && page > 0)
     return (guint64) pages * (guint64) page / 2;

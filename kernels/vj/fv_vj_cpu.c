@@ -6,6 +6,7 @@
 #include <string.h>
 #include <omp.h>
 #include "fv_vj_plan.h"
+#include "../common/fv_env.h"
 #include "../common/fv_parallel.h"
 
 typedef struct {
@@ -45,7 +46,7 @@ fv_vj_cpu_init (fv_vj_plan *pl)
   int nplanes = pl->mh.has_tilted ? 3 : 2;
   /* slack: the SIMD scan reads up to 15 windows' worth past a row's end */
   cs->planes = calloc ((size_t) (py->plane * nplanes + 64), sizeof (uint32_t));
-  cs->avx2 = fv_vj_avx2_usable (&pl->mh.m, pl->mh.nweak) && !getenv ("FV_VJ_NO_SIMD");
+  cs->avx2 = fv_vj_avx2_usable (&pl->mh.m, pl->mh.nweak) && !fv_env_set (FV_ENV_VJ_NO_SIMD);
   cs->row_level = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
   cs->row_y = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
   cs->scratch = calloc (cs->threads, sizeof *cs->scratch);

@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstdio>
 #include "fv_vj_plan.h"
+#include "../common/fv_env.h"
 #include "../common/fv_cuda_check.cuh"
 
 #include "fv_vj_cuda_detect.cuh"
@@ -137,7 +138,7 @@ pass_stages (int nstages, int *a, int *b)
 {
   *a = 4;
   *b = 4;
-  const char *env = getenv ("FV_VJ_STAGES");
+  const char *env = getenv (FV_ENV_VJ_STAGES);
   if (env)
     sscanf (env, "%d,%d", a, b);
   *a = *a < 1 ? 1 : *a > nstages ? nstages : *a;
@@ -328,20 +329,17 @@ point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const LevelTables *t, cons
 void
 tuning_from_env (fv_vj_cuda *c)
 {
-  const char *env = getenv ("FV_VJ_BLOCKS_PER_SM");
-  c->blocks_per_sm = env ? atoi (env) : 16;
-  env = getenv ("FV_VJ_WARPS_PER_BLOCK");
-  c->warps_per_block = env ? atoi (env) : 4;
+  c->blocks_per_sm = (int) fv_env_int (FV_ENV_VJ_BLOCKS_PER_SM, 16);
+  c->warps_per_block = (int) fv_env_int (FV_ENV_VJ_WARPS_PER_BLOCK, 4);
   c->warps_per_block = c->warps_per_block < 1 ? 1 : c->warps_per_block > WARPS_MAX ? WARPS_MAX
       : c->warps_per_block;
-  env = getenv ("FV_VJ_DEEP_SHARED");   /* 0: deep windows read global memory */
-  if (env && !atoi (env))
+  if (fv_env_int (FV_ENV_VJ_DEEP_SHARED, 1) == 0)   /* deep windows read global memory */
     c->d.sstump = NULL;
-  c->profile = getenv ("FV_VJ_PROFILE") != NULL;
+  c->profile = fv_env_set (FV_ENV_VJ_PROFILE);
   /* raw detections are few: room for 4096, more on demand (FV_VJ_KEY_CAP
    * makes it smaller, so that tests reach the regrowth) */
-  env = getenv ("FV_VJ_KEY_CAP");
-  c->d.key_cap = env && atoi (env) > 0 ? (unsigned) atoi (env) : 4096;
+  const long long cap = fv_env_int (FV_ENV_VJ_KEY_CAP, 4096);
+  c->d.key_cap = cap > 0 && cap < (1 << 30) ? (unsigned) cap : 4096;
 }
 
 }  // namespace

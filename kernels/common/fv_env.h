@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Every environment variable fastvision reads, in one place; docs/tuning.md
+ * says what each does. None is needed in normal use: the limit is for
+ * large frames, the rest are for tuning and testing the kernels. */
+#ifndef FV_ENV_H
+#define FV_ENV_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* host memory one plan may take, in MB (default: half the RAM) */
+#define FV_ENV_MAX_MEMORY_MB "FASTVISION_MAX_MEMORY_MB"
+/* vjdetect CPU: 1 turns the AVX2 scan off (the scalar path alone) */
+#define FV_ENV_VJ_NO_SIMD "FV_VJ_NO_SIMD"
+/* vjdetect GPU: "a,b": stages 1..a-1 in the uber-kernel, a..b-1 in pass 3 */
+#define FV_ENV_VJ_STAGES "FV_VJ_STAGES"
+/* vjdetect GPU: persistent blocks per multiprocessor (16) */
+#define FV_ENV_VJ_BLOCKS_PER_SM "FV_VJ_BLOCKS_PER_SM"
+/* vjdetect GPU: warps per block (4) */
+#define FV_ENV_VJ_WARPS_PER_BLOCK "FV_VJ_WARPS_PER_BLOCK"
+/* vjdetect GPU: 0 makes deep windows read global memory, not a shared copy */
+#define FV_ENV_VJ_DEEP_SHARED "FV_VJ_DEEP_SHARED"
+/* vjdetect GPU: set, prints each phase's time */
+#define FV_ENV_VJ_PROFILE "FV_VJ_PROFILE"
+/* vjdetect GPU: first size of the raw-detection buffer (4096) */
+#define FV_ENV_VJ_KEY_CAP "FV_VJ_KEY_CAP"
+
+/* The variable as a whole number; fallback when unset or not a number. */
+long long fv_env_int (const char *name, long long fallback);
+/* Whether the variable is set (to anything). */
+int fv_env_set (const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
