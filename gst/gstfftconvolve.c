@@ -162,19 +162,42 @@ gst_fft_convolve_release (GstFvFilter *filter)
   free_plans (GST_FFT_CONVOLVE (filter));
 }
 
+/* Posts that the kernel cannot be used: a warning keeping the old one
+ * while playing (had_plans), else an error. why names the file itself when
+ * named_file, else the kernel's source is added. Returns had_plans. */
+static gboolean
+refuse_kernel (GstFftConvolve *self, gboolean had_plans, gboolean named_file, const gchar *why)
+{
+  gchar *from = named_file ? g_strdup ("the kernel") : kernel_source (self);
+  if (had_plans)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: cannot use "
+            "%s: %s.", from, why), (NULL));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s.", from, why), (NULL));
+  g_free (from);
+  return had_plans;
+}
+
+/* The kernels, or FALSE after refusing them (see refuse_kernel). */
+static gboolean
+load_or_refuse (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, gboolean had_plans)
+{
+  GError *err = NULL;
+  if (load_kernels (self, g, is_grid, &err))
+    return TRUE;
+  refuse_kernel (self, had_plans, TRUE, err->message);
+  g_error_free (err);
+  return FALSE;
+}
+
 static gboolean
 gst_fft_convolve_validate (GstFvFilter *filter)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
   FvKernelGrid g;
   gboolean is_grid;
-  GError *err = NULL;
-  if (!load_kernels (self, &g, &is_grid, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot use the kernel%s file: %s",
-            is_grid ? " grid" : "", err->message), (NULL));
-    g_error_free (err);
+  if (!load_or_refuse (self, &g, &is_grid, FALSE))
     return FALSE;
-  }
   GST_OBJECT_LOCK (self);
   gboolean normalize = self->normalize;
   GST_OBJECT_UNLOCK (self);
@@ -254,35 +277,15 @@ make_plans (GstFftConvolve *self, const FvKernelGrid *g, gboolean is_grid,
   return st;
 }
 
-/* Posts that the kernel cannot be used: a warning keeping the old one
- * while playing (had_plans), else an error. why names the file itself when
- * named_file, else the kernel's source is added. Returns had_plans. */
-static gboolean
-refuse_kernel (GstFftConvolve *self, gboolean had_plans, gboolean named_file, const gchar *why)
-{
-  gchar *from = named_file ? g_strdup ("the kernel") : kernel_source (self);
-  if (had_plans)
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: cannot use "
-            "%s: %s.", from, why), (NULL));
-  else
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s.", from, why), (NULL));
-  g_free (from);
-  return had_plans;
-}
-
 static gboolean
 gst_fft_convolve_rebuild (GstFvFilter *filter)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
   FvKernelGrid g;
   gboolean is_grid;
-  GError *err = NULL;
   gboolean had_plans = self->plans[0] || self->grids[0];
-  if (!load_kernels (self, &g, &is_grid, &err)) {
-    gboolean ok = refuse_kernel (self, had_plans, TRUE, err->message);
-    g_error_free (err);
-    return ok;
-  }
+  if (!load_or_refuse (self, &g, &is_grid, had_plans))
+    return had_plans;   /* while playing: the old kernel stays */
   fv_conv_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
   fv_conv_grid *grids[GST_VIDEO_MAX_PLANES] = { NULL };
   gchar *wisdom = wisdom_path ();

@@ -46,6 +46,17 @@ GST_START_TEST (test_controllable_properties)
 }
 GST_END_TEST;
 
+/* A pipeline from fmt, which holds one %s for the element. */
+static GstElement *
+pipeline_with (const char *fmt, const char *element)
+{
+  gchar *desc = g_strdup_printf (fmt, element);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL, "%s", desc);
+  g_free (desc);
+  return pipe;
+}
+
 static GstClockTime
 query_latency (GstElement *el)
 {
@@ -66,11 +77,9 @@ query_latency (GstElement *el)
 GST_START_TEST (test_latency_is_what_is_held)
 {
   for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
-    gchar *desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=4 ! "
+    GstElement *pipe = pipeline_with ("videotestsrc is-live=true num-buffers=4 ! "
         "capsfilter name=c caps=video/x-raw,format=GRAY8,width=1280,height=720,framerate=30/1 ! "
         "%s name=f threads=1 backend=cpu ! fakesink sync=true", elements[e]);
-    GstElement *pipe = gst_parse_launch (desc, NULL);
-    g_free (desc);
     GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
     GstElement *c = gst_bin_get_by_name (GST_BIN (pipe), "c");
     GstBus *bus = gst_element_get_bus (pipe);
@@ -107,11 +116,9 @@ GST_START_TEST (test_cuda_while_playing_without_gpu)
   if (fv_cuda_device_count () > 0)
     return;   /* with a GPU the switch simply happens (tested per element) */
   for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
-    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=30 ! "
+    GstElement *pipe = pipeline_with ("videotestsrc num-buffers=30 ! "
         "video/x-raw,format=GRAY8,width=64,height=48 ! %s name=f backend=cpu ! "
         "identity name=i ! fakesink", elements[e]);
-    GstElement *pipe = gst_parse_launch (desc, NULL);
-    g_free (desc);
     GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
     GstBus *bus = gst_element_get_bus (pipe);
     gst_element_set_state (pipe, GST_STATE_PAUSED);
