@@ -96,6 +96,26 @@ fv_fftw_release (fftwf_plan plan)
   pthread_mutex_unlock (&lock);
 }
 
+int
+fv_fftw_wisdom_covers (int inverse, int n0, int n1, int nthreads)
+{
+  const size_t nc = (size_t) n0 * (n1 / 2 + 1);
+  float *r = fftwf_alloc_real ((size_t) n0 * n1);
+  fftwf_complex *c = fftwf_alloc_complex (nc);
+  pthread_mutex_lock (&lock);
+  ready ();
+  fftwf_plan_with_nthreads (nthreads);
+  unsigned flags = FFTW_MEASURE | FFTW_WISDOM_ONLY;
+  fftwf_plan p = r && c ? (inverse ? fftwf_plan_dft_c2r_2d (n0, n1, c, r, flags)
+      : fftwf_plan_dft_r2c_2d (n0, n1, r, c, flags)) : NULL;
+  if (p)
+    fftwf_destroy_plan (p);
+  pthread_mutex_unlock (&lock);
+  fftwf_free (r);
+  fftwf_free (c);
+  return p != NULL;
+}
+
 long
 fv_fftw_planner_calls (void)
 {

@@ -21,6 +21,10 @@ fftwf_plan fv_fftw_plan (int inverse, int n0, int n1, int nthreads, int measure,
  * least recently used idle ones are kept). */
 void fv_fftw_release (fftwf_plan plan);
 
+/* Whether the wisdom in memory plans this transform without measuring
+ * (FFTW_WISDOM_ONLY), for tests. */
+int fv_fftw_wisdom_covers (int inverse, int n0, int n1, int nthreads);
+
 /* How many times fv_fftw_plan has called FFTW's planner (for tests). */
 long fv_fftw_planner_calls (void);
 

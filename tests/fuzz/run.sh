@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Fuzzes the parsers of what users hand us (cascades, kernel files, kernel
 # grids) with libFuzzer, ASan and UBSan, for SECONDS in all (split evenly
-# between the three targets; default 60):
+# between the targets named, or all three; default 60):
 #   tests/fuzz/run.sh 1800
+#   tests/fuzz/run.sh 600 cascade
 # Builds with clang into build-fuzz/. New interesting inputs collect in
 # build-fuzz/corpus/TARGET; a crash leaves build-fuzz/crashes/TARGET-* and
 # fails the run: fix it, then add the file to tests/fuzz/regressions/TARGET
@@ -11,13 +12,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-60}
+shift || true
 bash scripts/install-deps.sh clang libclang-rt-14-dev libomp-14-dev
 if [ ! -f build-fuzz/build.ninja ]; then
   CC=clang meson setup build-fuzz -Dfuzzing=true -Dcuda=disabled -Dtests=enabled \
     -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false \
     -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 fi
-targets=(cascade kernel grid)
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(cascade kernel grid)
 ninja -C build-fuzz "${targets[@]/#/tests/fuzz/fuzz_}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0
 export LSAN_OPTIONS=suppressions=$PWD/tests/sanitize/lsan.supp:print_suppressions=0

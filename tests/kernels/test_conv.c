@@ -13,6 +13,7 @@
 #include "fvtest.h"
 #include "fv_conv.h"
 #include "fv_conv_fftw.h"
+#include "fv_parallel.h"
 #include "fv_cuda.h"
 
 static fv_backend backend = FV_BACKEND_CPU;
@@ -76,9 +77,10 @@ plan_720p (const float *k, int kw)
 }
 
 /* In a child process (FFTW's state starts empty): loads the wisdom file,
- * plans, saves; exits 0 when planning took at most max_ms. */
+ * plans, saves; exits 0 when, with need_wisdom, the loaded wisdom alone
+ * planned both transforms (no measuring: what makes a restart instant). */
 static int
-child_plans (const char *wisdom, const float *k, double max_ms, double *ms)
+child_plans (const char *wisdom, const float *k, int need_wisdom, double *ms)
 {
   int fd[2];
   if (pipe (fd) != 0)
@@ -87,10 +89,14 @@ child_plans (const char *wisdom, const float *k, double max_ms, double *ms)
   if (pid == 0) {
     close (fd[0]);
     fv_conv_wisdom_load (wisdom);
+    int threads = fv_threads_resolve (0);
+    int pw = fv_conv_fast_size (1280 + 14), ph = fv_conv_fast_size (720 + 14);
+    int covered = fv_fftw_wisdom_covers (0, ph, pw, threads)
+        && fv_fftw_wisdom_covers (1, ph, pw, threads);
     double t = plan_720p (k, 15);
     fv_conv_wisdom_save (wisdom);
     (void) !write (fd[1], &t, sizeof t);
-    _exit (t <= max_ms && fvt_failures == 0 ? 0 : 1);
+    _exit ((covered || !need_wisdom) && fvt_failures == 0 ? 0 : 1);
   }
   close (fd[1]);
   *ms = -1;
@@ -110,15 +116,17 @@ planning_persists (const float *k15, const float *k13)
   gchar *dir = g_dir_make_tmp ("fvwisdomXXXXXX", NULL);
   gchar *wisdom = g_build_filename (dir, "fftw-wisdom", NULL);
   double cold, warm;
-  child_plans (wisdom, k15, 1e9, &cold);
+  child_plans (wisdom, k15, 0, &cold);
   gsize before = 0, after = 0;
   gchar *text = NULL;
   g_file_get_contents (wisdom, &text, &before, NULL);
   g_free (text);
   FVT_CHECK (before > 0, "no wisdom saved");
-  int fast = child_plans (wisdom, k15, 50.0, &warm);
-  printf ("720p FFT plan: %.1f ms cold, %.1f ms with the saved wisdom\n", cold, warm);
-  FVT_CHECK (fast, "a second start planned in %.1f ms (at most 50)", warm);
+  int reused = child_plans (wisdom, k15, 1, &warm);
+  printf ("720p FFT plan: %.1f ms cold, %.1f ms with the saved wisdom (docs/benchmarks.md "
+      "has the idle machine's figures)\n", cold, warm);
+  FVT_CHECK (reused, "a second start measured again: the saved wisdom did not cover its "
+      "transforms");
   g_file_get_contents (wisdom, &text, &after, NULL);
   g_free (text);
   FVT_CHECK (after >= before, "the wisdom shrank from %zu to %zu bytes", before, after);
