@@ -11,6 +11,8 @@ extern "C" {
 
 /* host memory one plan may take, in MB (default: half the RAM) */
 #define FV_ENV_MAX_MEMORY_MB "FASTVISION_MAX_MEMORY_MB"
+/* fftconvolve CPU: seconds FFTW may measure one transform (2) */
+#define FV_ENV_FFT_PLAN_SECONDS "FV_FFT_PLAN_SECONDS"
 /* vjdetect CPU: 1 turns the AVX2 scan off (the scalar path alone) */
 #define FV_ENV_VJ_NO_SIMD "FV_VJ_NO_SIMD"
 /* vjdetect GPU: "a,b": stages 1..a-1 in the uber-kernel, a..b-1 in pass 3 */

@@ -4,8 +4,8 @@
 #include <pthread.h>
 #include "fv_conv.h"
 #include "fv_conv_fftw.h"
+#include "../common/fv_env.h"
 
-#define PLAN_SECONDS 2.0
 #define MAX_IDLE 16
 
 typedef struct {
@@ -29,7 +29,9 @@ ready (void)
   if (done)
     return;
   fftwf_init_threads ();
-  fftwf_set_timelimit (PLAN_SECONDS);
+  /* a measurement cut short saves no wisdom for its size (FFTW keeps only
+   * what it finished): a slow machine may want more than the default */
+  fftwf_set_timelimit ((double) fv_env_int (FV_ENV_FFT_PLAN_SECONDS, 2));
   cache = g_array_new (FALSE, FALSE, sizeof (cached_plan));
   done = 1;
 }
