@@ -51,7 +51,7 @@ log=$builddir/meson-logs/testlog.json
 read -r ok fail skip < <(python3 - "$log" <<'PY' 2>/dev/null || echo "0 1 0"
 import json, sys
 ok = fail = skip = 0
-for line in open(sys.argv[1]):
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     r = json.loads(line)["result"]
     if r in ("OK", "EXPECTEDFAIL"): ok += 1
     elif r == "SKIP": skip += 1
