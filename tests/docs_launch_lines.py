@@ -58,9 +58,26 @@ def adapt(line):
             return m.group(0)
         return "videotestsrc num-buffers=%d" % FRAMES
     line = re.sub(r"filesrc location=(\S+) ! (\S+)", source, line)
+    # an RTSP client of docs/deployment.md: against pipelines/serve.py here
+    line = re.sub(r"rtspsrc location=rtsp://HOST:\d+/(\S+) ! decodebin",
+                  r"rtspsrc location=rtsp://127.0.0.1:%s/\1 ! decodebin ! identity eos-after=%d"
+                  % (RTSP_PORT, FRAMES), line)
     if not have_gpu:
         line = re.sub(r"\bbackend=(cuda|hybrid)\b", "backend=auto", line)
     return line
+
+
+RTSP_PORT = "8657"
+server = None
+
+
+def rtsp_server():
+    """pipelines/serve.py on the sample clip, for the documented clients."""
+    global server
+    if server is None:
+        server = subprocess.Popen(["/usr/bin/python3", "pipelines/serve.py", "--port", RTSP_PORT,
+                                   clip], stdout=subprocess.PIPE, text=True, env=env)
+        server.stdout.readline()   # the mount is up
 
 
 env = dict(os.environ)
@@ -70,6 +87,8 @@ ran = failed = 0
 for f in files:
     for line in launch_lines(f):
         cmd = adapt(line)
+        if "rtspsrc" in cmd:
+            rtsp_server()
         ran += 1
         try:
             r = subprocess.run(cmd.replace("gst-launch-1.0", "gst-launch-1.0 -q", 1), shell=True,
@@ -82,5 +101,8 @@ for f in files:
         if not ok:
             failed += 1
             print("     ran: %s\n     %s" % (cmd, "\n     ".join(why)))
+if server is not None:
+    server.terminate()
+    server.wait()
 print("%d launch lines run, %d failed" % (ran, failed))
 sys.exit(1 if failed or ran < 10 else 0)
