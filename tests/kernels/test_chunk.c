@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The chunk planner against its definition, on random and awkward sizes:
+ * outputs cover every pixel exactly once; each input is its output grown
+ * by the halo and clipped to the frame; every chunk fits the budget;
+ * bands of whole rows whenever a band fits, and then the fewest; every
+ * device gets work when the frame allows; a budget that holds nothing is
+ * refused with the figures. */
+#include <stdlib.h>
+#include <string.h>
+#include "fvtest.h"
+#include "fv_chunk.h"
+
+static void
+check_plan (const fv_chunk_params *p, const char *what)
+{
+  fv_chunk_plan plan;
+  fv_status st = fv_chunk_plan_make (p, &plan);
+  FVT_CHECK (st == FV_OK, "%s: %s", what, fv_last_error ());
+  if (st != FV_OK)
+    return;
+  const int W = p->width, H = p->height;
+  unsigned char *hits = calloc ((size_t) W * H, 1);
+  int *per_device = calloc (p->ndevices, sizeof (int));
+  long bad_in = 0, over = 0, twice = 0;
+  for (int k = 0; k < plan.n; k++) {
+    const fv_chunk *c = &plan.chunk[k];
+    for (int y = c->out.y; y < c->out.y + c->out.h; y++)
+      for (int x = c->out.x; x < c->out.x + c->out.w; x++)
+        twice += hits[(size_t) y * W + x]++ != 0;
+    int x0 = c->out.x - p->halo_x < 0 ? 0 : c->out.x - p->halo_x;
+    int y0 = c->out.y - p->halo_y < 0 ? 0 : c->out.y - p->halo_y;
+    int x1 = c->out.x + c->out.w + p->halo_x > W ? W : c->out.x + c->out.w + p->halo_x;
+    int y1 = c->out.y + c->out.h + p->halo_y > H ? H : c->out.y + c->out.h + p->halo_y;
+    bad_in += c->in.x != x0 || c->in.y != y0 || c->in.w != x1 - x0 || c->in.h != y1 - y0;
+    over += fv_chunk_bytes (p, &c->in) > p->budget;
+    if (c->device >= 0 && c->device < p->ndevices)
+      per_device[c->device]++;
+    else
+      over++;
+  }
+  long missed = 0;
+  for (size_t i = 0; i < (size_t) W * H; i++)
+    missed += hits[i] == 0;
+  FVT_CHECK (!missed && !twice, "%s: %ld pixels missed, %ld covered twice", what, missed, twice);
+  FVT_CHECK (!bad_in, "%s: %ld inputs are not the output grown by the halo", what, bad_in);
+  FVT_CHECK (!over, "%s: %ld chunks over the budget or on no device", what, over);
+  /* whole rows when one band of some height fits: full-width bands, and
+   * no fewer would do (one band less would need taller ones) */
+  size_t row_bytes = (size_t) W * p->bytes_per_pixel;
+  int h_fit = p->budget > p->fixed_bytes ? (int) ((p->budget - p->fixed_bytes) / row_bytes) : 0;
+  if (h_fit >= H || h_fit - 2 * p->halo_y >= 1) {
+    FVT_CHECK (plan.cols == 1, "%s: a band fits, yet %d columns", what, plan.cols);
+    int band = h_fit >= H ? H : h_fit - 2 * p->halo_y;
+    int fewest = (H + band - 1) / band;
+    if (p->ndevices > 1 && fewest < p->ndevices)
+      fewest = p->ndevices < H ? p->ndevices : H;
+    FVT_CHECK (plan.n == fewest, "%s: %d bands where %d do", what, plan.n, fewest);
+  }
+  if (plan.n >= p->ndevices)
+    for (int d = 0; d < p->ndevices; d++)
+      FVT_CHECK (per_device[d] > 0, "%s: device %d has nothing", what, d);
+  FVT_CHECK (plan.redundancy >= 0, "%s: redundancy %g", what, plan.redundancy);
+  free (hits);
+  free (per_device);
+  fv_chunk_plan_free (&plan);
+}
+
+int
+main (void)
+{
+  /* the whole frame fits: one chunk, no redundancy */
+  fv_chunk_params p = { 640, 480, 5, 0, 15, 15, (size_t) 640 * 480 * 5, 1 };
+  fv_chunk_plan plan;
+  FVT_CHECK (fv_chunk_plan_make (&p, &plan) == FV_OK && plan.n == 1 && plan.redundancy == 0
+      && plan.chunk[0].in.w == 640 && plan.chunk[0].in.h == 480, "whole frame: %d chunks", plan.n);
+  fv_chunk_plan_free (&plan);
+  /* 8K GRAY8 with a 64 MB budget, r = 15: bands */
+  fv_chunk_params k8 = { 7680, 4320, 9, 1 << 20, 15, 15, 64u << 20, 1 };
+  check_plan (&k8, "8K in 64 MB");
+  FVT_CHECK (fv_chunk_plan_make (&k8, &plan) == FV_OK && plan.cols == 1 && plan.n >= 2,
+      "8K: %d x %d", plan.cols, plan.rows);
+  printf ("8K GRAY8, 9 bytes a pixel, 64 MB: %d bands, %.2f%% read twice\n", plan.n,
+      100 * plan.redundancy);
+  fv_chunk_plan_free (&plan);
+  /* 32768^2 in 1 GB; the same on two devices, and the same GPU twice */
+  fv_chunk_params g = { 32768, 32768, 9, 0, 100, 100, 1u << 30, 1 };
+  check_plan (&g, "32768^2 in 1 GB");
+  g.ndevices = 2;
+  check_plan (&g, "32768^2 on two devices");
+  /* rows too wide for the budget: tiles, chunks narrower than the halo */
+  fv_chunk_params t = { 5000, 300, 4, 0, 40, 7, 12000, 1 };
+  check_plan (&t, "tiles with a wide halo");
+  FVT_CHECK (fv_chunk_plan_make (&t, &plan) == FV_OK && plan.cols > 1, "tiles: %d columns",
+      plan.cols);
+  fv_chunk_plan_free (&plan);
+  /* awkward sizes, random budgets and halos, one to four devices */
+  fvt_rng rng = { 42 };
+  int sizes[][2] = { {1, 1}, {3, 7}, {7, 3}, {1, 999}, {999, 1}, {257, 129}, {1001, 63} };
+  for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int trial = 0; trial < 40; trial++) {
+      fv_chunk_params r = { sizes[s][0], sizes[s][1], 1 + fvt_next (&rng) % 12,
+        fvt_next (&rng) % 3 ? 0 : fvt_next (&rng) % 500, (int) (fvt_next (&rng) % 40),
+        (int) (fvt_next (&rng) % 40), 0, 1 + (int) (fvt_next (&rng) % 4) };
+      size_t one = r.fixed_bytes + (size_t) ((2 * r.halo_x + 1) < r.width ? 2 * r.halo_x + 1
+          : r.width) * ((2 * r.halo_y + 1) < r.height ? 2 * r.halo_y + 1 : r.height)
+          * r.bytes_per_pixel;
+      r.budget = one + fvt_next (&rng) % (1 + (size_t) r.width * r.height * r.bytes_per_pixel);
+      char what[96];
+      snprintf (what, sizeof what, "%dx%d halo %d,%d budget %zu on %d", r.width, r.height,
+          r.halo_x, r.halo_y, r.budget, r.ndevices);
+      check_plan (&r, what);
+    }
+  /* too small a budget: refused, saying how much one pixel needs */
+  fv_chunk_params tiny = { 100, 100, 4, 0, 10, 10, 100, 1 };
+  FVT_CHECK (fv_chunk_plan_make (&tiny, &plan) == FV_ERR_NOMEM
+      && strstr (fv_last_error (), "holds no chunk"), "tiny budget: %s", fv_last_error ());
+  fv_chunk_params bad = { 0, 10, 4, 0, 1, 1, 1000, 1 };
+  FVT_CHECK (fv_chunk_plan_make (&bad, &plan) == FV_ERR_INVALID, "a 0-wide frame accepted");
+  return fvt_summary ("test_chunk");
+}
