@@ -68,6 +68,10 @@ fv_store_u16 (void *p, uint16_t v)
 
 const char *fv_status_string (fv_status s);
 
+/* FV_OK when a (and b, unless NULL) are in host memory, as CPU plans need;
+ * FV_ERR_INVALID, with the reason in fv_last_error(), otherwise. */
+fv_status fv_require_host (const fv_image *a, const fv_image *b);
+
 /* Detail of the last error on this thread (CUDA error names and the like). */
 const char *fv_last_error (void);
 void fv_set_last_error (const char *fmt, ...);

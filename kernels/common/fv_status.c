@@ -47,3 +47,12 @@ fv_set_last_error (const char *fmt, ...)
   g_free (text);
   g_free (raw);
 }
+
+fv_status
+fv_require_host (const fv_image *a, const fv_image *b)
+{
+  if (a->mem == FV_MEM_HOST && (!b || b->mem == FV_MEM_HOST))
+    return FV_OK;
+  fv_set_last_error ("a CPU plan needs host images");
+  return FV_ERR_INVALID;
+}

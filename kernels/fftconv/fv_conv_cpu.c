@@ -343,10 +343,9 @@ static fv_status
 cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
 {
   const fv_conv_params *p = &pl->p;
-  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
-    fv_set_last_error ("a CPU plan needs host images");
-    return FV_ERR_INVALID;
-  }
+  fv_status st = fv_require_host (src, dst);
+  if (st != FV_OK)
+    return st;
   const int W = p->width, H = p->height, C = p->channels;
   if (pl->tiles) {   /* every (channel, tile) pair is one job for whichever thread is free */
     int nm = 0, chans[4];

@@ -25,10 +25,9 @@ cpu_init (fv_fill_plan *pl, int device, void *stream)
 static fv_status
 cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
 {
-  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
-    fv_set_last_error ("a CPU plan needs host images");
-    return FV_ERR_INVALID;
-  }
+  fv_status st = fv_require_host (src, dst);
+  if (st != FV_OK)
+    return st;
   return fv_fill_cpu_execute (pl, src, dst);
 }
 

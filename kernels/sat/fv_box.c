@@ -126,10 +126,9 @@ cpu_init (fv_box_plan *plan, int device, void *stream)
 static fv_status
 cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
-  if (src->mem != FV_MEM_HOST || dst->mem != FV_MEM_HOST) {
-    fv_set_last_error ("a CPU plan needs host images");
-    return FV_ERR_INVALID;
-  }
+  fv_status st = fv_require_host (src, dst);
+  if (st != FV_OK)
+    return st;
   if (!fv_box_aligned (src) || !fv_box_aligned (dst))
     return execute_staged (plan, src, dst);
   return fv_box_cpu_execute (plan, src, dst);

@@ -17,10 +17,9 @@ cpu_init (fv_sat_plan *pl, int device, void *stream)
 static fv_status
 cpu_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstride)
 {
-  if (src->mem != FV_MEM_HOST) {
-    fv_set_last_error ("a CPU plan needs host images");
-    return FV_ERR_INVALID;
-  }
+  fv_status st = fv_require_host (src, NULL);
+  if (st != FV_OK)
+    return st;
   return fv_sat_cpu_execute (pl, src, table, tstride);
 }
 

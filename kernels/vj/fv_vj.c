@@ -16,10 +16,9 @@ cpu_init (fv_vj_plan *pl, int device, void *stream)
 static fv_status
 cpu_execute (fv_vj_plan *pl, const fv_image *g)
 {
-  if (g->mem != FV_MEM_HOST) {
-    fv_set_last_error ("a CPU plan needs a host image");
-    return FV_ERR_INVALID;
-  }
+  fv_status st = fv_require_host (g, NULL);
+  if (st != FV_OK)
+    return st;
   return fv_vj_cpu_execute (pl, g);
 }
 
