@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fv_chunk.h"
+#include "fv_parallel.h"
 
 size_t
 fv_chunk_bytes (const fv_chunk_params *p, const fv_chunk_rect *in)
@@ -30,14 +31,6 @@ most_that_fit (const fv_chunk_params *p, long other, int halo, int size)
   if (lines >= size)   /* the whole axis fits, halo or not */
     return size;
   return lines - 2L * halo > 0 ? lines - 2L * halo : 0;
-}
-
-/* Splits [0, size) into n spans as even as can be; span i is [*a, *b). */
-static void
-span (int size, int n, int i, int *a, int *b)
-{
-  *a = (int) ((long) size * i / n);
-  *b = (int) ((long) size * (i + 1) / n);
 }
 
 fv_status
@@ -99,8 +92,8 @@ fv_chunk_plan_make (const fv_chunk_params *p, fv_chunk_plan *plan)
     for (int i = 0; i < cols; i++) {
       fv_chunk *c = &plan->chunk[j * cols + i];
       int x0, x1, y0, y1;
-      span (W, cols, i, &x0, &x1);
-      span (H, rows, j, &y0, &y1);
+      fv_split_range (W, cols, i, &x0, &x1);   /* as even as can be */
+      fv_split_range (H, rows, j, &y0, &y1);
       c->out = (fv_chunk_rect) { x0, y0, x1 - x0, y1 - y0 };
       int ix0 = x0 - p->halo_x > 0 ? x0 - p->halo_x : 0;
       int iy0 = y0 - p->halo_y > 0 ? y0 - p->halo_y : 0;
