@@ -124,6 +124,9 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
   bp.border = self->border;
   bp.sensitivity = self->sensitivity;
   gint radius = self->radius;
+  /* the mode is settled here, with the plans it needs: the whole-frame
+   * plans, or (roi-type) only the parameters the regions' plans are made from */
+  self->roi_quark = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
   GST_OBJECT_UNLOCK (self);
   bp.threads = gst_fv_filter_threads (filter);
 
@@ -137,8 +140,8 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
     bp.radius_x = fv_scale_radius (radius, d->w_sub);
     bp.radius_y = fv_scale_radius (radius, d->h_sub);
     self->params[p] = bp;
-    fv_status st = fv_box_plan_create (&self->plans[p], &bp, dev->active,
-        dev->stream_device, dev->stream);
+    fv_status st = self->roi_quark ? fv_box_params_validate (&bp)
+        : fv_box_plan_create (&self->plans[p], &bp, dev->active, dev->stream_device, dev->stream);
     if (st != FV_OK) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("Cannot set up the %s box filter for plane %d: %s.",
@@ -234,9 +237,7 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
 {
   GstSatFilter *self = GST_SAT_FILTER (filter);
   const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
-  GST_OBJECT_LOCK (self);
-  GQuark roi = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
-  GST_OBJECT_UNLOCK (self);
+  const GQuark roi = self->roi_quark;
   if (!roi)
     return run_plans (self, in, out);
 
