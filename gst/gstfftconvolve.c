@@ -204,15 +204,12 @@ gst_fft_convolve_validate (GstFvFilter *filter)
   for (gint c = 0; c < g.cols * g.rows; c++) {
     const FvKernel *k = &g.kernels[c];
     if (fv_conv_kernel_check (k->taps, k->width, k->height, normalize) != FV_OK) {
-      gchar *from = kernel_source (self);
       gchar *shown = g.paths ? g_filename_display_name (g.paths[c]) : NULL;
-      gchar *member = shown ? g_strdup_printf ("kernel %d of %d (%s): ", c + 1,
-          g.cols * g.rows, shown) : g_strdup ("");
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s%s.", from, member,
-              fv_last_error ()), (NULL));
+      gchar *why = shown ? g_strdup_printf ("kernel %d of %d (%s): %s", c + 1, g.cols * g.rows,
+          shown, fv_last_error ()) : g_strdup (fv_last_error ());
+      refuse_kernel (self, FALSE, FALSE, why);
       g_free (shown);
-      g_free (member);
-      g_free (from);
+      g_free (why);
       fv_kernel_grid_clear (&g);
       return FALSE;
     }
