@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
 #include "fvboxroi.h"
+#include "fv_cuda.h"
 
 #define MAX_PLANS 16
 #define ROUND 32
@@ -73,22 +74,32 @@ fv_box_roi_filter (FvBoxRoi *roi, const FvPlaneLayout *layout, const fv_box_para
     fv_box_plan *plan = plan_for (roi, p, &params[p], sw, sh, backend, device, stream);
     if (!plan)
       return FALSE;
-    if (!fv_scratch_ensure (&roi->scratch, row * sh, backend == FV_BACKEND_CUDA)) {
+    /* the filtered sub-image lands in scratch beside the frames: on the
+     * device for CUDA frames, where it never visits the host */
+    const gboolean on_device = fv_frame_mem (out) == FV_MEM_DEVICE;
+    if (!(on_device ? fv_scratch_ensure_device (&roi->scratch, row * sh)
+            : fv_scratch_ensure (&roi->scratch, row * sh, backend == FV_BACKEND_CUDA))) {
       fv_set_last_error ("cannot allocate %" G_GSIZE_FORMAT " bytes for a region", row * sh);
       return FALSE;
     }
     fv_image whole = fv_plane_image (layout, in, p);
     fv_image src = fv_image_make ((guint8 *) whole.data + (gsize) sy * whole.stride + sx * px,
-        whole.stride, sw, sh, d->channels, d->sample, FV_MEM_HOST);
+        whole.stride, sw, sh, d->channels, d->sample, whole.mem);
     fv_image dst = fv_image_make (roi->scratch.data, row, sw, sh, d->channels, d->sample,
-        FV_MEM_HOST);
+        on_device ? FV_MEM_DEVICE : FV_MEM_HOST);
     if (fv_box_execute (plan, &src, &dst) != FV_OK)
       return FALSE;
     guint8 *o = GST_VIDEO_FRAME_PLANE_DATA (out, p);
     gint ostride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-    for (gint r = y0; r < y1; r++)
-      memcpy (o + (gsize) r * ostride + x0 * px, roi->scratch.data + (gsize) (r - sy) * row
-          + (x0 - sx) * px, (x1 - x0) * px);
+    const guint8 *filtered = roi->scratch.data + (gsize) (y0 - sy) * row + (x0 - sx) * px;
+    o += (gsize) y0 * ostride + x0 * px;
+    if (on_device) {
+      if (fv_cuda_copy_rows (o, ostride, filtered, row, (x1 - x0) * px, y1 - y0, stream) != FV_OK)
+        return FALSE;
+      continue;
+    }
+    for (gint r = 0; r < y1 - y0; r++)
+      memcpy (o + (gsize) r * ostride, filtered + (gsize) r * row, (x1 - x0) * px);
   }
   return TRUE;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "fvdevice.h"
 #include "fv_cuda.h"
+#include "fvcudactx.h"
 
 GST_DEBUG_CATEGORY_STATIC (fv_backend_debug);
 #define GST_CAT_DEFAULT fv_backend_debug
@@ -57,6 +58,25 @@ backend_resolve (GstElement *element, GstFvBackend requested, gint device_id,
   return TRUE;
 }
 
+/* The pipeline's CUDA context for device_id (-1: any): the one held when it
+ * fits, else one found or made; NULL in dev->cuda_ctx when GStreamer's CUDA
+ * library or the driver is missing (the element then works on system
+ * memory in the runtime's own context). The device the context is on. */
+static gint
+context_for (FvDevice *dev, GstElement *element, gint device_id)
+{
+  if (dev->cuda_ctx && device_id >= 0 && fv_cuda_ctx_device (dev->cuda_ctx) != device_id) {
+    fv_device_release (dev);   /* the stream lives in the old context */
+    gst_clear_object (&dev->cuda_ctx);
+  }
+  if (!dev->cuda_ctx && fv_cuda_device_count () > 0)
+    fv_cuda_ctx_ensure (element, device_id, &dev->cuda_ctx);
+  if (dev->cuda_ctx)
+    GST_INFO_OBJECT (element, "sharing CUDA context %" GST_PTR_FORMAT " on device %d",
+        dev->cuda_ctx, fv_cuda_ctx_device (dev->cuda_ctx));
+  return dev->cuda_ctx ? fv_cuda_ctx_device (dev->cuda_ctx) : MAX (device_id, 0);
+}
+
 gboolean
 fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
     gint device_id, gboolean *stream_changed)
@@ -64,7 +84,12 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
   fv_backend active;
   gchar *why = NULL;
   *stream_changed = FALSE;
-  if (!backend_resolve (element, requested, device_id, &active, &why)) {
+  if (requested != GST_FV_BACKEND_CPU)
+    device_id = context_for (dev, element, device_id);
+  fv_device_push (dev);
+  gboolean ok = backend_resolve (element, requested, device_id, &active, &why);
+  fv_device_pop (dev);
+  if (!ok) {
     const gchar *asked = requested == GST_FV_BACKEND_HYBRID ? "hybrid" : "cuda";
     if (dev->have_active) {   /* changed while running: keep going as before */
       GST_ELEMENT_WARNING (element, RESOURCE, FAILED, ("No usable GPU for backend=%s (%s); "
@@ -81,7 +106,10 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
   if (active == FV_BACKEND_CUDA && (!dev->stream || dev->stream_device != device_id)) {
     fv_device_release (dev);
     *stream_changed = TRUE;
-    if (fv_cuda_stream_create (device_id, &dev->stream) != FV_OK) {
+    fv_device_push (dev);
+    fv_status st = fv_cuda_stream_create (device_id, &dev->stream);
+    fv_device_pop (dev);
+    if (st != FV_OK) {
       GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("Cannot create a CUDA stream."),
           ("%s", fv_last_error ()));
       return FALSE;
@@ -101,7 +129,9 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
 void
 fv_device_release (FvDevice *dev)
 {
+  fv_device_push (dev);
   fv_cuda_stream_destroy (dev->stream);
+  fv_device_pop (dev);
   dev->stream = NULL;
 }
 
@@ -109,5 +139,19 @@ void
 fv_device_stop (FvDevice *dev)
 {
   fv_device_release (dev);
+  gst_clear_object (&dev->cuda_ctx);   /* the next start asks the pipeline again */
   dev->have_active = FALSE;
+}
+
+void
+fv_device_push (const FvDevice *dev)
+{
+  if (dev->cuda_ctx && !fv_cuda_ctx_push (dev->cuda_ctx))
+    GST_WARNING ("cannot make the CUDA context current");
+}
+
+void
+fv_device_pop (const FvDevice *dev)
+{
+  fv_cuda_ctx_pop (dev->cuda_ctx);
 }

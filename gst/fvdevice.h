@@ -27,10 +27,14 @@ typedef struct {
   gboolean hybrid;       /* backend=hybrid: active is CUDA, the CPU works alongside */
   void *stream;          /* cudaStream_t when active is CUDA */
   gint stream_device;
+  /* the pipeline's GstCudaContext (fvcudactx.h), when GStreamer's CUDA
+   * library is there: the stream, the plans and CUDA frames live in it */
+  GstObject *cuda_ctx;
 } FvDevice;
 
 /* Resolves the backend, (re)creates the stream when the device changes and
- * notifies "active-backend" on change. A backend that cannot run posts
+ * notifies "active-backend" on change. device_id -1: the device of the CUDA
+ * context a neighbour shares, else device 0. A backend that cannot run posts
  * GST_ELEMENT_ERROR naming the reason and returns FALSE at start; once
  * running (a change while PLAYING) it posts a warning and keeps the
  * backend in use. *stream_changed tells the caller to drop plans tied to
@@ -39,6 +43,11 @@ gboolean fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend req
     gint device_id, gboolean *stream_changed);
 
 void fv_device_release (FvDevice *dev);
+
+/* Makes the device's CUDA context current around CUDA work (plans are made,
+ * run and freed between push and pop); no-ops without one. */
+void fv_device_push (const FvDevice *dev);
+void fv_device_pop (const FvDevice *dev);
 
 /* Released, and not running: the next resolve is a start. */
 void fv_device_stop (FvDevice *dev);

@@ -8,8 +8,10 @@
 
 G_BEGIN_DECLS
 
-/* Clipped to the frame; thickness in pixels of the full-resolution plane. */
-void fv_draw_box (GstVideoFrame *frame, gint x, gint y, gint w, gint h, gint thickness);
+/* Clipped to the frame; thickness in pixels of the full-resolution plane.
+ * A frame mapped for CUDA is drawn on the device, queued on `stream`. */
+void fv_draw_box (GstVideoFrame *frame, gint x, gint y, gint w, gint h, gint thickness,
+    gpointer stream);
 
 G_END_DECLS
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
 #include "fvplanes.h"
+#include "fvcudactx.h"
+#include "fv_cuda.h"
 
 gboolean
 fv_plane_layout_from_info (const GstVideoInfo *info, FvPlaneLayout *layout)
@@ -30,13 +32,31 @@ fv_plane_layout_from_info (const GstVideoInfo *info, FvPlaneLayout *layout)
   return TRUE;
 }
 
+fv_mem
+fv_frame_mem (const GstVideoFrame *frame)
+{
+  const GstMapFlags cuda = fv_cuda_map_flags ();
+  return cuda && (frame->map[0].flags & cuda) ? FV_MEM_DEVICE : FV_MEM_HOST;
+}
+
 fv_image
 fv_plane_image (const FvPlaneLayout *layout, GstVideoFrame *frame, gint p)
 {
   const FvPlaneDesc *d = &layout->plane[p];
   return fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (frame, p),
       GST_VIDEO_FRAME_PLANE_STRIDE (frame, p), d->width, d->height, d->channels,
-      d->sample, FV_MEM_HOST);
+      d->sample, fv_frame_mem (frame));
+}
+
+gboolean
+fv_plane_copy (const FvPlaneLayout *layout, GstVideoFrame *out, GstVideoFrame *in, gint p,
+    gpointer stream)
+{
+  if (fv_frame_mem (in) == FV_MEM_HOST && fv_frame_mem (out) == FV_MEM_HOST)
+    return gst_video_frame_copy_plane (out, in, p);
+  fv_image s = fv_plane_image (layout, in, p), d = fv_plane_image (layout, out, p);
+  return fv_cuda_copy_rows (d.data, d.stride, s.data, s.stride, fv_image_row_bytes (&s),
+      s.height, stream) == FV_OK;
 }
 
 gboolean

@@ -26,8 +26,17 @@ typedef struct {
 /* FALSE for formats whose samples are not whole 8- or 16-bit values. */
 gboolean fv_plane_layout_from_info (const GstVideoInfo *info, FvPlaneLayout *layout);
 
-/* Kernel view of plane p of a mapped frame. */
+/* Where a mapped frame's pixels are: device memory when it was mapped for
+ * CUDA (fvcudactx.h), else host memory. */
+fv_mem fv_frame_mem (const GstVideoFrame *frame);
+
+/* Kernel view of plane p of a mapped frame, on the host or the device. */
 fv_image fv_plane_image (const FvPlaneLayout *layout, GstVideoFrame *frame, gint p);
+
+/* Copies plane p from in to out, either of them host or device (a CUDA
+ * copy on `stream`, waited for); FALSE with fv_last_error() set. */
+gboolean fv_plane_copy (const FvPlaneLayout *layout, GstVideoFrame *out, GstVideoFrame *in,
+    gint p, gpointer stream);
 
 /* A radius along an axis scaled by a subsampling shift, rounded to nearest
  * (ties up): 3 on luma is 2 on 4:2:0 chroma. */

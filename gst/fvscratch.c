@@ -5,7 +5,7 @@
 gboolean
 fv_scratch_ensure (FvScratch *s, gsize size, gboolean want_pinned)
 {
-  if (s->data && s->size >= size && (!want_pinned || s->pinned))
+  if (s->data && s->size >= size && !s->device && (!want_pinned || s->pinned))
     return TRUE;
   fv_scratch_free (s);
   s->data = want_pinned ? fv_cuda_host_alloc (size) : NULL;
@@ -16,14 +16,28 @@ fv_scratch_ensure (FvScratch *s, gsize size, gboolean want_pinned)
   return s->data != NULL;
 }
 
+gboolean
+fv_scratch_ensure_device (FvScratch *s, gsize size)
+{
+  if (s->data && s->size >= size && s->device)
+    return TRUE;
+  fv_scratch_free (s);
+  s->data = fv_cuda_malloc (size ? size : 1);
+  s->device = s->data != NULL;
+  s->size = s->data ? size : 0;
+  return s->data != NULL;
+}
+
 void
 fv_scratch_free (FvScratch *s)
 {
-  if (s->pinned)
+  if (s->device)
+    fv_cuda_free (s->data);
+  else if (s->pinned)
     fv_cuda_host_free (s->data);
   else
     g_free (s->data);
   s->data = NULL;
   s->size = 0;
-  s->pinned = FALSE;
+  s->pinned = s->device = FALSE;
 }

@@ -42,11 +42,12 @@ enum {
 
 /* the Y plane is filled; the chroma of YUV formats passes through */
 #define FORMATS "{ GRAY8, I420, NV12, Y444 }"
+#define CUDA_FORMATS "{ I420, NV12, Y444 }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 
 #define GST_TYPE_AUTOFILL_CONNECTIVITY (gst_autofill_connectivity_get_type ())
 static GType
@@ -88,7 +89,9 @@ finish_gpu_frame (GstAutofill *self, fv_status *st)
 {
   if (!self->gpu_busy)
     return NULL;
+  gst_fv_filter_context_push (GST_FV_FILTER (self));
   *st = fv_fill_wait (self->plan);
+  gst_fv_filter_context_pop (GST_FV_FILTER (self));
   gst_video_frame_unmap (&self->gpu_in);
   gst_video_frame_unmap (&self->gpu_out);
   self->gpu_busy = FALSE;
@@ -189,17 +192,20 @@ gst_autofill_get_property (GObject *object, guint prop_id, GValue *value, GParam
 
 /* The plane filled: GRAY8's only plane, or the Y plane. */
 static fv_image
-gray_image (GstVideoFrame *f)
+gray_image (GstAutofill *self, GstVideoFrame *f)
 {
-  return fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (f, 0), GST_VIDEO_FRAME_PLANE_STRIDE (f, 0),
-      GST_VIDEO_FRAME_WIDTH (f), GST_VIDEO_FRAME_HEIGHT (f), 1, FV_U8, FV_MEM_HOST);
+  return fv_plane_image (gst_fv_filter_layout (GST_FV_FILTER (self)), f, 0);
 }
 
-static void
-copy_chroma (GstVideoFrame *out, const GstVideoFrame *in)
+/* Chroma passes through (on the device for CUDA frames). */
+static gboolean
+copy_chroma (GstAutofill *self, GstVideoFrame *out, GstVideoFrame *in)
 {
-  for (guint p = 1; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
-    gst_video_frame_copy_plane (out, in, p);
+  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
+  for (gint p = 1; p < layout->n_planes; p++)
+    if (!fv_plane_copy (layout, out, in, p, gst_fv_filter_device (GST_FV_FILTER (self))->stream))
+      return FALSE;
+  return TRUE;
 }
 
 static GstFlowReturn
@@ -214,9 +220,10 @@ static GstFlowReturn
 gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
   GstAutofill *self = GST_AUTOFILL (filter);
-  fv_image src = gray_image (in), dst = gray_image (out);
+  fv_image src = gray_image (self, in), dst = gray_image (self, out);
   fv_status st = fv_fill_execute (self->plan, &src, &dst);
-  copy_chroma (out, in);
+  if (st == FV_OK && !copy_chroma (self, out, in))
+    st = FV_ERR_CUDA;
   return st == FV_OK ? GST_FLOW_OK : fill_failed (self, st);
 }
 
@@ -225,7 +232,7 @@ gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out
  * GPU works, then both are pushed in order (the base class calls us again
  * until we return no buffer). Other backends take the ordinary path. */
 static GstFlowReturn
-gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+generate_output_in_context (GstBaseTransform *trans, GstBuffer **outbuf)
 {
   GstAutofill *self = GST_AUTOFILL (trans);
   GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (parent_class);
@@ -270,8 +277,8 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the output frame."), (NULL));
     return GST_FLOW_ERROR;
   }
-  copy_chroma (&fout, &fin);
-  fv_image src = gray_image (&fin), dst = gray_image (&fout);
+  copy_chroma (self, &fout, &fin);   /* host frames here: a plain copy */
+  fv_image src = gray_image (self, &fin), dst = gray_image (self, &fout);
   fv_status st;
   if (!self->gpu_busy) {
     st = fv_fill_execute_async (self->plan, &src, &dst);
@@ -299,6 +306,16 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
     return fill_failed (self, st);
   }
   return GST_FLOW_OK;
+}
+
+/* The GPU half runs in the element's CUDA context. */
+static GstFlowReturn
+gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  gst_fv_filter_context_push (GST_FV_FILTER (trans));
+  GstFlowReturn ret = generate_output_in_context (trans, outbuf);
+  gst_fv_filter_context_pop (GST_FV_FILTER (trans));
+  return ret;
 }
 
 /* EOS pushes the frame still on the GPU; a flush drops it. */

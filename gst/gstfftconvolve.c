@@ -49,11 +49,12 @@ enum {
 };
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444 }"
+#define CUDA_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444 }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 
 #define GST_TYPE_FFT_CONVOLVE_BORDER (gst_fft_convolve_border_get_type ())
 static GType
@@ -384,7 +385,11 @@ gst_fft_convolve_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame 
   const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
   for (gint p = 0; p < layout->n_planes; p++) {
     if (p >= self->n_conv_planes) {
-      gst_video_frame_copy_plane (out, in, p);
+      if (!fv_plane_copy (layout, out, in, p, gst_fv_filter_device (filter)->stream)) {
+        GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot copy plane %d.", p),
+            ("%s", fv_last_error ()));
+        return GST_FLOW_ERROR;
+      }
       continue;
     }
     fv_image src = fv_plane_image (layout, in, p);

@@ -2,6 +2,8 @@
 #include "gstfvfilter.h"
 #include "fvmeta.h"
 #include "fvpinnedallocator.h"
+#include "fvcudactx.h"
+#include "fv_cuda.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_fv_filter_debug);
 #define GST_CAT_DEFAULT gst_fv_filter_debug
@@ -11,6 +13,7 @@ enum {
   PROP_BACKEND,
   PROP_ACTIVE_BACKEND,
   PROP_DEVICE_ID,
+  PROP_CUDA_DEVICE_ID,
   PROP_THREADS,
 };
 
@@ -27,6 +30,7 @@ typedef struct {
   FvPlaneLayout layout;
   gboolean ready;
   gboolean warned_caps;
+  gboolean in_cuda, out_cuda;   /* the negotiated caps carry memory:CUDAMemory */
 } GstFvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstFvFilter, gst_fv_filter, GST_TYPE_VIDEO_FILTER);
@@ -55,6 +59,17 @@ gst_fv_filter_threads (GstFvFilter *filter)
   return t;
 }
 
+/* The subclass frees its plans in the context they were made in. */
+static void
+release_plans (GstFvFilter *self)
+{
+  FvDevice *dev = &PRIV (self)->dev;
+  fv_device_push (dev);
+  GST_FV_FILTER_GET_CLASS (self)->release (self);
+  fv_device_pop (dev);
+  PRIV (self)->ready = FALSE;
+}
+
 /* Resolves the backend; plans tied to an old stream are released. */
 static gboolean
 resolve (GstFvFilter *self)
@@ -72,12 +87,10 @@ resolve (GstFvFilter *self)
     }
     backend = GST_FV_BACKEND_CPU;
   }
+  /* plans belong to the old stream and context: freed there first */
+  release_plans (self);
   gboolean stream_changed;
-  if (!fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device, &stream_changed))
-    return FALSE;
-  if (stream_changed)
-    GST_FV_FILTER_GET_CLASS (self)->release (self);
-  return TRUE;
+  return fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device, &stream_changed);
 }
 
 static void
@@ -92,6 +105,7 @@ gst_fv_filter_set_property (GObject *object, guint prop_id, const GValue *value,
       priv->device_changed = TRUE;
       break;
     case PROP_DEVICE_ID:
+    case PROP_CUDA_DEVICE_ID:
       priv->device_id = g_value_get_int (value);
       priv->device_changed = TRUE;
       break;
@@ -113,7 +127,8 @@ gst_fv_filter_get_property (GObject *object, guint prop_id, GValue *value, GPara
   switch (prop_id) {
     case PROP_BACKEND: g_value_set_enum (value, priv->backend); break;
     case PROP_ACTIVE_BACKEND: g_value_set_enum (value, fv_device_active_backend (&priv->dev)); break;
-    case PROP_DEVICE_ID: g_value_set_int (value, priv->device_id); break;
+    case PROP_DEVICE_ID: g_value_set_int (value, MAX (priv->device_id, 0)); break;
+    case PROP_CUDA_DEVICE_ID: g_value_set_int (value, priv->device_id); break;
     case PROP_THREADS: g_value_set_uint (value, priv->threads); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -142,9 +157,8 @@ static gboolean
 gst_fv_filter_stop (GstBaseTransform *trans)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
-  GST_FV_FILTER_GET_CLASS (self)->release (self);
+  release_plans (self);
   fv_device_stop (&PRIV (self)->dev);
-  PRIV (self)->ready = FALSE;
   return TRUE;
 }
 
@@ -158,10 +172,13 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
     return FALSE;
   }
-  GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes",
+  PRIV (self)->in_cuda = fv_caps_is_cuda (incaps);
+  PRIV (self)->out_cuda = fv_caps_is_cuda (outcaps);
+  GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes, %s to %s memory",
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
-      PRIV (self)->layout.n_planes);
+      PRIV (self)->layout.n_planes, PRIV (self)->in_cuda ? "CUDA" : "system",
+      PRIV (self)->out_cuda ? "CUDA" : "system");
   gst_fv_filter_settings_changed (self);   /* plans for the new format */
   return TRUE;
 }
@@ -208,33 +225,185 @@ gst_fv_filter_prepare (GstFvFilter *self)
 }
 
 void
+gst_fv_filter_context_push (GstFvFilter *filter)
+{
+  fv_device_push (&PRIV (filter)->dev);
+}
+
+void
+gst_fv_filter_context_pop (GstFvFilter *filter)
+{
+  fv_device_pop (&PRIV (filter)->dev);
+}
+
+void
 gst_fv_filter_hold_frames (GstFvFilter *self, guint frames)
 {
   fv_latency_hold (GST_ELEMENT (self), &PRIV (self)->latency, frames);
 }
 
+/* Prepares the plans and processes one frame (out NULL: in place), with
+ * the CUDA context current. GStreamer 1.22's CUDA memory carries no stream
+ * or event: a neighbour may touch a CUDA frame as soon as we return (the
+ * producer reuses the input, the consumer reads the output), so work on
+ * CUDA frames is finished here; producers of 1.22 do the same before they
+ * push, which makes the input safe to read on our stream. */
+static GstFlowReturn
+run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
+{
+  GstFvFilterPrivate *priv = PRIV (self);
+  GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  fv_device_push (&priv->dev);
+  if (gst_fv_filter_prepare (self))
+    ret = out ? klass->process (self, in, out) : klass->process_ip (self, in);
+  if (ret == GST_FLOW_OK && (priv->in_cuda || priv->out_cuda) && priv->dev.stream
+      && fv_cuda_stream_sync (priv->dev.stream) != FV_OK) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work on the frame failed."),
+        ("%s", fv_last_error ()));
+    ret = GST_FLOW_ERROR;
+  }
+  fv_device_pop (&priv->dev);
+  return ret;
+}
+
 static GstFlowReturn
 gst_fv_filter_transform_frame (GstVideoFilter *vf, GstVideoFrame *in, GstVideoFrame *out)
 {
-  GstFvFilter *self = GST_FV_FILTER (vf);
-  if (!gst_fv_filter_prepare (self))
-    return GST_FLOW_ERROR;
-  return GST_FV_FILTER_GET_CLASS (self)->process (self, in, out);
+  return run_frame (GST_FV_FILTER (vf), in, out);
 }
 
 static GstFlowReturn
 gst_fv_filter_transform_frame_ip (GstVideoFilter *vf, GstVideoFrame *frame)
 {
-  GstFvFilter *self = GST_FV_FILTER (vf);
-  if (!gst_fv_filter_prepare (self))
-    return GST_FLOW_ERROR;
-  return GST_FV_FILTER_GET_CLASS (self)->process_ip (self, frame);
+  return run_frame (GST_FV_FILTER (vf), frame, NULL);
+}
+
+static GstFlowReturn
+map_failed (GstFvFilter *self, const gchar *which)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the %s frame.", which), (NULL));
+  return GST_FLOW_ERROR;
+}
+
+/* CUDA frames are mapped for the device (GstVideoFilter would map them for
+ * the CPU, a download); system frames go the usual way. */
+static GstFlowReturn
+gst_fv_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstFvFilter *self = GST_FV_FILTER (trans);
+  GstFvFilterPrivate *priv = PRIV (self);
+  GstVideoFilter *vf = GST_VIDEO_FILTER (trans);
+  if (!priv->in_cuda && !priv->out_cuda)
+    return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->transform (trans, inbuf, outbuf);
+  GstVideoFrame in, out;
+  /* no extra reference: vjdetect adds metas, which needs a writable buffer */
+  const GstMapFlags noref = (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
+  if (!fv_cuda_frame_map (&in, &vf->in_info, inbuf, GST_MAP_READ | noref, priv->in_cuda))
+    return map_failed (self, "input");
+  if (!fv_cuda_frame_map (&out, &vf->out_info, outbuf, GST_MAP_WRITE | noref, priv->out_cuda)) {
+    gst_video_frame_unmap (&in);
+    return map_failed (self, "output");
+  }
+  GstFlowReturn ret = run_frame (self, &in, &out);
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  return ret;
+}
+
+static GstFlowReturn
+gst_fv_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstFvFilter *self = GST_FV_FILTER (trans);
+  GstVideoFilter *vf = GST_VIDEO_FILTER (trans);
+  if (!PRIV (self)->in_cuda)
+    return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->transform_ip (trans, buf);
+  GstVideoFrame frame;
+  /* pixels mapped for writing only when they change: a decoder's frame
+   * shared with its reference list is then not copied */
+  GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
+  const gboolean writes = !klass->writes_in_place || klass->writes_in_place (self);
+  if (!fv_cuda_frame_map (&frame, &vf->in_info, buf, (writes ? GST_MAP_READWRITE : GST_MAP_READ)
+          | (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF, TRUE))
+    return map_failed (self, "input");
+  GstFlowReturn ret = run_frame (self, &frame, NULL);
+  gst_video_frame_unmap (&frame);
+  return ret;
+}
+
+/* CUDA memory is offered where frames can stay on the device: built with
+ * GStreamer's CUDA library, an element with a CUDA path, and (once started)
+ * the cuda backend running in a shared context. hybrid needs host frames
+ * for its CPU half. */
+static gboolean
+cuda_memory_possible (GstFvFilter *self)
+{
+  const FvDevice *dev = &PRIV (self)->dev;
+  if (!fv_cuda_ctx_built () || !GST_FV_FILTER_GET_CLASS (self)->has_cuda)
+    return FALSE;
+  return !dev->have_active || (fv_device_is_cuda (dev) && !dev->hybrid && dev->cuda_ctx);
+}
+
+/* Either memory in, either memory out. What we take (sink caps from
+ * downstream's): CUDA memory first, so a decoder or cudaupload hands over
+ * device frames. What we give (src caps from the input's): the input's
+ * memory first, so frames stay where they are unless the neighbour takes
+ * only the other kind (system memory to a CPU element, device memory to a
+ * CUDA-only one), and an application's appsink after system memory gets
+ * system memory. In-place elements keep the memory they are given. */
+static GstCaps *
+gst_fv_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction,
+    GstCaps *caps, GstCaps *filter)
+{
+  const gboolean cuda = cuda_memory_possible (GST_FV_FILTER (trans));
+  const gboolean same = gst_base_transform_is_in_place (trans);
+  GstCaps *first = gst_caps_new_empty (), *second = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    const gboolean any = f && gst_caps_features_is_any (f);
+    const gboolean is_cuda = f && !any && gst_caps_features_contains (f, FV_CAPS_FEATURE_CUDA);
+    const gboolean cuda_first = direction == GST_PAD_SRC || is_cuda;
+    GstCaps *dev = cuda_first ? first : second, *sys = cuda_first ? second : first;
+    if (cuda && (!same || is_cuda || any))
+      gst_caps_append_structure_full (dev, gst_structure_copy (s),
+          gst_caps_features_new (FV_CAPS_FEATURE_CUDA, NULL));
+    if (!same || !is_cuda)
+      gst_caps_append_structure_full (sys, gst_structure_copy (s),
+          gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, NULL));
+  }
+  GstCaps *res = gst_caps_merge (first, second);
+  if (filter) {
+    GstCaps *t = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = t;
+  }
+  GST_LOG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, res);
+  return res;
+}
+
+static void
+gst_fv_filter_set_context (GstElement *element, GstContext *context)
+{
+  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (element));
+  GST_OBJECT_LOCK (element);
+  gint device = priv->device_id;
+  GST_OBJECT_UNLOCK (element);
+  fv_cuda_ctx_set_context (element, context, device, &priv->dev.cuda_ctx);
+  GST_ELEMENT_CLASS (gst_fv_filter_parent_class)->set_context (element, context);
 }
 
 static gboolean
 gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
     GstQuery *query)
 {
+  GstCaps *caps = NULL;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (fv_caps_is_cuda (caps)) {
+    GST_DEBUG_OBJECT (trans, "proposing a pool of CUDA memory");
+    fv_cuda_ctx_propose_allocation (PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx, query, caps);
+    return TRUE;
+  }
   if (!fv_device_is_cuda (&PRIV (GST_FV_FILTER (trans))->dev))
     return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->propose_allocation (trans,
         decide_query, query);
@@ -246,6 +415,12 @@ gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_quer
 static gboolean
 gst_fv_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
+  GstCaps *caps = NULL;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (fv_caps_is_cuda (caps)) {
+    fv_cuda_ctx_decide_allocation (PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx, query, caps);
+    return gst_query_get_n_allocation_pools (query) > 0;
+  }
   if (fv_device_is_cuda (&PRIV (GST_FV_FILTER (trans))->dev))
     fv_pinned_decide_allocation (query);
   return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->decide_allocation (trans, query);
@@ -280,6 +455,9 @@ warn_refused_caps (GstFvFilter *self, GstCaps *offered)
 static gboolean
 gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && fv_cuda_ctx_query (GST_ELEMENT (trans), query, PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx))
+    return TRUE;
   gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->query (trans,
       direction, query);
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS) {
@@ -307,8 +485,8 @@ static void
 gst_fv_filter_finalize (GObject *object)
 {
   GstFvFilter *self = GST_FV_FILTER (object);
-  GST_FV_FILTER_GET_CLASS (self)->release (self);
-  fv_device_release (&PRIV (self)->dev);
+  release_plans (self);
+  fv_device_stop (&PRIV (self)->dev);
   G_OBJECT_CLASS (gst_fv_filter_parent_class)->finalize (object);
 }
 
@@ -335,8 +513,14 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
           "The backend in use (auto until the element starts)",
           GST_TYPE_FV_BACKEND, GST_FV_BACKEND_AUTO,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device ID",
+          "CUDA device to use (-1 = the device of the CUDA context the pipeline "
+          "shares, else device 0)", -1, G_MAXINT, -1, rw));
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "Device ID", "CUDA device to use", 0, G_MAXINT, 0, rw));
+      g_param_spec_int ("device-id", "Device ID",
+          "Deprecated alias of cuda-device-id (reads -1 as 0)", 0, G_MAXINT, 0,
+          rw | G_PARAM_DEPRECATED));
   g_object_class_install_property (gobject_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads", "CPU threads (0 = all cores)", 0, 1024, 0, rw));
 
@@ -347,6 +531,10 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
   trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_fv_filter_decide_allocation);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_fv_filter_query);
   trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_meta);
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_caps);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_fv_filter_transform);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_ip);
+  GST_ELEMENT_CLASS (klass)->set_context = GST_DEBUG_FUNCPTR (gst_fv_filter_set_context);
   vf_class->set_info = GST_DEBUG_FUNCPTR (gst_fv_filter_set_info);
   vf_class->transform_frame = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_frame);
   vf_class->transform_frame_ip = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_frame_ip);
@@ -360,6 +548,7 @@ gst_fv_filter_init (GstFvFilter *self)
 {
   GstFvFilterPrivate *priv = PRIV (self);
   priv->backend = GST_FV_BACKEND_AUTO;
+  priv->device_id = -1;
   priv->changed = TRUE;
   /* drop frames that would arrive late at a live sink */
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);

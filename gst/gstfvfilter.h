@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstFvFilter: the base of every fastvision filter element. It owns the
- * whole frame contract — the backend, device-id, threads and
- * active-backend properties, the CUDA stream, pinned-memory pools on the
+ * whole frame contract — the backend, cuda-device-id, threads and
+ * active-backend properties, the CUDA context shared with the pipeline and
+ * its stream, system or CUDA memory on either pad, pinned-memory pools on the
  * CUDA path, the plane layout of the format, controller sync, latency,
  * meta copying, plans made current before each frame — and calls the
  * subclass to (re)make its plans and to process each frame, in place
@@ -12,6 +13,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
+#include "fv_config.h"
 #include "fvdevice.h"
 #include "fvlatency.h"
 #include "fvplanes.h"
@@ -33,6 +35,9 @@ struct _GstFvFilterClass {
   GstFlowReturn (*process) (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out);
   /* In-place elements (gst_base_transform_set_in_place) process here. */
   GstFlowReturn (*process_ip) (GstFvFilter *filter, GstVideoFrame *frame);
+  /* Optional, in-place elements: FALSE when process_ip will only read the
+   * pixels (CUDA frames are then mapped read-only); unset: it writes. */
+  gboolean (*writes_in_place) (GstFvFilter *filter);
   /* Optional: checks settings that must fail the state change (a kernel
    * file that does not parse, say); posts the error itself. */
   gboolean (*validate) (GstFvFilter *filter);
@@ -56,9 +61,25 @@ const FvPlaneLayout *gst_fv_filter_layout (GstFvFilter *filter);
 void gst_fv_filter_sync_values (GstFvFilter *filter, GstBuffer *buf);
 gboolean gst_fv_filter_prepare (GstFvFilter *filter);
 
+/* For subclasses that run CUDA work outside process (generate_output):
+ * the element's CUDA context made current around it, as around process. */
+void gst_fv_filter_context_push (GstFvFilter *filter);
+void gst_fv_filter_context_pop (GstFvFilter *filter);
+
 /* The subclass now holds `frames` frames back (0: synchronous): added to
  * LATENCY answers, announced with one latency message when it changes. */
 void gst_fv_filter_hold_frames (GstFvFilter *filter, guint frames);
+
+/* Pad template caps: system memory in `formats`; with GStreamer's CUDA
+ * library also memory:CUDAMemory in `cuda_formats`, the element's formats
+ * that GStreamer 1.22's CUDA allocator can lay out (no GRAY8 or GRAY16). */
+#if FV_HAVE_GST_CUDA
+#define FV_FILTER_CAPS(formats, cuda_formats) \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", cuda_formats) "; " \
+  GST_VIDEO_CAPS_MAKE (formats)
+#else
+#define FV_FILTER_CAPS(formats, cuda_formats) GST_VIDEO_CAPS_MAKE (formats)
+#endif
 
 /* A string property's new value, NULL when unset or empty (paths, names). */
 static inline gchar *

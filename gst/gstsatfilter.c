@@ -56,11 +56,12 @@ enum {
 };
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, I420, NV12, Y444 }"
+#define CUDA_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, I420, NV12, Y444 }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 
 GType
 gst_sat_filter_mode_get_type (void)
@@ -246,7 +247,13 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
   const gint W = GST_VIDEO_FRAME_WIDTH (in), H = GST_VIDEO_FRAME_HEIGHT (in);
   gpointer state = NULL;
   GstMeta *meta;
-  gst_video_frame_copy (out, in);
+  for (gint p = 0; p < layout->n_planes; p++) {
+    if (!fv_plane_copy (layout, out, in, p, dev->stream)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot copy plane %d.", p),
+          ("%s", fv_last_error ()));
+      return GST_FLOW_ERROR;
+    }
+  }
   while ((meta = gst_buffer_iterate_meta_filtered (in->buffer, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;

@@ -70,10 +70,11 @@ enum {
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
+#define CUDA_FORMATS "{ I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 
 #define gst_vj_detect_parent_class parent_class
 G_DEFINE_TYPE (GstVjDetect, gst_vj_detect, GST_TYPE_FV_FILTER);
@@ -161,12 +162,6 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
     return FALSE;
   }
   self->gray_stride = GST_ROUND_UP_64 (p.width);
-  if (GST_VIDEO_INFO_IS_RGB (info) && !fv_scratch_ensure (&self->gray,
-          self->gray_stride * p.height, fv_device_is_cuda (dev))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot allocate the luma of %dx%d frames.",
-            p.width, p.height), (NULL));
-    return FALSE;
-  }
   return TRUE;
 }
 
@@ -175,19 +170,30 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
 static gboolean
 luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
 {
-  const gint w = GST_VIDEO_FRAME_WIDTH (f), h = GST_VIDEO_FRAME_HEIGHT (f);
+  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
+  const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
+  fv_image plane = fv_plane_image (layout, f, 0);
   if (!GST_VIDEO_INFO_IS_RGB (&f->info)) {
-    *out = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (f, 0), GST_VIDEO_FRAME_PLANE_STRIDE (f, 0),
-        w, h, 1, FV_U8, FV_MEM_HOST);
+    *out = plane;
+    out->channels = 1;   /* Y or grey: the first (only) sample of the plane */
     return TRUE;
   }
+  /* computed beside the frame: on the device for CUDA frames */
+  const gsize size = self->gray_stride * plane.height;
+  const gboolean on_device = plane.mem == FV_MEM_DEVICE;
+  if (!(on_device ? fv_scratch_ensure_device (&self->gray, size)
+          : fv_scratch_ensure (&self->gray, size, fv_device_is_cuda (dev)))) {
+    fv_set_last_error ("cannot allocate the luma of %dx%d frames", plane.width, plane.height);
+    return FALSE;
+  }
   const GstVideoFormatInfo *fi = f->info.finfo;
-  fv_image rgb = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (f, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (f, 0), w, h, GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0), FV_U8,
-      FV_MEM_HOST);
-  *out = fv_image_make (self->gray.data, self->gray_stride, w, h, 1, FV_U8, FV_MEM_HOST);
-  return fv_luma_from_rgb (&rgb, GST_VIDEO_FORMAT_INFO_POFFSET (fi, 0),
-      GST_VIDEO_FORMAT_INFO_POFFSET (fi, 1), GST_VIDEO_FORMAT_INFO_POFFSET (fi, 2), out,
+  const int r = GST_VIDEO_FORMAT_INFO_POFFSET (fi, 0), g = GST_VIDEO_FORMAT_INFO_POFFSET (fi, 1),
+      b = GST_VIDEO_FORMAT_INFO_POFFSET (fi, 2);
+  *out = fv_image_make (self->gray.data, self->gray_stride, plane.width, plane.height, 1, FV_U8,
+      plane.mem);
+  if (on_device)
+    return fv_luma_from_rgb_cuda (&plane, r, g, b, out, dev->stream) == FV_OK;
+  return fv_luma_from_rgb (&plane, r, g, b, out,
       (int) gst_fv_filter_threads (GST_FV_FILTER (self))) == FV_OK;
 }
 
@@ -234,7 +240,9 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   }
   GST_OBJECT_LOCK (self);
   gchar *label = g_strdup (self->label ? self->label : DEFAULT_LABEL);
-  gboolean draw = self->draw, post = self->post_messages;
+  /* draw turned on after the frame was mapped read-only: from the next one */
+  gboolean draw = self->draw && (frame->map[0].flags & GST_MAP_WRITE),
+      post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
   GST_LOG_OBJECT (self, "%d detections", n);
   for (gint i = 0; i < n; i++) {
@@ -245,12 +253,23 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
     gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
             "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
     if (draw)
-      fv_draw_box (frame, r->x, r->y, r->width, r->height, MAX (2, MIN (r->width, r->height) / 48));
+      fv_draw_box (frame, r->x, r->y, r->width, r->height, MAX (2, MIN (r->width, r->height) / 48),
+          gst_fv_filter_device (filter)->stream);
   }
   g_free (label);
   if (post)
     post_message (self, frame->buffer, d, n);
   return GST_FLOW_OK;
+}
+
+/* Pixels change only when boxes are drawn. */
+static gboolean
+gst_vj_detect_writes_in_place (GstFvFilter *filter)
+{
+  GST_OBJECT_LOCK (filter);
+  gboolean draw = GST_VJ_DETECT (filter)->draw;
+  GST_OBJECT_UNLOCK (filter);
+  return draw;
 }
 
 static void
@@ -380,6 +399,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
 
   vf_class->transform_frame = NULL;   /* in place: pixels change only when drawing */
   fv_class->process_ip = GST_DEBUG_FUNCPTR (gst_vj_detect_process_ip);
+  fv_class->writes_in_place = GST_DEBUG_FUNCPTR (gst_vj_detect_writes_in_place);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_vj_detect_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_vj_detect_release);
   fv_class->validate = GST_DEBUG_FUNCPTR (gst_vj_detect_validate);

@@ -35,7 +35,7 @@ fv_cuda_check_device (int device, char *why, size_t why_len)
     return FV_ERR_NO_CUDA;
   }
   if (device < 0 || device >= n) {
-    snprintf (why, why_len, "device-id %d out of range: %d CUDA device(s) present",
+    snprintf (why, why_len, "cuda-device-id %d out of range: %d CUDA device(s) present",
         device, n);
     return FV_ERR_NO_CUDA;
   }
@@ -52,7 +52,7 @@ fv_cuda_check_device (int device, char *why, size_t why_len)
     return FV_ERR_NO_CUDA;
   }
   /* Touch the context so a broken driver shows up now, not mid-stream. */
-  err = cudaSetDevice (device);
+  err = fv_cuda_use_device (device);
   if (err == cudaSuccess)
     err = cudaFree (0);
   if (err != cudaSuccess) {
@@ -70,7 +70,7 @@ extern "C" fv_status
 fv_cuda_stream_create (int device, void **stream)
 {
   cudaStream_t s;
-  FV_CUDA_TRY (cudaSetDevice (device));
+  FV_CUDA_TRY (fv_cuda_use_device (device));
   FV_CUDA_TRY (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
   *stream = (void *) s;
   return FV_OK;
@@ -123,5 +123,47 @@ extern "C" fv_status
 fv_cuda_memcpy (void *dst, const void *src, size_t size)
 {
   FV_CUDA_TRY (cudaMemcpy (dst, src, size, cudaMemcpyDefault));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_cuda_stream_sync (void *stream)
+{
+  FV_CUDA_TRY (cudaStreamSynchronize ((cudaStream_t) stream));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size_t src_stride,
+    size_t row_bytes, int rows, void *stream)
+{
+  if (rows <= 0 || row_bytes == 0)
+    return FV_OK;
+  FV_CUDA_TRY (cudaMemcpy2DAsync (dst, dst_stride, src, src_stride, row_bytes, rows,
+      cudaMemcpyDefault, (cudaStream_t) stream));
+  FV_CUDA_TRY (cudaStreamSynchronize ((cudaStream_t) stream));
+  return FV_OK;
+}
+
+__global__ void
+fill_rect_kernel (unsigned char *plane, size_t stride, int pstride, int x0, int y0, int w,
+    int h, unsigned char v)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h)
+    plane[(size_t) (y0 + y) * stride + (size_t) (x0 + x) * pstride] = v;
+}
+
+extern "C" fv_status
+fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, int y0, int x1, int y1,
+    unsigned char v, void *stream)
+{
+  const int w = x1 - x0, h = y1 - y0;
+  if (w <= 0 || h <= 0)
+    return FV_OK;
+  const dim3 block (32, 8), grid ((w + 31) / 32, (h + 7) / 8);
+  fill_rect_kernel<<<grid, block, 0, (cudaStream_t) stream>>> ((unsigned char *) plane, stride,
+      pstride, x0, y0, w, h, v);
+  FV_CUDA_TRY (cudaGetLastError ());
   return FV_OK;
 }

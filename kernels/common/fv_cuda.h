@@ -33,6 +33,19 @@ void *fv_cuda_malloc (size_t size);
 void fv_cuda_free (void *ptr);
 fv_status fv_cuda_memcpy (void *dst, const void *src, size_t size);
 
+/* Waits for the work queued on `stream`. */
+fv_status fv_cuda_stream_sync (void *stream);
+
+/* Copies `rows` rows of `row_bytes` between any two memories (host or
+ * device; the runtime tells them apart), on `stream`, and waits. */
+fv_status fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size_t src_stride,
+    size_t row_bytes, int rows, void *stream);
+
+/* Sets the 8-bit samples [x0, x1) x [y0, y1) of a device plane, `pstride`
+ * bytes apart in a row, to v; queued on `stream`. */
+fv_status fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, int y0, int x1,
+    int y1, unsigned char v, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,19 @@
     }                                                                       \
   } while (0)
 
+/* Makes `dev` the device of the calling thread without displacing a context
+ * the caller made current on it: GStreamer's shared GstCudaContext is pushed
+ * around our work, and cudaSetDevice would swap in the primary context,
+ * whose memory and streams the frames' context cannot use. */
+static inline cudaError_t
+fv_cuda_use_device (int dev)
+{
+  int cur = -1;
+  if (cudaGetDevice (&cur) == cudaSuccess && cur == dev)
+    return cudaSuccess;
+  return cudaSetDevice (dev);
+}
+
 #endif
 
 #ifndef FV_PLAN_STREAM
@@ -32,7 +45,7 @@ struct PlanStream {
   cudaError_t open (int dev, void *caller_stream)
   {
     device = dev;
-    cudaError_t e = cudaSetDevice (dev);
+    cudaError_t e = fv_cuda_use_device (dev);
     if (e != cudaSuccess)
       return e;
     if (caller_stream) {

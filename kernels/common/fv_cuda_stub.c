@@ -32,3 +32,25 @@ fv_cuda_memcpy (void *dst, const void *src, size_t size)
 {
   return FV_ERR_NO_CUDA;
 }
+
+fv_status
+fv_cuda_stream_sync (void *stream)
+{
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size_t src_stride,
+    size_t row_bytes, int rows, void *stream)
+{
+  fv_set_last_error ("built without CUDA");
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, int y0, int x1, int y1,
+    unsigned char v, void *stream)
+{
+  fv_set_last_error ("built without CUDA");
+  return FV_ERR_NO_CUDA;
+}

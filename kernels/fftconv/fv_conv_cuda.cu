@@ -268,7 +268,7 @@ fv_conv_cuda_pick_size (int ew, int eh, int device, int *pw, int *ph)
   static std::mutex lock;
   static std::map<std::pair<int, int>, std::pair<int, int>> chosen;
   const CufftApi *api = cufft ();
-  if (!api || cudaSetDevice (device) != cudaSuccess)
+  if (!api || fv_cuda_use_device (device) != cudaSuccess)
     return;
   std::lock_guard<std::mutex> guard (lock);
   auto key = std::make_pair (ew * 64 + device, eh);
@@ -376,7 +376,7 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
   ConvCuda *c = (ConvCuda *) cuda;
   const CufftApi *api = cufft ();
   cudaStream_t st = c->ps.stream;
-  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   const size_t row = fv_image_row_bytes (src);
   const char *s = (const char *) src->data;
   size_t sstride = src->stride;
@@ -428,7 +428,7 @@ fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *grid_params, const vo
   (void) grid_params;
   const CufftApi *api = cufft ();
   cudaStream_t st = c->ps.stream;
-  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   const size_t nc = (size_t) (c->pw / 2 + 1) * c->ph;
   const float norm = 1.0f / ((float) c->pw * (float) c->ph);
   Geo g = { c->ow, c->oh, p->channels, channel, p->kernel_width, p->kernel_height, c->pw, c->ph,
@@ -480,7 +480,7 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
 {
   GridCuda *g = (GridCuda *) grid;
   cudaStream_t st = g->ps.stream;
-  FV_CUDA_TRY (cudaSetDevice (g->ps.device));
+  FV_CUDA_TRY (fv_cuda_use_device (g->ps.device));
   const size_t row = fv_image_row_bytes (src);
   const char *s = (const char *) src->data;
   size_t sstride = src->stride;
@@ -531,7 +531,7 @@ fv_conv_cuda_grid_free (void *grid)
   GridCuda *g = (GridCuda *) grid;
   if (!g)
     return;
-  cudaSetDevice (g->ps.device);
+  fv_cuda_use_device (g->ps.device);
   cudaFree (g->d_src);
   cudaFree (g->d_dst);
   cudaFree (g->acc);
@@ -546,7 +546,7 @@ fv_conv_cuda_free (void *cuda)
   if (!c)
     return;
   const CufftApi *api = cufft ();
-  cudaSetDevice (c->ps.device);
+  fv_cuda_use_device (c->ps.device);
   if (api && c->have_fwd)
     api->destroy (c->fwd);
   if (api && c->have_inv)

@@ -239,7 +239,7 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
   const fv_fill_params *p = &pl->p;
-  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   Frame f = { (const unsigned char *) src->data, src->stride, p->width, p->height,
     (int) p->threshold, p->connectivity == 8 };
   if (src->mem == FV_MEM_HOST) {
@@ -276,7 +276,7 @@ extern "C" fv_status
 fv_fill_cuda_wait (fv_fill_plan *pl)
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
-  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
   return FV_OK;
 }
@@ -287,7 +287,7 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
   if (!c)
     return;
-  cudaSetDevice (c->ps.device);
+  fv_cuda_use_device (c->ps.device);
   cudaFree (c->labels);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);

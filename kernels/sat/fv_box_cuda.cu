@@ -151,7 +151,7 @@ fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst
   fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
   const fv_box_params *p = &plan->p;
   const size_t row = fv_image_row_bytes (src);
-  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   BoxArgs a;
   a.src = (const char *) src->data;
   a.src_stride = src->stride;
@@ -197,7 +197,7 @@ fv_box_cuda_free (fv_box_plan *plan)
   fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
   if (!c)
     return;
-  cudaSetDevice (c->ps.device);
+  fv_cuda_use_device (c->ps.device);
   fv::sat_work_free (&c->work);
   cudaFree (c->sat);
   cudaFree (c->satsq);

@@ -32,7 +32,7 @@ fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t t
 {
   fv_sat_cuda *c = (fv_sat_cuda *) pl->cuda;
   const fv_sat_params *p = &pl->p;
-  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   fv::SatSrc s = { (const char *) src->data, src->stride, p->width, p->height,
       p->channels, p->channel, false, false };
   if (src->mem == FV_MEM_HOST) {
@@ -69,7 +69,7 @@ fv_sat_cuda_free (fv_sat_plan *pl)
   fv_sat_cuda *c = (fv_sat_cuda *) pl->cuda;
   if (!c)
     return;
-  cudaSetDevice (c->ps.device);
+  fv_cuda_use_device (c->ps.device);
   fv::sat_work_free (&c->work);
   cudaFree (c->d_src);
   c->ps.close ();

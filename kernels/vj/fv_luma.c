@@ -4,15 +4,24 @@
 #include "../common/fv_parallel.h"
 
 fv_status
-fv_luma_from_rgb (const fv_image *rgb, int r, int g, int b, const fv_image *gray, int threads)
+fv_luma_check (const fv_image *rgb, int r, int g, int b, const fv_image *gray, fv_mem mem)
 {
   if (!rgb || !gray || rgb->sample != FV_U8 || gray->sample != FV_U8 || gray->channels != 1
       || (rgb->channels != 3 && rgb->channels != 4) || rgb->width != gray->width
-      || rgb->height != gray->height || rgb->mem != FV_MEM_HOST || gray->mem != FV_MEM_HOST
+      || rgb->height != gray->height || rgb->mem != mem || gray->mem != mem
       || r < 0 || g < 0 || b < 0 || r >= rgb->channels || g >= rgb->channels || b >= rgb->channels) {
     fv_set_last_error ("luma: images do not match");
     return FV_ERR_INVALID;
   }
+  return FV_OK;
+}
+
+fv_status
+fv_luma_from_rgb (const fv_image *rgb, int r, int g, int b, const fv_image *gray, int threads)
+{
+  fv_status st = fv_luma_check (rgb, r, g, b, gray, FV_MEM_HOST);
+  if (st != FV_OK)
+    return st;
   const int n = fv_threads_resolve (threads), cn = rgb->channels, w = rgb->width;
 #pragma omp parallel for num_threads(n) schedule(static)
   for (int y = 0; y < rgb->height; y++) {

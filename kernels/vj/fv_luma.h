@@ -15,6 +15,15 @@ extern "C" {
 fv_status fv_luma_from_rgb (const fv_image *rgb, int r, int g, int b, const fv_image *gray,
     int threads);
 
+/* The same on a CUDA device: rgb and gray in device memory, queued on
+ * `stream` (not waited for). */
+fv_status fv_luma_from_rgb_cuda (const fv_image *rgb, int r, int g, int b, const fv_image *gray,
+    void *stream);
+
+/* FV_OK when rgb, gray and the channel indices fit together, both in `mem`. */
+fv_status fv_luma_check (const fv_image *rgb, int r, int g, int b, const fv_image *gray,
+    fv_mem mem);
+
 #ifdef __cplusplus
 }
 #endif

@@ -422,7 +422,7 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
   pl->nraw = 0;
   if (!pl->py.nlevels)
     return FV_OK;
-  FV_CUDA_TRY (cudaSetDevice (c->ps.device));
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   Frame f = { (const unsigned char *) gray->data, gray->stride, pl->p.width, pl->p.height };
 #define MARK(i) if (c->profile) cudaEventRecord (c->ev[i], st)
   MARK (0);
@@ -510,7 +510,7 @@ fv_vj_cuda_destroy (fv_vj_plan *pl)
   fv_vj_cuda *c = (fv_vj_cuda *) pl->impl;
   if (!c)
     return;
-  cudaSetDevice (c->ps.device);
+  fv_cuda_use_device (c->ps.device);
   if (c->ps.stream)
     cudaStreamSynchronize (c->ps.stream);
   cudaFree (c->d_src);

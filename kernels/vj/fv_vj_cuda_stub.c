@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Built without CUDA: CUDA detection plans cannot be made. */
 #include "fv_vj_plan.h"
+#include "fv_luma.h"
 
 fv_status
 fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
@@ -24,4 +25,12 @@ void
 fv_vj_cuda_destroy (fv_vj_plan *pl)
 {
   (void) pl;
+}
+
+fv_status
+fv_luma_from_rgb_cuda (const fv_image *rgb, int r, int g, int b, const fv_image *gray,
+    void *stream)
+{
+  fv_set_last_error ("fastvision was built without CUDA");
+  return FV_ERR_NO_CUDA;
 }
