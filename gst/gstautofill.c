@@ -232,7 +232,7 @@ gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out
  * GPU works, then both are pushed in order (the base class calls us again
  * until we return no buffer). Other backends take the ordinary path. */
 static GstFlowReturn
-generate_output_in_context (GstBaseTransform *trans, GstBuffer **outbuf)
+gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
 {
   GstAutofill *self = GST_AUTOFILL (trans);
   GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (parent_class);
@@ -248,7 +248,12 @@ generate_output_in_context (GstBaseTransform *trans, GstBuffer **outbuf)
   /* the settings decide the path: bring the plans up to date first (not
    * while the GPU holds a frame: that pair finishes with the plans it has) */
   gst_fv_filter_sync_values (GST_FV_FILTER (self), trans->queued_buf);
-  if (!self->gpu_busy && !gst_fv_filter_prepare (GST_FV_FILTER (self))) {
+  /* GPU work in the element's CUDA context; buffers (pinned host memory,
+   * which must outlive that context) are allocated outside it */
+  gst_fv_filter_context_push (GST_FV_FILTER (self));
+  gboolean ready = self->gpu_busy || gst_fv_filter_prepare (GST_FV_FILTER (self));
+  gst_fv_filter_context_pop (GST_FV_FILTER (self));
+  if (!ready) {
     gst_clear_buffer (&trans->queued_buf);
     return GST_FLOW_ERROR;
   }
@@ -281,7 +286,9 @@ generate_output_in_context (GstBaseTransform *trans, GstBuffer **outbuf)
   fv_image src = gray_image (self, &fin), dst = gray_image (self, &fout);
   fv_status st;
   if (!self->gpu_busy) {
+    gst_fv_filter_context_push (GST_FV_FILTER (self));
     st = fv_fill_execute_async (self->plan, &src, &dst);
+    gst_fv_filter_context_pop (GST_FV_FILTER (self));
     self->gpu_in = fin;
     self->gpu_out = fout;
     self->gpu_outbuf = out;
@@ -306,16 +313,6 @@ generate_output_in_context (GstBaseTransform *trans, GstBuffer **outbuf)
     return fill_failed (self, st);
   }
   return GST_FLOW_OK;
-}
-
-/* The GPU half runs in the element's CUDA context. */
-static GstFlowReturn
-gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
-{
-  gst_fv_filter_context_push (GST_FV_FILTER (trans));
-  GstFlowReturn ret = generate_output_in_context (trans, outbuf);
-  gst_fv_filter_context_pop (GST_FV_FILTER (trans));
-  return ret;
 }
 
 /* EOS pushes the frame still on the GPU; a flush drops it. */

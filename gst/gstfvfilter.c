@@ -174,6 +174,15 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
   }
   PRIV (self)->in_cuda = fv_caps_is_cuda (incaps);
   PRIV (self)->out_cuda = fv_caps_is_cuda (outcaps);
+  /* GStreamer 1.22's CUDA allocator places the V plane of odd-height I420
+   * half a row off (cudaupload ! cudadownload alone changes the frame):
+   * our results follow the layout it describes, but say so */
+  if ((PRIV (self)->in_cuda || PRIV (self)->out_cuda)
+      && GST_VIDEO_INFO_FORMAT (in_info) == GST_VIDEO_FORMAT_I420
+      && GST_VIDEO_INFO_HEIGHT (in_info) % 2)
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("I420 of odd height (%d) in CUDA memory: "
+            "GStreamer 1.22's CUDA memory misplaces its V plane; use NV12 or an even height.",
+            GST_VIDEO_INFO_HEIGHT (in_info)), (NULL));
   GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes, %s to %s memory",
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
@@ -437,7 +446,12 @@ warn_refused_caps (GstFvFilter *self, GstCaps *offered)
   priv->warned_caps = TRUE;
   GstCaps *ours = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
   GString *formats = g_string_new (NULL);
-  const GValue *list = gst_structure_get_value (gst_caps_get_structure (ours, 0), "format");
+  /* the system-memory formats: all of them (CUDA memory takes a subset) */
+  guint sys = 0;
+  for (guint i = 0; i < gst_caps_get_size (ours); i++)
+    if (!gst_caps_features_contains (gst_caps_get_features (ours, i), FV_CAPS_FEATURE_CUDA))
+      sys = i;
+  const GValue *list = gst_structure_get_value (gst_caps_get_structure (ours, sys), "format");
   if (list && GST_VALUE_HOLDS_LIST (list)) {
     for (guint i = 0; i < gst_value_list_get_size (list); i++)
       g_string_append_printf (formats, "%s%s", i ? ", " : "",

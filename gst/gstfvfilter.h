@@ -62,7 +62,9 @@ void gst_fv_filter_sync_values (GstFvFilter *filter, GstBuffer *buf);
 gboolean gst_fv_filter_prepare (GstFvFilter *filter);
 
 /* For subclasses that run CUDA work outside process (generate_output):
- * the element's CUDA context made current around it, as around process. */
+ * the element's CUDA context made current around it, as around process.
+ * Allocate no buffers inside: pinned host memory made while the context is
+ * current dies with it, before the buffers that hold it. */
 void gst_fv_filter_context_push (GstFvFilter *filter);
 void gst_fv_filter_context_pop (GstFvFilter *filter);
 

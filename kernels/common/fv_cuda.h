@@ -24,7 +24,9 @@ fv_status fv_cuda_check_device (int device, char *why, size_t why_len);
 fv_status fv_cuda_stream_create (int device, void **stream);
 void fv_cuda_stream_destroy (void *stream);
 
-/* Page-locked host memory (NULL when CUDA is unusable) and its release. */
+/* Page-locked host memory (NULL when CUDA is unusable) and its release;
+ * usable from every context (portable). Call it with no foreign context
+ * current: memory pinned in a context is freed when that context is. */
 void *fv_cuda_host_alloc (size_t size);
 void fv_cuda_host_free (void *ptr);
 

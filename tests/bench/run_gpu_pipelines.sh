@@ -11,10 +11,11 @@ set -euo pipefail
 bench=${1:?path of bench_pipeline}
 clip=${2:-tests/data/sample-face.webm}
 n=${FRAMES:-300}
-b() { "$bench" -r 3 -w 20 "$@" || echo "$1: failed"; }
+b() { "$bench" -r 3 -w 20 "$@" 2>&1 | grep -v XDG_RUNTIME_DIR || echo "$1: failed"; }
 src4k="videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=RGBA,width=3840,height=2160"
 src8k="videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=GRAY8,width=7680,height=4320"
-dev4k="$src4k ! cudaupload ! imagefreeze num-buffers=$n"
+cuda="video/x-raw(memory:CUDAMemory)"
+dev4k="$src4k ! cudaupload ! $cuda ! imagefreeze num-buffers=$n"
 host4k="$src4k ! imagefreeze num-buffers=$n"
 host8k="$src8k ! imagefreeze num-buffers=$n"
 sf="satfilter radius=15 backend=cuda"
@@ -26,9 +27,13 @@ b "fftconvolve sigma=3, CUDA memory" "$dev4k ! fftconvolve gaussian-sigma=3 back
   "$dev4k ! fakesink name=sink"
 b "vjdetect, CUDA memory" "$dev4k ! vjdetect ${FV_CASCADE:+cascade=$FV_CASCADE} backend=cuda ! fakesink name=sink" \
   "$dev4k ! fakesink name=sink"
-dev4kyuv="videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=NV12,width=3840,height=2160 ! cudaupload ! imagefreeze num-buffers=$n"
+dev4kyuv="videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=NV12,width=3840,height=2160 ! cudaupload ! $cuda ! imagefreeze num-buffers=$n"
 b "autofill NV12, CUDA memory" "$dev4kyuv ! autofill backend=cuda ! fakesink name=sink" \
   "$dev4kyuv ! fakesink name=sink"
+dev1080="filesrc location=$clip ! decodebin ! videoconvert ! videoscale ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaupload ! $cuda ! imagefreeze num-buffers=$n"
+b "vjdetect + satfilter roi-type=face, 1080p NV12, CUDA memory" \
+  "$dev1080 ! vjdetect ${FV_CASCADE:+cascade=$FV_CASCADE} backend=cuda ! satfilter roi-type=face radius=12 backend=cuda ! fakesink name=sink" \
+  "$dev1080 ! fakesink name=sink"
 echo "== host frames"
 b "satfilter r=15, 4K RGBA host" "$host4k ! $sf ! fakesink name=sink" "$host4k ! fakesink name=sink"
 b "satfilter r=15, 4K RGBA host, cpu" "$host4k ! satfilter radius=15 backend=cpu ! fakesink name=sink" \
@@ -37,7 +42,7 @@ b "satfilter r=15, 8K GRAY8 host" "$host8k ! $sf ! fakesink name=sink" "$host8k 
 b "4 x satfilter r=15, 4K RGBA host" "$host4k ! $sf ! $sf ! $sf ! $sf ! fakesink name=sink" \
   "$host4k ! fakesink name=sink"
 b "4 x satfilter, cudaupload..cudadownload" \
-  "$host4k ! cudaupload ! $sf ! $sf ! $sf ! $sf ! cudadownload ! fakesink name=sink" \
+  "$host4k ! cudaupload ! $cuda ! $sf ! $sf ! $sf ! $sf ! cudadownload ! fakesink name=sink" \
   "$host4k ! cudaupload ! cudadownload ! fakesink name=sink"
 if gst-inspect-1.0 nvh264dec >/dev/null 2>&1 && gst-inspect-1.0 x264enc >/dev/null 2>&1; then
   echo "== NVDEC 1080p privacy filter"
