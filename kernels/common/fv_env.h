@@ -28,6 +28,10 @@ extern "C" {
 /* vjdetect GPU: first size of the raw-detection buffer (4096) */
 #define FV_ENV_VJ_KEY_CAP "FV_VJ_KEY_CAP"
 
+/* satfilter GPU: bands host frames are cut into, to overlap copies and
+ * filtering (0: none; unset: chosen from the frame and the radius) */
+#define FV_ENV_BOX_BANDS "FV_BOX_BANDS"
+
 /* The variable as a whole number; fallback when unset or not a number. */
 long long fv_env_int (const char *name, long long fallback);
 /* Whether the variable is set (to anything). */

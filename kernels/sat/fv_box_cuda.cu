@@ -8,6 +8,17 @@
 #include "fv_box_math.h"
 #include "fv_sat_tiles.cuh"
 #include "../common/fv_cuda_check.cuh"
+#include "../common/fv_env.h"
+
+/* Host frames are filtered in bands of whole rows, each band on one of
+ * LANES streams: the upload of one band, the filter of another and the
+ * download of a third overlap, where a whole frame would pay for them one
+ * after the other. A band reads its rows and ry more on each side (kept
+ * inside the frame), filters them as an image of its own and keeps only its
+ * rows, whose windows then lie inside the band or meet the frame's own edge:
+ * the whole-frame result exactly (satfilter's roi-type regions work the same
+ * way). */
+#define LANES 3
 
 struct fv_box_cuda {
   fv::PlanStream ps;
@@ -15,7 +26,12 @@ struct fv_box_cuda {
   void *sat, *satsq;        /* tables, width entries per row */
   void *d_src, *d_dst;      /* staging for host images */
   size_t d_pitch;
+  int bands;                /* host frames: bands (0: the whole frame at once) */
+  int band_rows, band_in;   /* output rows of a band; rows it reads */
+  fv_box_plan *lane[LANES]; /* plans for band_in rows, each on its own stream */
 };
+
+static void choose_bands (fv_box_cuda *c, const fv_box_params *p);
 
 namespace {
 
@@ -142,11 +158,15 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, row, p->height));
   size_t pitch2;
   FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, row, p->height));
+  choose_bands (c, p);
   return FV_OK;
 }
 
-extern "C" fv_status
-fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+/* Queues the filter of src on the plan's stream; a host dst receives rows
+ * [row0, row0 + rows) of the result (dst->data is where row0 goes), a device
+ * dst all of it. Not waited for. */
+static fv_status
+enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, int rows)
 {
   fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
   const fv_box_params *p = &plan->p;
@@ -185,10 +205,88 @@ fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst
     FV_CUDA_TRY (e);
   }
   if (dst->mem == FV_MEM_HOST)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, row,
-        p->height, cudaMemcpyDeviceToHost, c->ps.stream));
+    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, (char *) c->d_dst
+        + (size_t) row0 * c->d_pitch, c->d_pitch, row, rows, cudaMemcpyDeviceToHost,
+        c->ps.stream));
+  return FV_OK;
+}
+
+/* Host dst: the bands, over the lanes' streams, then a wait for all. */
+static fv_status
+execute_bands (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+{
+  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  const fv_box_params *p = &plan->p;
+  for (int i = 0; i < LANES; i++) {
+    if (c->lane[i])
+      continue;
+    fv_box_params bp = *p;
+    bp.height = c->band_in;
+    fv_status st = fv_box_plan_create (&c->lane[i], &bp, FV_BACKEND_CUDA, c->ps.device, NULL);
+    if (st != FV_OK)
+      return st;
+  }
+  fv_status st = FV_OK;
+  for (int b = 0; b < c->bands && st == FV_OK; b++) {
+    const int y0 = b * c->band_rows;
+    const int y1 = y0 + c->band_rows < p->height ? y0 + c->band_rows : p->height;
+    int s0 = y0 - p->radius_y;   /* first row read, the band kept inside the frame */
+    if (s0 > p->height - c->band_in)
+      s0 = p->height - c->band_in;
+    if (s0 < 0)
+      s0 = 0;
+    fv_image bs = *src, bd = *dst;
+    bs.data = (char *) src->data + (size_t) s0 * src->stride;
+    bs.height = c->band_in;
+    bd.data = (char *) dst->data + (size_t) y0 * dst->stride;
+    bd.height = y1 - y0;
+    st = enqueue (c->lane[b % LANES], &bs, &bd, y0 - s0, y1 - y0);
+  }
+  for (int i = 0; i < LANES; i++) {   /* every lane, even after a failure */
+    cudaError_t e = cudaStreamSynchronize (((fv_box_cuda *) c->lane[i]->cuda)->ps.stream);
+    if (e != cudaSuccess && st == FV_OK) {
+      fv_set_last_error ("band filter: %s", cudaGetErrorString (e));
+      st = FV_ERR_CUDA;
+    }
+  }
+  return st;
+}
+
+extern "C" fv_status
+fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+{
+  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  if (c->bands && dst->mem == FV_MEM_HOST)
+    return execute_bands (plan, src, dst);
+  fv_status st = enqueue (plan, src, dst, 0, plan->p.height);
+  if (st != FV_OK)
+    return st;
   FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
   return FV_OK;
+}
+
+/* How many bands host frames are cut into: FV_BOX_BANDS when set (0: none;
+ * for tests); else 8 for frames of 4 MB and more whose halo (2 ry rows) is
+ * at most a quarter of a band, none otherwise. */
+static void
+choose_bands (fv_box_cuda *c, const fv_box_params *p)
+{
+  long long n = fv_env_int (FV_ENV_BOX_BANDS, -1);
+  if (n < 0) {
+    const size_t bytes = (size_t) p->width * p->height * p->channels * p->sample;
+    const int rows = (p->height + 7) / 8;
+    n = bytes >= ((size_t) 4 << 20) && 8 * p->radius_y <= rows ? 8 : 0;
+  }
+  if (n > p->height)
+    n = p->height;
+  c->bands = 0;
+  if (n < 2)
+    return;
+  c->band_rows = (int) ((p->height + n - 1) / n);
+  const long long in = (long long) c->band_rows + 2LL * p->radius_y;
+  c->band_in = in < p->height ? (int) in : p->height;
+  if (c->band_in < p->height)
+    c->bands = (p->height + c->band_rows - 1) / c->band_rows;
 }
 
 extern "C" void
@@ -198,6 +296,8 @@ fv_box_cuda_free (fv_box_plan *plan)
   if (!c)
     return;
   fv_cuda_use_device (c->ps.device);
+  for (int i = 0; i < LANES; i++)
+    fv_box_plan_destroy (c->lane[i]);
   fv::sat_work_free (&c->work);
   cudaFree (c->sat);
   cudaFree (c->satsq);

@@ -80,6 +80,45 @@ device_images (fvt_rng *rng, int w, int h, int ch, fv_sample s, int radius, fv_b
   free (got.data);
 }
 
+/* Host frames in bands over several streams (fv_box_cuda.cu): the chosen
+ * path and forced band counts, bands narrower than their halo included,
+ * against the CPU. */
+static void
+banded_host_frames (fvt_rng *rng)
+{
+  static const struct {
+    const char *bands;   /* FV_BOX_BANDS; NULL: the automatic choice */
+    int w, h, ch, bits, r, mode, border;
+  } cases[] = {
+    { NULL, 1920, 1080, 4, 8, 15, FV_BOX_MEAN, FV_BORDER_RENORMALIZE },
+    { NULL, 1920, 1080, 1, 16, 3, FV_BOX_STDDEV, FV_BORDER_MIRROR },
+    { NULL, 3840, 2160, 1, 8, 15, FV_BOX_THRESHOLD, FV_BORDER_REPLICATE },
+    { "16", 333, 1001, 1, 16, 40, FV_BOX_THRESHOLD, FV_BORDER_ZERO },
+    { "16", 333, 1001, 3, 8, 40, FV_BOX_MEAN, FV_BORDER_REPLICATE },
+    { "16", 333, 1001, 1, 8, 1, FV_BOX_STDDEV, FV_BORDER_RENORMALIZE },
+    { "5", 640, 481, 3, 8, 0, FV_BOX_MEAN, FV_BORDER_MIRROR },
+    { "5", 640, 481, 4, 8, 120, FV_BOX_STDDEV, FV_BORDER_ZERO },
+    { "7", 97, 300, 2, 16, 2, FV_BOX_MEAN, FV_BORDER_MIRROR },
+    { "300", 97, 300, 1, 8, 4, FV_BOX_MEAN, FV_BORDER_REPLICATE },   /* one row a band */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (cases[i].bands)
+      setenv ("FV_BOX_BANDS", cases[i].bands, 1);
+    else
+      unsetenv ("FV_BOX_BANDS");
+    fv_box_params p = { 0 };
+    p.width = cases[i].w; p.height = cases[i].h; p.channels = cases[i].ch;
+    p.channel_mask = p.channels == 4 ? 0x7 : (1u << p.channels) - 1;
+    p.sample = cases[i].bits == 16 ? FV_U16 : FV_U8;
+    p.radius_x = p.radius_y = cases[i].r;
+    p.mode = cases[i].mode;
+    p.border = cases[i].border;
+    p.sensitivity = 0.15;
+    run_case (&p, 3, 5, rng);
+  }
+  unsetenv ("FV_BOX_BANDS");
+}
+
 int
 main (void)
 {
@@ -89,6 +128,7 @@ main (void)
   }
   fvt_rng rng = { 0xC0FFEE };
   box_for_each_case (run_case, &rng);
+  banded_host_frames (&rng);
   device_images (&rng, 1920, 1080, 1, FV_U8, 15, FV_BOX_MEAN);
   device_images (&rng, 1920, 1080, 4, FV_U8, 7, FV_BOX_STDDEV);
   device_images (&rng, 3840, 2160, 1, FV_U16, 100, FV_BOX_THRESHOLD);
