@@ -40,6 +40,10 @@ typedef struct {
   fv_border border;
   double sensitivity;      /* FV_BOX_THRESHOLD, 0..1 */
   int threads;             /* CPU threads, 0 = all cores */
+  /* CUDA: device memory the plan may take, in bytes (0: what the device
+   * has free, less a margin). A frame whose buffers do not fit is filtered
+   * in bands of whole rows with their halo, exactly. */
+  size_t max_device_bytes;
 } fv_box_params;
 
 typedef struct fv_box_plan fv_box_plan;

@@ -26,12 +26,14 @@ struct fv_box_cuda {
   void *sat, *satsq;        /* tables, width entries per row */
   void *d_src, *d_dst;      /* staging for host images */
   size_t d_pitch;
-  int bands;                /* host frames: bands (0: the whole frame at once) */
+  bool chunked;             /* the frame's buffers exceed the budget: always bands */
+  int bands;                /* bands (0: the whole frame at once) */
   int band_rows, band_in;   /* output rows of a band; rows it reads */
   fv_box_plan *lane[LANES]; /* plans for band_in rows, each on its own stream */
 };
 
 static void choose_bands (fv_box_cuda *c, const fv_box_params *p);
+static fv_status make_lanes (fv_box_plan *plan);
 
 namespace {
 
@@ -140,6 +142,49 @@ run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
 
 }  // namespace
 
+/* Device bytes a plan for `rows` rows of the frame takes: the tables, the
+ * tiled SAT's work space and the staging of a host frame in and out. */
+static size_t
+plan_bytes (const fv_box_params *p, long long rows, size_t acc)
+{
+  const size_t w = (size_t) p->width, cells = w * (size_t) rows;
+  const size_t tables = acc * cells * (p->mode == FV_BOX_STDDEV ? 2 : 1);
+  const size_t work = acc * (cells / fv::TILE + (size_t) fv::WARPS * w * (rows / fv::TILE + 1)
+      + w) + 4096;
+  const size_t pitch = ((w * p->channels * p->sample) + 511) & ~(size_t) 511;
+  return tables + work + 2 * pitch * (size_t) rows + ((size_t) 1 << 20);
+}
+
+/* The frame does not fit the budget: bands as tall as LANES plans for them
+ * allow (each reads its halo of radius_y rows on both sides), made now so
+ * that a budget too small for even one row fails here, not mid-stream. */
+static fv_status
+choose_chunks (fv_box_plan *plan, size_t budget, size_t acc)
+{
+  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  const fv_box_params *p = &plan->p;
+  long long lo = 1, hi = p->height;   /* largest band_rows that fits */
+  if (LANES * plan_bytes (p, 1 + 2LL * p->radius_y, acc) > budget) {
+    fv_set_last_error ("%dx%d frames need %zu bytes of device memory even in bands of one "
+        "row (radius %d), over the budget of %zu", p->width, p->height,
+        LANES * plan_bytes (p, 1 + 2LL * p->radius_y, acc), p->radius_y, budget);
+    return FV_ERR_NOMEM;
+  }
+  while (lo < hi) {
+    const long long mid = (lo + hi + 1) / 2;
+    if (LANES * plan_bytes (p, mid + 2LL * p->radius_y, acc) <= budget)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  c->chunked = true;
+  c->band_rows = (int) lo;
+  const long long in = lo + 2LL * p->radius_y;
+  c->band_in = in < p->height ? (int) in : p->height;
+  c->bands = (p->height + c->band_rows - 1) / c->band_rows;
+  return make_lanes (plan);
+}
+
 extern "C" fv_status
 fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
 {
@@ -150,6 +195,15 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
   plan->cuda = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
   const size_t acc = plan->acc64 ? 8 : 4, cells = (size_t) p->width * p->height;
+  size_t budget = p->max_device_bytes;
+  if (!budget) {   /* what the device has free, less a margin for others */
+    size_t free_b = 0, total_b = 0;
+    FV_CUDA_TRY (cudaMemGetInfo (&free_b, &total_b));
+    const size_t margin = total_b / 16 + ((size_t) 64 << 20);
+    budget = free_b > margin ? free_b - margin : 0;
+  }
+  if (plan_bytes (p, p->height, acc) > budget)
+    return choose_chunks (plan, budget, acc);
   FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, acc));
   FV_CUDA_TRY (cudaMalloc (&c->sat, acc * cells));
   if (p->mode == FV_BOX_STDDEV)
@@ -183,7 +237,9 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
   }
   a.dst = (char *) dst->data;
   a.dst_stride = dst->stride;
-  if (dst->mem == FV_MEM_HOST) {
+  /* a host dst, or a window of a device one, is written from staging */
+  const bool staged = dst->mem == FV_MEM_HOST || row0 != 0 || rows != p->height;
+  if (staged) {
     a.dst = (char *) c->d_dst;
     a.dst_stride = c->d_pitch;
   }
@@ -204,29 +260,40 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
       e = plan->acc64 ? run_channel<uint16_t, uint64_t> (c, p, a) : run_channel<uint16_t, uint32_t> (c, p, a);
     FV_CUDA_TRY (e);
   }
-  if (dst->mem == FV_MEM_HOST)
+  if (staged)
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, (char *) c->d_dst
-        + (size_t) row0 * c->d_pitch, c->d_pitch, row, rows, cudaMemcpyDeviceToHost,
+        + (size_t) row0 * c->d_pitch, c->d_pitch, row, rows, cudaMemcpyDefault,
         c->ps.stream));
   return FV_OK;
 }
 
-/* Host dst: the bands, over the lanes' streams, then a wait for all. */
+/* The lanes' plans, for band_in rows each, made once. */
+static fv_status
+make_lanes (fv_box_plan *plan)
+{
+  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  for (int i = 0; i < LANES; i++) {
+    if (c->lane[i])
+      continue;
+    fv_box_params bp = plan->p;
+    bp.height = c->band_in;
+    bp.max_device_bytes = (size_t) -1;   /* sized to fit already: never bands itself */
+    fv_status st = fv_box_plan_create (&c->lane[i], &bp, FV_BACKEND_CUDA, c->ps.device, NULL);
+    if (st != FV_OK)
+      return st;
+  }
+  return FV_OK;
+}
+
+/* The bands, over the lanes' streams, then a wait for all. */
 static fv_status
 execute_bands (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
   fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
   const fv_box_params *p = &plan->p;
-  for (int i = 0; i < LANES; i++) {
-    if (c->lane[i])
-      continue;
-    fv_box_params bp = *p;
-    bp.height = c->band_in;
-    fv_status st = fv_box_plan_create (&c->lane[i], &bp, FV_BACKEND_CUDA, c->ps.device, NULL);
-    if (st != FV_OK)
-      return st;
-  }
-  fv_status st = FV_OK;
+  fv_status st = make_lanes (plan);
+  if (st != FV_OK)
+    return st;
   for (int b = 0; b < c->bands && st == FV_OK; b++) {
     const int y0 = b * c->band_rows;
     const int y1 = y0 + c->band_rows < p->height ? y0 + c->band_rows : p->height;
@@ -256,7 +323,7 @@ extern "C" fv_status
 fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
   fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
-  if (c->bands && dst->mem == FV_MEM_HOST)
+  if (c->chunked || (c->bands && dst->mem == FV_MEM_HOST))
     return execute_bands (plan, src, dst);
   fv_status st = enqueue (plan, src, dst, 0, plan->p.height);
   if (st != FV_OK)

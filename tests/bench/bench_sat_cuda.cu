@@ -10,6 +10,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <vector>
+#include <string>
 #include <cuda_runtime.h>
 #include "fv_sat.h"
 #include "fv_box.h"
@@ -83,9 +84,55 @@ load_npp (NppCtx *ctx)
   return f;
 }
 
+/* --chunks: the box filter on frames of 16384^2 and 32768^2 GRAY8 (device
+ * frames, r=15 mean) with a 1 GB device budget (bands of rows) against none
+ * (the whole frame's tables at once). */
+static int
+bench_chunks (void)
+{
+  printf ("| frame | budget | ms | bands overhead |\n|---|---|---|---|\n");
+  for (int side : {16384, 32768}) {
+    const size_t px = (size_t) side * side;
+    unsigned char *in, *out;
+    CK (cudaMalloc (&in, px));
+    CK (cudaMalloc (&out, px));
+    CK (cudaMemset (in, 91, px));
+    double whole = 0;
+    for (size_t budget : {(size_t) 0, (size_t) 1 << 30}) {
+      fv_box_params bp = {};
+      bp.width = bp.height = side; bp.channels = 1; bp.channel_mask = 1; bp.sample = FV_U8;
+      bp.radius_x = bp.radius_y = 15; bp.mode = FV_BOX_MEAN;
+      bp.max_device_bytes = budget;
+      fv_box_plan *plan;
+      if (fv_box_plan_create (&plan, &bp, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
+        printf ("| %d² | %s | plan failed: %s | |\n", side, budget ? "1 GB" : "none",
+            fv_last_error ());
+        continue;
+      }
+      fv_image a = fv_image_make (in, side, side, side, 1, FV_U8, FV_MEM_DEVICE);
+      fv_image b = fv_image_make (out, side, side, side, 1, FV_U8, FV_MEM_DEVICE);
+      double ms = median_ms ([&] (int) { fv_box_execute (plan, &a, &b); }, 10);
+      if (!budget)
+        whole = ms;
+      printf ("| %d² | %s | %.3f | %s |\n", side, budget ? "1 GB" : "none", ms,
+          budget && whole > 0 ? std::to_string ((ms / whole - 1) * 100).substr (0, 5).append ("%").c_str ()
+              : "");
+      fv_box_plan_destroy (plan);
+    }
+    cudaFree (in);
+    cudaFree (out);
+  }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc > 1 && !strcmp (argv[1], "--chunks")) {
+    CK (cudaSetDevice (0));
+    CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+    return bench_chunks ();
+  }
   bool quick = argc > 1 && !strcmp (argv[1], "--quick");
   bool only8k = argc > 1 && !strcmp (argv[1], "--sat8k");   // for profilers
   const int reps = quick ? 20 : 100;

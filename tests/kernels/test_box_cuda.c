@@ -47,11 +47,14 @@ run_case (const fv_box_params *p, int src_pad, int dst_pad, void *user)
   fvt_image_free (&got);
 }
 
-/* Device images in and out, at a size that spans many tiles. */
+/* Device images in and out, at a size that spans many tiles; with a
+ * device-memory budget (bytes, 0: none) that may force bands. */
 static void
-device_images (fvt_rng *rng, int w, int h, int ch, fv_sample s, int radius, fv_box_mode mode)
+device_images_budget (fvt_rng *rng, int w, int h, int ch, fv_sample s, int radius,
+    fv_box_mode mode, size_t budget)
 {
   fv_box_params p = { 0 };
+  p.max_device_bytes = budget;
   p.width = w; p.height = h; p.channels = ch; p.channel_mask = ch == 4 ? 0x7 : (1u << ch) - 1;
   p.sample = s; p.radius_x = p.radius_y = radius; p.mode = mode; p.sensitivity = 0.15;
   fv_image src = fvt_image_new (w, h, ch, s, 0, rng);
@@ -69,8 +72,8 @@ device_images (fvt_rng *rng, int w, int h, int ch, fv_sample s, int radius, fv_b
   fv_box_execute (cpu, &src, &want);
   FVT_CHECK (fv_box_execute (gpu, &dsrc_im, &ddst_im) == FV_OK, "exec: %s", fv_last_error ());
   fv_cuda_memcpy (got.data, ddst, bytes);
-  FVT_CHECK (compare (&want, &got) == 0, "device images %dx%dx%d r=%d mode=%d differ",
-      w, h, ch, radius, mode);
+  FVT_CHECK (compare (&want, &got) == 0, "device images %dx%dx%d r=%d mode=%d budget %zu differ",
+      w, h, ch, radius, mode, budget);
   fv_box_plan_destroy (cpu);
   fv_box_plan_destroy (gpu);
   fv_cuda_free (dsrc);
@@ -119,6 +122,50 @@ banded_host_frames (fvt_rng *rng)
   unsetenv ("FV_BOX_BANDS");
 }
 
+static void
+device_images (fvt_rng *rng, int w, int h, int ch, fv_sample s, int radius, fv_box_mode mode)
+{
+  device_images_budget (rng, w, h, ch, s, radius, mode, 0);
+}
+
+/* Frames whose buffers exceed max_device_bytes: bands of whole rows with
+ * their halo on three streams, for host and device frames, against the CPU;
+ * bands narrower than the halo; and a budget too small for even one row
+ * refused with the figures. */
+static void
+chunked (fvt_rng *rng)
+{
+  static const struct { int w, h, ch, bits, r, mode, border; size_t budget; } cases[] = {
+    { 1920, 1080, 4, 8, 15, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, 6u << 20 },
+    { 1920, 1080, 1, 16, 40, FV_BOX_STDDEV, FV_BORDER_MIRROR, 20u << 20 },
+    { 1001, 777, 3, 8, 60, FV_BOX_THRESHOLD, FV_BORDER_ZERO, 9u << 20 },
+    { 1001, 777, 1, 8, 2, FV_BOX_MEAN, FV_BORDER_REPLICATE, 4u << 20 },
+    { 333, 2049, 2, 16, 7, FV_BOX_STDDEV, FV_BORDER_RENORMALIZE, 4u << 20 },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fv_box_params p = { 0 };
+    p.width = cases[i].w; p.height = cases[i].h; p.channels = cases[i].ch;
+    p.channel_mask = p.channels == 4 ? 0x7 : (1u << p.channels) - 1;
+    p.sample = cases[i].bits == 16 ? FV_U16 : FV_U8;
+    p.radius_x = p.radius_y = cases[i].r;
+    p.mode = cases[i].mode; p.border = cases[i].border; p.sensitivity = 0.15;
+    p.max_device_bytes = cases[i].budget;
+    run_case (&p, 1, 2, rng);
+  }
+  device_images_budget (rng, 1920, 1080, 4, FV_U8, 15, FV_BOX_MEAN, 6u << 20);
+  device_images_budget (rng, 3840, 2160, 1, FV_U16, 100, FV_BOX_THRESHOLD, 48u << 20);
+  device_images_budget (rng, 7680, 4320, 1, FV_U8, 15, FV_BOX_STDDEV, 64u << 20);
+  fv_box_params p = { 0 };
+  p.width = 7680; p.height = 4320; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.radius_x = p.radius_y = 500; p.mode = FV_BOX_MEAN;
+  p.max_device_bytes = 1u << 20;
+  fv_box_plan *plan = NULL;
+  FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, NULL) == FV_ERR_NOMEM
+      && strstr (fv_last_error (), "budget"), "a 1 MB budget for 8K r=500 was not refused: %s",
+      fv_last_error ());
+  fv_box_plan_destroy (plan);
+}
+
 int
 main (void)
 {
@@ -129,6 +176,7 @@ main (void)
   fvt_rng rng = { 0xC0FFEE };
   box_for_each_case (run_case, &rng);
   banded_host_frames (&rng);
+  chunked (&rng);
   device_images (&rng, 1920, 1080, 1, FV_U8, 15, FV_BOX_MEAN);
   device_images (&rng, 1920, 1080, 4, FV_U8, 7, FV_BOX_STDDEV);
   device_images (&rng, 3840, 2160, 1, FV_U16, 100, FV_BOX_THRESHOLD);
