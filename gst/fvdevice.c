@@ -79,11 +79,10 @@ context_for (FvDevice *dev, GstElement *element, gint device_id)
 
 gboolean
 fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
-    gint device_id, gboolean *stream_changed)
+    gint device_id)
 {
   fv_backend active;
   gchar *why = NULL;
-  *stream_changed = FALSE;
   if (requested != GST_FV_BACKEND_CPU)
     device_id = context_for (dev, element, device_id);
   fv_device_push (dev);
@@ -105,7 +104,6 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
   }
   if (active == FV_BACKEND_CUDA && (!dev->stream || dev->stream_device != device_id)) {
     fv_device_release (dev);
-    *stream_changed = TRUE;
     fv_device_push (dev);
     fv_status st = fv_cuda_stream_create (device_id, &dev->stream);
     fv_device_pop (dev);

@@ -37,10 +37,10 @@ typedef struct {
  * context a neighbour shares, else device 0. A backend that cannot run posts
  * GST_ELEMENT_ERROR naming the reason and returns FALSE at start; once
  * running (a change while PLAYING) it posts a warning and keeps the
- * backend in use. *stream_changed tells the caller to drop plans tied to
- * the old stream. */
+ * backend in use. The caller frees plans tied to the old stream and
+ * context first. */
 gboolean fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
-    gint device_id, gboolean *stream_changed);
+    gint device_id);
 
 void fv_device_release (FvDevice *dev);
 

@@ -89,8 +89,7 @@ resolve (GstFvFilter *self)
   }
   /* plans belong to the old stream and context: freed there first */
   release_plans (self);
-  gboolean stream_changed;
-  return fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device, &stream_changed);
+  return fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device);
 }
 
 static void

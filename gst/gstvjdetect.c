@@ -173,9 +173,8 @@ luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
   const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
   const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
   fv_image plane = fv_plane_image (layout, f, 0);
-  if (!GST_VIDEO_INFO_IS_RGB (&f->info)) {
+  if (!GST_VIDEO_INFO_IS_RGB (&f->info)) {   /* the Y or grey plane itself */
     *out = plane;
-    out->channels = 1;   /* Y or grey: the first (only) sample of the plane */
     return TRUE;
   }
   /* computed beside the frame: on the device for CUDA frames */

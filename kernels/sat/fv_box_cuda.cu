@@ -155,6 +155,17 @@ plan_bytes (const fv_box_params *p, long long rows, size_t acc)
   return tables + work + 2 * pitch * (size_t) rows + ((size_t) 1 << 20);
 }
 
+/* Bands of band_rows output rows, each reading band_rows + 2 ry rows kept
+ * inside the frame. */
+static void
+set_bands (fv_box_cuda *c, const fv_box_params *p, long long band_rows)
+{
+  const long long in = band_rows + 2LL * p->radius_y;
+  c->band_rows = (int) band_rows;
+  c->band_in = in < p->height ? (int) in : p->height;
+  c->bands = (int) ((p->height + band_rows - 1) / band_rows);
+}
+
 /* The frame does not fit the budget: bands as tall as LANES plans for them
  * allow (each reads its halo of radius_y rows on both sides), made now so
  * that a budget too small for even one row fails here, not mid-stream. */
@@ -164,10 +175,11 @@ choose_chunks (fv_box_plan *plan, size_t budget, size_t acc)
   fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
   const fv_box_params *p = &plan->p;
   long long lo = 1, hi = p->height;   /* largest band_rows that fits */
-  if (LANES * plan_bytes (p, 1 + 2LL * p->radius_y, acc) > budget) {
+  const size_t least = LANES * plan_bytes (p, 1 + 2LL * p->radius_y, acc);
+  if (least > budget) {
     fv_set_last_error ("%dx%d frames need %zu bytes of device memory even in bands of one "
-        "row (radius %d), over the budget of %zu", p->width, p->height,
-        LANES * plan_bytes (p, 1 + 2LL * p->radius_y, acc), p->radius_y, budget);
+        "row (radius %d), over the budget of %zu", p->width, p->height, least, p->radius_y,
+        budget);
     return FV_ERR_NOMEM;
   }
   while (lo < hi) {
@@ -178,10 +190,7 @@ choose_chunks (fv_box_plan *plan, size_t budget, size_t acc)
       hi = mid - 1;
   }
   c->chunked = true;
-  c->band_rows = (int) lo;
-  const long long in = lo + 2LL * p->radius_y;
-  c->band_in = in < p->height ? (int) in : p->height;
-  c->bands = (p->height + c->band_rows - 1) / c->band_rows;
+  set_bands (c, p, lo);
   return make_lanes (plan);
 }
 
@@ -349,11 +358,9 @@ choose_bands (fv_box_cuda *c, const fv_box_params *p)
   c->bands = 0;
   if (n < 2)
     return;
-  c->band_rows = (int) ((p->height + n - 1) / n);
-  const long long in = (long long) c->band_rows + 2LL * p->radius_y;
-  c->band_in = in < p->height ? (int) in : p->height;
-  if (c->band_in < p->height)
-    c->bands = (p->height + c->band_rows - 1) / c->band_rows;
+  set_bands (c, p, (p->height + n - 1) / n);
+  if (c->band_in == p->height)   /* a band would read the whole frame: no overlap to gain */
+    c->bands = 0;
 }
 
 extern "C" void
