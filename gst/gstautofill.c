@@ -137,6 +137,8 @@ gst_autofill_rebuild (GstFvFilter *filter)
   p.threads = gst_fv_filter_threads (filter);
   p.width = GST_VIDEO_INFO_WIDTH (&vf->in_info);
   p.height = GST_VIDEO_INFO_HEIGHT (&vf->in_info);
+  if (!gst_fv_filter_spread (filter, &p.spread))
+    return FALSE;
   fv_status st = fv_fill_plan_create (&self->plan, &p, dev->active, dev->stream_device,
       dev->stream);
   if (st == FV_OK && dev->hybrid)

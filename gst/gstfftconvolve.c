@@ -239,7 +239,7 @@ settings (GstFftConvolve *self)
 /* A plan (or grid) for each convolved plane, into plans/grids. */
 static fv_status
 make_plans (GstFftConvolve *self, const FvKernelGrid *g, gboolean is_grid,
-    fv_conv_plan **plans, fv_conv_grid **grids)
+    const fv_spread *spread, fv_conv_plan **plans, fv_conv_grid **grids)
 {
   const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
   const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
@@ -252,6 +252,7 @@ make_plans (GstFftConvolve *self, const FvKernelGrid *g, gboolean is_grid,
     kh[c] = g->kernels[c].height;
   }
   fv_conv_params cp = settings (self);
+  cp.spread = *spread;
   fv_status st = FV_OK;
   for (gint p = 0; p < self->n_conv_planes && st == FV_OK; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
@@ -284,11 +285,16 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   gboolean had_plans = self->plans[0] || self->grids[0];
   if (!load_or_refuse (self, &g, &is_grid, had_plans))
     return had_plans;   /* while playing: the old kernel stays */
+  fv_spread spread;
+  if (!gst_fv_filter_spread (filter, &spread)) {
+    fv_kernel_grid_clear (&g);
+    return FALSE;
+  }
   fv_conv_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
   fv_conv_grid *grids[GST_VIDEO_MAX_PLANES] = { NULL };
   gchar *wisdom = wisdom_path ();
   fv_conv_wisdom_load (wisdom);
-  fv_status st = make_plans (self, &g, is_grid, plans, grids);
+  fv_status st = make_plans (self, &g, is_grid, &spread, plans, grids);
   fv_kernel_grid_clear (&g);
   if (st != FV_OK) {
     gchar *why = g_strdup (fv_last_error ());

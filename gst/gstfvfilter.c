@@ -15,6 +15,8 @@ enum {
   PROP_DEVICE_ID,
   PROP_CUDA_DEVICE_ID,
   PROP_THREADS,
+  PROP_MAX_DEVICE_MEMORY,
+  PROP_CUDA_DEVICE_IDS,
 };
 
 typedef struct {
@@ -22,6 +24,8 @@ typedef struct {
   GstFvBackend backend;
   gint device_id;
   guint threads;
+  guint64 max_device_memory;
+  gchar *device_ids;
   gboolean changed;          /* any setting or the format: rebuild the plans */
   gboolean device_changed;   /* backend or device-id: choose the backend again */
   /* streaming */
@@ -92,6 +96,30 @@ resolve (GstFvFilter *self)
   return fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device);
 }
 
+gboolean
+gst_fv_filter_spread (GstFvFilter *filter, fv_spread *spread)
+{
+  GstFvFilterPrivate *priv = PRIV (filter);
+  memset (spread, 0, sizeof *spread);
+  GST_OBJECT_LOCK (filter);
+  spread->max_device_bytes = priv->max_device_memory;
+  gchar *ids = g_strdup (priv->device_ids);
+  GST_OBJECT_UNLOCK (filter);
+  if (!fv_device_is_cuda (&priv->dev)) {
+    g_free (ids);
+    return TRUE;
+  }
+  fv_status st = fv_device_list_parse (ids, priv->dev.stream_device, spread->devices,
+      &spread->ndevices);
+  if (st != FV_OK)
+    GST_ELEMENT_ERROR (filter, RESOURCE, SETTINGS, ("Invalid cuda-device-ids \"%s\".", ids),
+        ("%s", fv_last_error ()));
+  else if (spread->ndevices > 1)
+    GST_INFO_OBJECT (filter, "frames spread over %d device entries (%s)", spread->ndevices, ids);
+  g_free (ids);
+  return st == FV_OK;
+}
+
 static void
 gst_fv_filter_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec)
@@ -109,6 +137,11 @@ gst_fv_filter_set_property (GObject *object, guint prop_id, const GValue *value,
       priv->device_changed = TRUE;
       break;
     case PROP_THREADS: priv->threads = g_value_get_uint (value); break;
+    case PROP_MAX_DEVICE_MEMORY: priv->max_device_memory = g_value_get_uint64 (value); break;
+    case PROP_CUDA_DEVICE_IDS:
+      g_free (priv->device_ids);
+      priv->device_ids = gst_fv_filter_dup_nonempty (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (object);
@@ -129,6 +162,8 @@ gst_fv_filter_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_DEVICE_ID: g_value_set_int (value, MAX (priv->device_id, 0)); break;
     case PROP_CUDA_DEVICE_ID: g_value_set_int (value, priv->device_id); break;
     case PROP_THREADS: g_value_set_uint (value, priv->threads); break;
+    case PROP_MAX_DEVICE_MEMORY: g_value_set_uint64 (value, priv->max_device_memory); break;
+    case PROP_CUDA_DEVICE_IDS: g_value_set_string (value, priv->device_ids); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -499,6 +534,7 @@ gst_fv_filter_finalize (GObject *object)
 {
   GstFvFilter *self = GST_FV_FILTER (object);
   release_plans (self);
+  g_free (PRIV (self)->device_ids);
   fv_device_stop (&PRIV (self)->dev);
   G_OBJECT_CLASS (gst_fv_filter_parent_class)->finalize (object);
 }
@@ -536,6 +572,16 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
           rw | G_PARAM_DEPRECATED));
   g_object_class_install_property (gobject_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads", "CPU threads (0 = all cores)", 0, 1024, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_MAX_DEVICE_MEMORY,
+      g_param_spec_uint64 ("max-device-memory", "Max device memory",
+          "CUDA: device memory one plane's plan may take on each device, in bytes (0 = what "
+          "the device has free, less 1/16 and 64 MB); a frame that needs more is processed "
+          "in overlapping chunks, exactly", 0, G_MAXUINT64, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_IDS,
+      g_param_spec_string ("cuda-device-ids", "CUDA device IDs",
+          "CUDA devices one frame is spread over, in chunks: \"0\", \"0,1\", \"all\" (a "
+          "device listed twice runs two chunks at once); unset: cuda-device-id alone",
+          NULL, FV_PARAM_RW));
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_fv_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_fv_filter_stop);

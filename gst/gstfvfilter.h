@@ -17,6 +17,7 @@
 #include "fvdevice.h"
 #include "fvlatency.h"
 #include "fvplanes.h"
+#include "fv_chunk_run.h"
 
 G_BEGIN_DECLS
 
@@ -97,6 +98,10 @@ gst_fv_filter_dup_nonempty (const GValue *value)
 #define FV_PARAM_RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 #define FV_PARAM_CONTROLLABLE (FV_PARAM_RW | GST_PARAM_CONTROLLABLE)
 
+/* How CUDA plans may spread (max-device-memory, cuda-device-ids, the
+ * active device), for the kernels' parameters; FALSE after posting an error
+ * for a device list that does not parse or names a missing device. */
+gboolean gst_fv_filter_spread (GstFvFilter *filter, fv_spread *spread);
 /* CPU threads asked for (0 = all cores). */
 guint gst_fv_filter_threads (GstFvFilter *filter);
 

@@ -53,7 +53,6 @@ enum {
   PROP_SENSITIVITY,
   PROP_BORDER,
   PROP_ROI_TYPE,
-  PROP_MAX_DEVICE_MEMORY,
 };
 
 #define FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, I420, NV12, Y444 }"
@@ -125,13 +124,14 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
   bp.mode = self->mode;
   bp.border = self->border;
   bp.sensitivity = self->sensitivity;
-  bp.max_device_bytes = self->max_device_memory;
   gint radius = self->radius;
   /* the mode is settled here, with the plans it needs: the whole-frame
    * plans, or (roi-type) only the parameters the regions' plans are made from */
   self->roi_quark = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
   GST_OBJECT_UNLOCK (self);
   bp.threads = gst_fv_filter_threads (filter);
+  if (!gst_fv_filter_spread (filter, &bp.spread))
+    return FALSE;
 
   for (gint p = 0; p < layout->n_planes; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
@@ -180,9 +180,6 @@ gst_sat_filter_set_property (GObject *object, guint prop_id, const GValue *value
       g_free (self->roi_type);
       self->roi_type = gst_fv_filter_dup_nonempty (value);
       break;
-    case PROP_MAX_DEVICE_MEMORY:
-      self->max_device_memory = g_value_get_uint64 (value);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (self);
@@ -213,9 +210,6 @@ gst_sat_filter_get_property (GObject *object, guint prop_id, GValue *value,
       break;
     case PROP_ROI_TYPE:
       g_value_set_string (value, self->roi_type);
-      break;
-    case PROP_MAX_DEVICE_MEMORY:
-      g_value_set_uint64 (value, self->max_device_memory);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -320,12 +314,6 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
           "Filter only inside GstVideoRegionOfInterestMeta rectangles of this type "
           "(e.g. \"face\"); unset: the whole frame",
           NULL, FV_PARAM_RW));
-
-  g_object_class_install_property (gobject_class, PROP_MAX_DEVICE_MEMORY,
-      g_param_spec_uint64 ("max-device-memory", "Max device memory",
-          "CUDA: device memory one plane's filter may take, in bytes (0 = what the device "
-          "has free, less a margin); a frame that needs more is filtered in bands of rows, "
-          "exactly", 0, G_MAXUINT64, 0, FV_PARAM_CONTROLLABLE));
 
   gst_element_class_set_static_metadata (element_class,
       "Summed-area-table box filter", "Filter/Effect/Video",

@@ -30,7 +30,6 @@ struct _GstSatFilter {
   fv_border border;
   gdouble sensitivity;
   gchar *roi_type;
-  guint64 max_device_memory;
 
   /* streaming state */
   fv_box_plan *plans[GST_VIDEO_MAX_PLANES];

@@ -74,11 +74,12 @@ fv_chunk_plan_make (const fv_chunk_params *p, fv_chunk_plan *plan)
     cols = bc;
     rows = br;
   }
-  /* several devices: at least one chunk each, as bands while rows allow */
-  if (p->ndevices > 1 && cols * rows < p->ndevices) {
-    if (cols == 1)
-      rows = p->ndevices < H ? p->ndevices : H;
-    else
+  /* several devices: bands in a multiple of their number (the same work
+   * each), tiles at least one each, while rows allow */
+  if (p->ndevices > 1 && cols == 1) {
+    rows = (rows + p->ndevices - 1) / p->ndevices * p->ndevices;
+    rows = rows < H ? rows : H;
+  } else if (p->ndevices > 1 && cols * rows < p->ndevices) {
       rows = (p->ndevices + cols - 1) / cols < H ? (p->ndevices + cols - 1) / cols : H;
   }
   plan->n = cols * rows;

@@ -35,7 +35,7 @@ typedef struct {
   size_t fixed_bytes;          /* per chunk whatever its size (plans, small tables) */
   int halo_x, halo_y;          /* how far the kernel reads past an output pixel */
   size_t budget;               /* bytes a chunk may take on its device */
-  int ndevices;                /* >= 1; more than one: at least one chunk each, when the frame allows */
+  int ndevices;                /* >= 1; more: bands in a multiple of it (tiles: at least one each), as rows allow */
 } fv_chunk_params;
 
 typedef struct {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fv_conv_plan.h"
+#include "fv_conv_cuda.h"
 #include "fv_file.h"
 #include "../common/fv_parallel.h"
 
@@ -154,12 +155,23 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     return plan_flipped (out, p, backend, device, stream);
   if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK)
     return FV_ERR_INVALID;
-  if (!fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
+  const fv_conv_backend *be = backend == FV_BACKEND_CUDA ? &fv_conv_cuda_backend
+      : &fv_conv_cpu_backend;
+  if (backend == FV_BACKEND_CUDA && !p->roi_width) {   /* chunks: see fv_conv_chunked.c */
+    int chunked = 0;
+    fv_status st = fv_spread_chunked (&p->spread, device, fv_conv_cuda_bytes (p,
+            fv_conv_cuda_direct (p), p->width, p->height), &chunked);
+    if (st != FV_OK)
+      return st;
+    be = chunked ? &fv_conv_chunked_backend : be;
+  }
+  if (be != &fv_conv_chunked_backend
+      && !fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
     return FV_ERR_NOMEM;
   fv_conv_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;
-  pl->be = backend == FV_BACKEND_CUDA ? &fv_conv_cuda_backend : &fv_conv_cpu_backend;
+  pl->be = be;
   fv_status st = plan_geometry (pl, p);
   if (st == FV_OK)
     st = pl->be->init (pl, device, stream);

@@ -16,6 +16,7 @@
 
 #include "../common/fv_image.h"
 #include "../common/fv_border.h"
+#include "../common/fv_chunk_run.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,10 @@ typedef struct {
    * E(x - i + cx, y - j + cy), as scipy.ndimage.convolve and MATLAB's
    * conv2(..., 'same'); 0: the correlation above (OpenCV's filter2D) */
   int convolve;
+  /* CUDA: the device memory budget and the devices a frame is spread
+   * over (fv_chunk_run.h); frames beyond it run in chunks with the
+   * kernel's reach as halo. Windows (roi) and grids are never chunked. */
+  fv_spread spread;
 } fv_conv_params;
 
 typedef struct fv_conv_plan fv_conv_plan;
@@ -75,6 +80,8 @@ fv_status fv_conv_kernel_check (const float *k, int kw, int kh, int normalize);
  * fv_last_error) past fv_memory_limit(), before allocating anything. */
 double fv_conv_plan_estimate (const fv_conv_params *p);
 
+/* A chunked CUDA plan's chunks, NULL for a whole-frame plan. */
+const fv_chunk_plan *fv_conv_plan_chunks (const fv_conv_plan *plan);
 /* The method a plan uses (what FV_CONV_AUTO chose). */
 fv_conv_method fv_conv_plan_method (const fv_conv_plan *plan);
 

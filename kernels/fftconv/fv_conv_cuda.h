@@ -14,6 +14,13 @@ extern "C" {
  * when it cannot time them. */
 void fv_conv_cuda_pick_size (int ew, int eh, int device, int *pw, int *ph);
 
+/* Device bytes a plan of p at width x height takes (an upper estimate:
+ * buffers, spectra, cuFFT's work areas, staging). */
+size_t fv_conv_cuda_bytes (const fv_conv_params *p, int direct, int width, int height);
+
+/* 1 when a CUDA plan of p sums directly rather than by FFT. */
+int fv_conv_cuda_direct (const fv_conv_params *p);
+
 /* scale: width*height per-pixel factors (renormalize) or NULL for uniform. */
 fv_status fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int direct, int pw, int ph,
     const float *scale, float uniform_scale, int device, void *stream);

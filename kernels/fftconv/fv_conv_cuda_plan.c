@@ -10,9 +10,7 @@ static fv_status
 cuda_init (fv_conv_plan *pl, int device, void *stream)
 {
   const fv_conv_params *p = &pl->p;
-  const int taps = p->kernel_width * p->kernel_height;
-  pl->gpu_method = p->method != FV_CONV_AUTO ? p->method
-      : taps <= FV_CONV_GPU_DIRECT_TAPS ? FV_CONV_DIRECT : FV_CONV_FFT;
+  pl->gpu_method = fv_conv_cuda_direct (p) ? FV_CONV_DIRECT : FV_CONV_FFT;
   pl->method = FV_CONV_FFT;
   pl->p.measure = 0;
   if (pl->gpu_method == FV_CONV_FFT)   /* cuFFT's fastest size, not FFTW's */
@@ -39,3 +37,30 @@ cuda_free (fv_conv_plan *pl)
 }
 
 const fv_conv_backend fv_conv_cuda_backend = { cuda_init, cuda_execute, cuda_free };
+
+size_t
+fv_conv_cuda_bytes (const fv_conv_params *p, int direct, int width, int height)
+{
+  const size_t row = ((size_t) width * p->channels * p->sample + 511) / 512 * 512;
+  size_t n = 2 * row * height + sizeof (float) * p->kernel_width * p->kernel_height;
+  if (p->border == FV_BORDER_RENORMALIZE)
+    n += sizeof (float) * width * height;
+  if (direct)
+    return n + sizeof (float) * width * height;
+  /* the largest size fv_conv_cuda_pick_size may choose (3-smooth) */
+  const size_t pw = fv_conv_smooth_size (width + p->kernel_width - 1, 3);
+  const size_t ph = fv_conv_smooth_size (height + p->kernel_height - 1, 3);
+  const size_t nc = (pw / 2 + 1) * ph;
+  /* real buffer, two spectra, and a spectrum's worth of work area for
+   * each of cuFFT's two plans */
+  return n + sizeof (float) * pw * ph + 4 * 8 * nc;
+}
+
+/* GPU by direct summation (auto: small kernels). */
+int
+fv_conv_cuda_direct (const fv_conv_params *p)
+{
+  return p->method == FV_CONV_DIRECT
+      || (p->method == FV_CONV_AUTO
+          && p->kernel_width * p->kernel_height <= FV_CONV_GPU_DIRECT_TAPS);
+}

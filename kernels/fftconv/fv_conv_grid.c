@@ -67,6 +67,10 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
     }
   if (!fv_memory_check (need, "the kernel grid's plans"))
     return FV_ERR_NOMEM;
+  if (backend == FV_BACKEND_CUDA && (base->spread.ndevices > 1 || base->spread.min_chunks > 1)) {
+    fv_set_last_error ("a kernel grid runs on one device, whole: list one device");
+    return FV_ERR_INVALID;
+  }
   fv_conv_grid *g = calloc (1, sizeof *g);
   if (!g)
     return FV_ERR_NOMEM;

@@ -48,7 +48,7 @@ struct fv_conv_plan {
   fftwf_complex **tspec;
 };
 
-extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend;
+extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend, fv_conv_chunked_backend;
 
 /* The host half every plan has: the method where it is auto, the FFTW
  * buffers and transforms (tiles where they pay), the renormalize scale.

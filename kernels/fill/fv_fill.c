@@ -42,6 +42,9 @@ static const fv_fill_backend backends[] = {
   [FV_BACKEND_CUDA] = { fv_fill_cuda_init, fv_fill_cuda_execute, fv_fill_cuda_wait,
     fv_fill_cuda_free },
 };
+static const fv_fill_backend chunked_backend = {
+  fv_fill_chunked_init, fv_fill_chunked_execute, fv_fill_chunked_wait, fv_fill_chunked_free
+};
 
 fv_status
 fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend backend,
@@ -58,12 +61,19 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     fv_set_last_error ("invalid fill parameters");
     return FV_ERR_INVALID;
   }
+  int chunked = 0;
+  if (backend == FV_BACKEND_CUDA) {
+    fv_status st = fv_spread_chunked (&p->spread, device, fv_fill_cuda_bytes (p->width,
+            p->height), &chunked);
+    if (st != FV_OK)
+      return st;
+  }
   fv_fill_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;
   pl->p = *p;
   pl->backend = backend;
-  pl->be = &backends[backend];
+  pl->be = chunked ? &chunked_backend : &backends[backend];
   fv_status st = pl->be->init (pl, device, stream);
   if (st != FV_OK) {
     fv_fill_plan_destroy (pl);

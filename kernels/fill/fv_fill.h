@@ -11,6 +11,7 @@
 #define FV_FILL_H
 
 #include "../common/fv_image.h"
+#include "../common/fv_chunk_run.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +27,10 @@ typedef struct {
   fv_fill_output output;
   int seeds;               /* CPU interior seeds, 0 = from size and cores */
   int threads;             /* CPU threads, 0 = all cores */
+  /* CUDA: the device memory budget and the devices a frame is spread over
+   * (fv_chunk_run.h): beyond it, chunks filled alone and their seams
+   * reconciled (fv_fill_chunked.c), exactly */
+  fv_spread spread;
 } fv_fill_params;
 
 typedef struct fv_fill_plan fv_fill_plan;

@@ -42,6 +42,15 @@ fv_status fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *src, const f
 fv_status fv_fill_cuda_wait (fv_fill_plan *plan);
 void fv_fill_cuda_free (fv_fill_plan *plan);
 
+/* Device bytes a whole-frame CUDA plan of width x height takes. */
+size_t fv_fill_cuda_bytes (int width, int height);
+/* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
+fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
+fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,
+    const fv_image *dst, int wait);
+fv_status fv_fill_chunked_wait (fv_fill_plan *plan);
+void fv_fill_chunked_free (fv_fill_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif

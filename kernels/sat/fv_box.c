@@ -138,6 +138,9 @@ static const fv_box_backend backends[] = {
   [FV_BACKEND_CPU] = { cpu_init, cpu_execute, fv_box_cpu_free },
   [FV_BACKEND_CUDA] = { fv_box_cuda_init, fv_box_cuda_execute, fv_box_cuda_free },
 };
+static const fv_box_backend chunked_backend = {
+  fv_box_chunked_init, fv_box_chunked_execute, fv_box_chunked_free
+};
 
 fv_status
 fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
@@ -156,9 +159,16 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
     return FV_ERR_NOMEM;
   plan->p = *params;
   plan->backend = backend;
-  plan->be = &backends[backend];
+  plan->be = backend == FV_BACKEND_CUDA && (params->spread.ndevices > 1
+      || params->spread.min_chunks > 1) ? &chunked_backend : &backends[backend];
   plan->acc64 = fv_box_needs_acc64 (params);
   st = plan->be->init (plan, device, stream);
+  if (st == FV_ERR_NOMEM && plan->be == &backends[FV_BACKEND_CUDA]) {
+    /* not even bands of whole rows fit the budget: tiles from the chunk runner */
+    plan->be->free (plan);
+    plan->be = &chunked_backend;
+    st = plan->be->init (plan, device, stream);
+  }
   if (st != FV_OK) {
     fv_box_plan_destroy (plan);
     return st;

@@ -13,6 +13,7 @@
 
 #include "../common/fv_image.h"
 #include "../common/fv_border.h"
+#include "../common/fv_chunk_run.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,10 +41,12 @@ typedef struct {
   fv_border border;
   double sensitivity;      /* FV_BOX_THRESHOLD, 0..1 */
   int threads;             /* CPU threads, 0 = all cores */
-  /* CUDA: device memory the plan may take, in bytes (0: what the device
-   * has free, less a margin). A frame whose buffers do not fit is filtered
-   * in bands of whole rows with their halo, exactly. */
-  size_t max_device_bytes;
+  /* CUDA: spread.max_device_bytes is the device memory the plan may take
+   * (0: what the device has free, less a margin); a frame whose buffers do
+   * not fit is filtered in bands of whole rows with their halo, on three
+   * streams, exactly. Several devices (spread.ndevices > 1) or forced
+   * chunks: the chunk runner (fv_chunk_run.h), as exact. */
+  fv_spread spread;
 } fv_box_params;
 
 typedef struct fv_box_plan fv_box_plan;

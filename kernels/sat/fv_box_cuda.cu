@@ -155,6 +155,15 @@ plan_bytes (const fv_box_params *p, long long rows, size_t acc)
   return tables + work + 2 * pitch * (size_t) rows + ((size_t) 1 << 20);
 }
 
+extern "C" size_t
+fv_box_cuda_bytes (const fv_box_params *p, int width, int height)
+{
+  fv_box_params q = *p;
+  q.width = width;
+  q.height = height;
+  return plan_bytes (&q, height, fv_box_needs_acc64 (&q) ? 8 : 4);
+}
+
 /* Bands of band_rows output rows, each reading band_rows + 2 ry rows kept
  * inside the frame. */
 static void
@@ -204,7 +213,7 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
   plan->cuda = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
   const size_t acc = plan->acc64 ? 8 : 4, cells = (size_t) p->width * p->height;
-  size_t budget = p->max_device_bytes;
+  size_t budget = p->spread.max_device_bytes;
   if (!budget) {   /* what the device has free, less a margin for others */
     size_t free_b = 0, total_b = 0;
     FV_CUDA_TRY (cudaMemGetInfo (&free_b, &total_b));
@@ -286,7 +295,7 @@ make_lanes (fv_box_plan *plan)
       continue;
     fv_box_params bp = plan->p;
     bp.height = c->band_in;
-    bp.max_device_bytes = (size_t) -1;   /* sized to fit already: never bands itself */
+    bp.spread.max_device_bytes = (size_t) -1;   /* sized to fit already: never bands itself */
     fv_status st = fv_box_plan_create (&c->lane[i], &bp, FV_BACKEND_CUDA, c->ps.device, NULL);
     if (st != FV_OK)
       return st;

@@ -47,6 +47,13 @@ void fv_box_cpu_free (fv_box_plan *plan);
 fv_status fv_box_cuda_init (fv_box_plan *plan, int device, void *stream);
 fv_status fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
 void fv_box_cuda_free (fv_box_plan *plan);
+/* Device bytes a whole-frame CUDA plan of p at width x height takes. */
+size_t fv_box_cuda_bytes (const fv_box_params *p, int width, int height);
+
+/* Frames spread over devices or forced into chunks (fv_box_chunked.c). */
+fv_status fv_box_chunked_init (fv_box_plan *plan, int device, void *stream);
+fv_status fv_box_chunked_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
+void fv_box_chunked_free (fv_box_plan *plan);
 
 /* Whether window sums (and sums of squares, in stddev mode) can exceed
  * 32 bits for these parameters. */

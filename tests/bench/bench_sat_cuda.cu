@@ -102,7 +102,7 @@ bench_chunks (void)
       fv_box_params bp = {};
       bp.width = bp.height = side; bp.channels = 1; bp.channel_mask = 1; bp.sample = FV_U8;
       bp.radius_x = bp.radius_y = 15; bp.mode = FV_BOX_MEAN;
-      bp.max_device_bytes = budget;
+      bp.spread.max_device_bytes = budget;
       fv_box_plan *plan;
       if (fv_box_plan_create (&plan, &bp, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
         printf ("| %d² | %s | plan failed: %s | |\n", side, budget ? "1 GB" : "none",

@@ -54,7 +54,7 @@ device_images_budget (fvt_rng *rng, int w, int h, int ch, fv_sample s, int radiu
     fv_box_mode mode, size_t budget)
 {
   fv_box_params p = { 0 };
-  p.max_device_bytes = budget;
+  p.spread.max_device_bytes = budget;
   p.width = w; p.height = h; p.channels = ch; p.channel_mask = ch == 4 ? 0x7 : (1u << ch) - 1;
   p.sample = s; p.radius_x = p.radius_y = radius; p.mode = mode; p.sensitivity = 0.15;
   fv_image src = fvt_image_new (w, h, ch, s, 0, rng);
@@ -149,7 +149,7 @@ chunked (fvt_rng *rng)
     p.sample = cases[i].bits == 16 ? FV_U16 : FV_U8;
     p.radius_x = p.radius_y = cases[i].r;
     p.mode = cases[i].mode; p.border = cases[i].border; p.sensitivity = 0.15;
-    p.max_device_bytes = cases[i].budget;
+    p.spread.max_device_bytes = cases[i].budget;
     run_case (&p, 1, 2, rng);
   }
   device_images_budget (rng, 1920, 1080, 4, FV_U8, 15, FV_BOX_MEAN, 6u << 20);
@@ -158,7 +158,7 @@ chunked (fvt_rng *rng)
   fv_box_params p = { 0 };
   p.width = 7680; p.height = 4320; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
   p.radius_x = p.radius_y = 500; p.mode = FV_BOX_MEAN;
-  p.max_device_bytes = 1u << 20;
+  p.spread.max_device_bytes = 1u << 20;
   fv_box_plan *plan = NULL;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, NULL) == FV_ERR_NOMEM
       && strstr (fv_last_error (), "budget"), "a 1 MB budget for 8K r=500 was not refused: %s",

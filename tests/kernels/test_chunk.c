@@ -52,8 +52,9 @@ check_plan (const fv_chunk_params *p, const char *what)
     FVT_CHECK (plan.cols == 1, "%s: a band fits, yet %d columns", what, plan.cols);
     int band = h_fit >= H ? H : h_fit - 2 * p->halo_y;
     int fewest = (H + band - 1) / band;
-    if (p->ndevices > 1 && fewest < p->ndevices)
-      fewest = p->ndevices < H ? p->ndevices : H;
+    if (p->ndevices > 1)   /* the same number of bands each */
+      fewest = (fewest + p->ndevices - 1) / p->ndevices * p->ndevices < H
+          ? (fewest + p->ndevices - 1) / p->ndevices * p->ndevices : H;
     FVT_CHECK (plan.n == fewest, "%s: %d bands where %d do", what, plan.n, fewest);
   }
   if (plan.n >= p->ndevices)

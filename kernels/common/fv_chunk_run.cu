@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The chunk runner (fv_chunk_run.h): one thread per device entry, each
+ * staging its chunks' inputs, running its sub-plan and copying the chunks'
+ * outputs into the frame, on its own stream. */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <pthread.h>
+#include "fv_chunk_run.h"
+#include "fv_cuda_check.cuh"
+
+/* The caller's CUDA context, so that entries on its device work inside it
+ * (the driver API through the runtime's entry points: no link to libcuda). */
+typedef int (*CtxGetFn) (void **ctx);
+typedef int (*CtxSetFn) (void *ctx);
+
+static CtxSetFn
+ctx_set_fn (void)
+{
+  void *fn = NULL;
+  cudaDriverEntryPointQueryResult q;
+  if (cudaGetDriverEntryPointByVersion ("cuCtxSetCurrent", &fn, 12000, cudaEnableDefault,
+          &q) != cudaSuccess || q != cudaDriverEntryPointSuccess)
+    return NULL;
+  return (CtxSetFn) fn;
+}
+
+static void *
+current_ctx (void)
+{
+  void *fn = NULL, *ctx = NULL;
+  cudaDriverEntryPointQueryResult q;
+  if (cudaGetDriverEntryPointByVersion ("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault,
+          &q) != cudaSuccess || q != cudaDriverEntryPointSuccess)
+    return NULL;
+  if (((CtxGetFn) fn) (&ctx) != 0)
+    return NULL;
+  return ctx;
+}
+
+enum Op { OP_BUDGET, OP_CREATE, OP_EXECUTE, OP_DESTROY };
+
+struct Entry {
+  fv_chunk_run *run;
+  int index, device;
+  cudaStream_t stream;
+  void *plan;
+  char *d_in, *d_out;
+  size_t pitch_in, pitch_out;
+  size_t budget;
+  /* this call */
+  Op op;
+  const fv_image *src, *dst;
+  const unsigned char *which;
+  fv_status status;
+  char error[512];
+};
+
+struct fv_chunk_run {
+  fv_chunk_run_params p;
+  fv_chunk_kernel k;
+  void *user;
+  fv_chunk_plan plan;
+  int sw, sh;                /* staged input: the uniform chunk input plus the ring */
+  int *sx, *sy;              /* each chunk's input origin in the frame (wrap: may lie outside) */
+  void *caller_ctx;
+  int caller_device;
+  CtxSetFn set_ctx;
+  Entry e[FV_MAX_DEVICE_ENTRIES];
+};
+
+static size_t
+pixel_bytes (const fv_chunk_run_params *p)
+{
+  return (size_t) p->channels * p->sample;
+}
+
+static fv_status
+enter (Entry *e)
+{
+  fv_chunk_run *r = e->run;
+  if (e->device == r->caller_device && r->caller_ctx && r->set_ctx)
+    return r->set_ctx (r->caller_ctx) == 0 ? FV_OK : FV_ERR_CUDA;
+  FV_CUDA_TRY (fv_cuda_use_device (e->device));
+  return FV_OK;
+}
+
+/* One axis of a chunk's staged input: up to three runs of the frame
+ * (wrapping) as (frame position, staged offset, length). */
+static int
+runs (int origin, int len, int size, int wrap, int out[3][3])
+{
+  if (!wrap) {
+    out[0][0] = origin;
+    out[0][1] = 0;
+    out[0][2] = len;
+    return 1;
+  }
+  int n = 0, pos = ((origin % size) + size) % size, off = 0;
+  while (len > 0 && n < 3) {
+    int k = len < size - pos ? len : size - pos;
+    out[n][0] = pos;
+    out[n][1] = off;
+    out[n][2] = k;
+    n++;
+    off += k;
+    len -= k;
+    pos = 0;
+  }
+  return n;
+}
+
+static fv_status
+stage (Entry *e, int c, const fv_image *src)
+{
+  fv_chunk_run *r = e->run;
+  const size_t px = pixel_bytes (&r->p);
+  const int ring = r->p.ring;
+  int xr[3][3], yr[3][3];
+  /* a ring: the chunk's own input at the ring's offset, the rest is `before`'s */
+  const fv_chunk_rect *in = &r->plan.chunk[c].in;
+  int inw = ring ? in->w : r->sw - 2 * ring, inh = ring ? in->h : r->sh - 2 * ring;
+  int nx = runs (r->sx[c], inw, r->p.width, r->p.wrap, xr);
+  int ny = runs (r->sy[c], inh, r->p.height, r->p.wrap, yr);
+  for (int j = 0; j < ny; j++)
+    for (int i = 0; i < nx; i++) {
+      const char *s = (const char *) src->data + (size_t) yr[j][0] * src->stride + xr[i][0] * px;
+      char *d = e->d_in + (size_t) (ring + yr[j][1]) * e->pitch_in + (ring + xr[i][1]) * px;
+      FV_CUDA_TRY (cudaMemcpy2DAsync (d, e->pitch_in, s, src->stride, xr[i][2] * px, yr[j][2],
+          cudaMemcpyDefault, e->stream));
+    }
+  return FV_OK;
+}
+
+static fv_status
+unstage (Entry *e, int c, const fv_image *dst)
+{
+  fv_chunk_run *r = e->run;
+  const fv_chunk_rect *o = &r->plan.chunk[c].out;
+  const size_t px = pixel_bytes (&r->p);
+  const int ox = r->p.ring + o->x - r->sx[c], oy = r->p.ring + o->y - r->sy[c];
+  FV_CUDA_TRY (cudaMemcpy2DAsync ((char *) dst->data + (size_t) o->y * dst->stride + o->x * px,
+      dst->stride, e->d_out + (size_t) oy * e->pitch_out + ox * px, e->pitch_out, o->w * px,
+      o->h, cudaMemcpyDefault, e->stream));
+  return FV_OK;
+}
+
+static fv_status
+entry_budget (Entry *e)
+{
+  fv_chunk_run *r = e->run;
+  if (r->p.budget) {
+    e->budget = r->p.budget;
+    return FV_OK;
+  }
+  size_t free_b = 0, total_b = 0;
+  FV_CUDA_TRY (cudaMemGetInfo (&free_b, &total_b));
+  const size_t margin = total_b / 16 + ((size_t) 64 << 20);
+  int sharing = 0;
+  for (int i = 0; i < r->p.ndevices; i++)
+    sharing += r->p.devices[i] == e->device;
+  e->budget = free_b > margin ? (free_b - margin) / sharing : 0;
+  return FV_OK;
+}
+
+static fv_status
+entry_create (Entry *e)
+{
+  fv_chunk_run *r = e->run;
+  const size_t row = (size_t) r->sw * pixel_bytes (&r->p);
+  FV_CUDA_TRY (cudaStreamCreateWithFlags (&e->stream, cudaStreamNonBlocking));
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &e->d_in, &e->pitch_in, row, r->sh));
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &e->d_out, &e->pitch_out, row, r->sh));
+  return r->k.create (&e->plan, r->sw, r->sh, e->device, e->stream, r->user);
+}
+
+static fv_status
+entry_execute (Entry *e)
+{
+  fv_chunk_run *r = e->run;
+  fv_image in = fv_image_make (e->d_in, e->pitch_in, r->sw, r->sh, r->p.channels, r->p.sample,
+      FV_MEM_DEVICE);
+  fv_image out = fv_image_make (e->d_out, e->pitch_out, r->sw, r->sh, r->p.channels,
+      r->p.sample, FV_MEM_DEVICE);
+  for (int c = 0; c < r->plan.n; c++) {
+    if (r->plan.chunk[c].device != e->index || (e->which && !e->which[c]))
+      continue;
+    fv_status st = stage (e, c, e->src);
+    if (st == FV_OK && r->k.before)
+      st = r->k.before (c, &in, e->stream, r->user);
+    if (st == FV_OK)
+      st = r->k.execute (e->plan, &in, &out, r->user);
+    if (st == FV_OK && r->k.after)
+      st = r->k.after (c, &in, &out, e->stream, r->user);
+    if (st == FV_OK)
+      st = unstage (e, c, e->dst);
+    if (st != FV_OK)
+      return st;
+  }
+  FV_CUDA_TRY (cudaStreamSynchronize (e->stream));
+  return FV_OK;
+}
+
+static void
+entry_destroy (Entry *e)
+{
+  fv_chunk_run *r = e->run;
+  if (e->plan)
+    r->k.destroy (e->plan, r->user);
+  cudaFree (e->d_in);
+  cudaFree (e->d_out);
+  if (e->stream)
+    cudaStreamDestroy (e->stream);
+  cudaGetLastError ();
+  e->plan = NULL;
+  e->d_in = e->d_out = NULL;
+  e->stream = NULL;
+}
+
+static void *
+entry_work (void *data)
+{
+  Entry *e = (Entry *) data;
+  e->status = enter (e);
+  if (e->status == FV_OK) {
+    switch (e->op) {
+      case OP_BUDGET: e->status = entry_budget (e); break;
+      case OP_CREATE: e->status = entry_create (e); break;
+      case OP_EXECUTE: e->status = entry_execute (e); break;
+      case OP_DESTROY: entry_destroy (e); break;
+    }
+  }
+  if (e->status != FV_OK)
+    snprintf (e->error, sizeof e->error, "CUDA device %d: %s", e->device, fv_last_error ());
+  return NULL;
+}
+
+/* Every entry does `op`: the first on the calling thread when it is on the
+ * caller's device (its context is current already), the others on threads
+ * of their own, at once. The first failure's reason becomes this thread's. */
+static fv_status
+run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst,
+    const unsigned char *which)
+{
+  pthread_t t[FV_MAX_DEVICE_ENTRIES];
+  bool threaded[FV_MAX_DEVICE_ENTRIES] = { false };
+  for (int i = 0; i < r->p.ndevices; i++) {
+    Entry *e = &r->e[i];
+    e->op = op;
+    e->src = src;
+    e->dst = dst;
+    e->which = which;
+    e->status = FV_OK;
+    e->error[0] = '\0';
+    if (i > 0 || e->device != r->caller_device)
+      threaded[i] = pthread_create (&t[i], NULL, entry_work, e) == 0;
+    if (!threaded[i] && (i > 0 || e->device != r->caller_device)) {
+      e->status = FV_ERR_NOMEM;
+      snprintf (e->error, sizeof e->error, "cannot start a thread for CUDA device %d",
+          e->device);
+    }
+  }
+  if (r->e[0].device == r->caller_device)
+    entry_work (&r->e[0]);
+  fv_status st = FV_OK;
+  for (int i = 0; i < r->p.ndevices; i++) {
+    if (threaded[i])
+      pthread_join (t[i], NULL);
+    if (r->e[i].status != FV_OK && st == FV_OK) {
+      st = r->e[i].status;
+      fv_set_last_error ("%s", r->e[i].error);
+    }
+  }
+  return st;
+}
+
+/* Uniform chunk inputs: the widest output plus its halo on both sides (or
+ * the whole axis), slid inside the frame, or for a wrapping border centred
+ * on the output wherever that reaches. */
+static void
+place_chunks (fv_chunk_run *r)
+{
+  const fv_chunk_run_params *p = &r->p;
+  int mw = 0, mh = 0;
+  for (int c = 0; c < r->plan.n; c++) {
+    mw = r->plan.chunk[c].out.w > mw ? r->plan.chunk[c].out.w : mw;
+    mh = r->plan.chunk[c].out.h > mh ? r->plan.chunk[c].out.h : mh;
+  }
+  const int inw = mw + 2 * p->halo_x < p->width ? mw + 2 * p->halo_x : p->width;
+  const int inh = mh + 2 * p->halo_y < p->height ? mh + 2 * p->halo_y : p->height;
+  r->sw = inw + 2 * p->ring;
+  r->sh = inh + 2 * p->ring;
+  for (int c = 0; c < r->plan.n; c++) {
+    const fv_chunk_rect *o = &r->plan.chunk[c].out;
+    int x = o->x - p->halo_x, y = o->y - p->halo_y;
+    if (inw == p->width || !p->wrap)
+      x = inw == p->width ? 0 : (x < 0 ? 0 : (x > p->width - inw ? p->width - inw : x));
+    if (inh == p->height || !p->wrap)
+      y = inh == p->height ? 0 : (y < 0 ? 0 : (y > p->height - inh ? p->height - inh : y));
+    r->sx[c] = p->ring ? r->plan.chunk[c].in.x : x;
+    r->sy[c] = p->ring ? r->plan.chunk[c].in.y : y;
+  }
+}
+
+/* Device bytes an entry needs for staged inputs of sw x sh. */
+static size_t
+entry_bytes (const fv_chunk_run *r, int sw, int sh)
+{
+  const size_t row = ((size_t) sw * pixel_bytes (&r->p) + 511) / 512 * 512;
+  return r->k.bytes (sw, sh, r->user) + 2 * row * sh;
+}
+
+/* The fewest chunks that fit: planned from a per-pixel estimate, then
+ * checked against the exact need of the uniform input, the estimate's
+ * budget trimmed until it holds. */
+static fv_status
+plan_chunks (fv_chunk_run *r, size_t budget)
+{
+  const fv_chunk_run_params *p = &r->p;
+  const double frame = (double) p->width * p->height;
+  const size_t fixed = entry_bytes (r, 1, 1);
+  const size_t whole = entry_bytes (r, p->width, p->height);
+  const size_t per_px = (size_t) ((whole > fixed ? whole - fixed : 0) / frame) + 1;
+  fv_chunk_params cp = { p->width, p->height, per_px, fixed, p->halo_x, p->halo_y, budget,
+    p->ndevices > p->min_chunks ? p->ndevices : p->min_chunks };
+  for (int tries = 0; tries < 24; tries++) {
+    fv_chunk_plan_free (&r->plan);
+    fv_status st = fv_chunk_plan_make (&cp, &r->plan);
+    if (st != FV_OK)
+      return st;
+    free (r->sx);
+    free (r->sy);
+    r->sx = (int *) calloc (r->plan.n, sizeof (int));
+    r->sy = (int *) calloc (r->plan.n, sizeof (int));
+    if (!r->sx || !r->sy)
+      return FV_ERR_NOMEM;
+    place_chunks (r);
+    const size_t need = entry_bytes (r, r->sw, r->sh);
+    if (need <= budget) {
+      for (int c = 0; c < r->plan.n; c++)   /* the entries, as the planner spread the devices */
+        r->plan.chunk[c].device = (int) ((long) c * p->ndevices / r->plan.n);
+      return FV_OK;
+    }
+    cp.budget = (size_t) ((double) cp.budget * ((double) budget / need) * 0.97);
+  }
+  fv_set_last_error ("a %zu-byte device budget holds no chunk of this %dx%d frame with its "
+      "%dx%d halo", budget, p->width, p->height, p->halo_x, p->halo_y);
+  return FV_ERR_NOMEM;
+}
+
+extern "C" fv_status
+fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget)
+{
+  fv_chunk_run r;
+  memset (&r, 0, sizeof r);
+  r.p = *p;
+  r.caller_ctx = current_ctx ();
+  r.set_ctx = ctx_set_fn ();
+  if (cudaGetDevice (&r.caller_device) != cudaSuccess) {
+    cudaGetLastError ();
+    r.caller_device = -1;
+  }
+  Entry *e = &r.e[entry];
+  e->run = &r;
+  e->index = entry;
+  e->device = p->devices[entry];
+  e->op = OP_BUDGET;
+  if (entry == 0 && e->device == r.caller_device)
+    entry_work (e);
+  else {
+    pthread_t t;
+    if (pthread_create (&t, NULL, entry_work, e) != 0) {
+      fv_set_last_error ("cannot start a thread");
+      return FV_ERR_NOMEM;
+    }
+    pthread_join (t, NULL);
+  }
+  if (e->status != FV_OK) {
+    fv_set_last_error ("%s", e->error);
+    return e->status;
+  }
+  *budget = e->budget;
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
+    const fv_chunk_kernel *kernel, void *user)
+{
+  *out = NULL;
+  if (p->ndevices < 1 || p->ndevices > FV_MAX_DEVICE_ENTRIES || p->width < 1 || p->height < 1
+      || p->halo_x < 0 || p->halo_y < 0 || p->ring < 0) {
+    fv_set_last_error ("invalid chunk runner parameters");
+    return FV_ERR_INVALID;
+  }
+  fv_chunk_run *r = (fv_chunk_run *) calloc (1, sizeof (fv_chunk_run));
+  if (!r)
+    return FV_ERR_NOMEM;
+  r->p = *p;
+  r->k = *kernel;
+  r->user = user;
+  r->caller_ctx = current_ctx ();
+  r->set_ctx = ctx_set_fn ();
+  if (cudaGetDevice (&r->caller_device) != cudaSuccess) {
+    cudaGetLastError ();
+    r->caller_device = -1;
+  }
+  for (int i = 0; i < p->ndevices; i++) {
+    r->e[i].run = r;
+    r->e[i].index = i;
+    r->e[i].device = p->devices[i];
+  }
+  fv_status st = run_entries (r, OP_BUDGET, NULL, NULL, NULL);
+  size_t budget = (size_t) -1;
+  for (int i = 0; i < p->ndevices; i++)
+    budget = r->e[i].budget < budget ? r->e[i].budget : budget;
+  if (st == FV_OK)
+    st = plan_chunks (r, budget);
+  if (st == FV_OK)
+    st = run_entries (r, OP_CREATE, NULL, NULL, NULL);
+  if (st != FV_OK) {
+    char why[512];
+    snprintf (why, sizeof why, "%s", fv_last_error ());
+    fv_chunk_run_destroy (r);
+    fv_set_last_error ("%s", why);
+    return st;
+  }
+  *out = r;
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst,
+    const unsigned char *which)
+{
+  if (src->width != r->p.width || src->height != r->p.height || dst->width != r->p.width
+      || dst->height != r->p.height) {
+    fv_set_last_error ("image size differs from the chunk plan's");
+    return FV_ERR_INVALID;
+  }
+  return run_entries (r, OP_EXECUTE, src, dst, which);
+}
+
+extern "C" void
+fv_chunk_run_destroy (fv_chunk_run *r)
+{
+  if (!r)
+    return;
+  run_entries (r, OP_DESTROY, NULL, NULL, NULL);
+  fv_chunk_plan_free (&r->plan);
+  free (r->sx);
+  free (r->sy);
+  free (r);
+}
+
+extern "C" const fv_chunk_plan *
+fv_chunk_run_plan (const fv_chunk_run *r)
+{
+  return &r->plan;
+}

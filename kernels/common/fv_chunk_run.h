@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Runs a CUDA kernel of local reach over a frame in chunks (fv_chunk.h's
+ * plan), on one or several devices: what a plan becomes when the frame does
+ * not fit the device's memory budget, or when it is spread over devices.
+ *
+ * Every chunk has the same input size, so one sub-plan per device entry
+ * serves them all: a chunk's input is its output grown by the halo and
+ * slid inside the frame at the frame's edges (so the sub-plan's border rule
+ * meets the frame's own edges there and only there), or, for a wrapping
+ * border, gathered around the frame's edges. The sub-plan filters the whole
+ * input; the chunk's output rectangle is copied out. Results therefore
+ * equal the whole-frame plan's wherever the kernel reads no farther than
+ * the halo.
+ *
+ * Device entries (a device may be listed twice: two lanes on one GPU) each
+ * have a thread, a stream, a sub-plan and staging for one chunk; source and
+ * destination may be host memory or device memory of any listed GPU, in any
+ * context (copies go through unified addressing, peer to peer where the
+ * GPUs allow). The entry on the caller's device works in the caller's
+ * current CUDA context, so that a pipeline's shared context is honoured. */
+#ifndef FV_CHUNK_RUN_H
+#define FV_CHUNK_RUN_H
+
+#include "fv_chunk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FV_MAX_DEVICE_ENTRIES 16
+
+/* How a CUDA plan may spread: part of each kernel's parameters. Zeroed:
+ * the plan's own device, chunked only when the frame exceeds what the
+ * device has free (less a margin). */
+typedef struct {
+  size_t max_device_bytes;  /* per entry; 0: free memory less 1/16 and 64 MB; SIZE_MAX: never chunk */
+  int devices[FV_MAX_DEVICE_ENTRIES];
+  int ndevices;             /* 0: the plan's device alone */
+  int min_chunks;           /* at least this many chunks (tests) */
+} fv_spread;
+
+/* The kernel as the runner sees it: plans for a chunk size, runs them on
+ * device images of that size. `user` is the caller's. */
+typedef struct {
+  fv_status (*create) (void **plan, int width, int height, int device, void *stream,
+      void *user);
+  fv_status (*execute) (void *plan, const fv_image *src, const fv_image *dst, void *user);
+  void (*destroy) (void *plan, void *user);
+  /* device bytes a plan for width x height takes, its own buffers included */
+  size_t (*bytes) (int width, int height, void *user);
+  /* optional: after a chunk's input is staged (ring pixels still unset) and
+   * before the sub-plan runs; and after it ran, before the output is
+   * copied out. Both on the entry's thread, with its stream. */
+  fv_status (*before) (int chunk, const fv_image *in, void *stream, void *user);
+  fv_status (*after) (int chunk, const fv_image *in, const fv_image *out, void *stream,
+      void *user);
+} fv_chunk_kernel;
+
+typedef struct {
+  int width, height, channels;
+  fv_sample sample;
+  int halo_x, halo_y;      /* how far the kernel reads past an output pixel */
+  int wrap;                /* the border wraps: halos at the edges come from the far side */
+  int ring;                /* > 0: each chunk's own input is staged at this offset, unslid,
+                            * and the margin around it (to the uniform size) is `before`'s */
+  size_t budget;           /* device bytes per entry; 0: free memory less a margin, shared
+                            * between the entries of one device */
+  int devices[FV_MAX_DEVICE_ENTRIES];
+  int ndevices;            /* >= 1 */
+  int min_chunks;          /* at least this many chunks (tests; 0 or 1: as the budget says) */
+} fv_chunk_run_params;
+
+typedef struct fv_chunk_run fv_chunk_run;
+
+/* Plans the chunks and makes each entry's stream, sub-plan and staging.
+ * FV_ERR_NOMEM with the figures when not even a one-pixel chunk fits. */
+fv_status fv_chunk_run_create (fv_chunk_run **run, const fv_chunk_run_params *p,
+    const fv_chunk_kernel *kernel, void *user);
+
+/* Filters src into dst (the frame's size; host or device memory): every
+ * chunk, or those with a non-zero byte in `which` when it is not NULL.
+ * Returns when dst is written. */
+fv_status fv_chunk_run_execute (fv_chunk_run *run, const fv_image *src, const fv_image *dst,
+    const unsigned char *which);
+
+void fv_chunk_run_destroy (fv_chunk_run *run);
+
+/* The chunks (output and input rectangles, entry of each). */
+const fv_chunk_plan *fv_chunk_run_plan (const fv_chunk_run *run);
+
+/* The device bytes the whole frame's plan would take on one device, over
+ * the budget: > 1 means chunks are needed. Budget 0 resolves as above. */
+fv_status fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget);
+
+/* Runner parameters for a plan's spread on `device` (the frame's size,
+ * halo and border left to the caller). */
+void fv_spread_run_params (const fv_spread *s, int device, fv_chunk_run_params *rp);
+
+/* Whether a CUDA plan on `device` whose whole frame needs whole_bytes runs
+ * chunked (several entries, forced chunks, or over the budget): 1 or 0,
+ * with FV_OK; an error when the budget cannot be read. */
+fv_status fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chunked);
+
+/* Parses a device list: "0", "0,1", "1,0,0", "all"; NULL or "" gives
+ * `fallback` alone. FV_ERR_INVALID with the reason for anything else, or
+ * a device the machine does not have. */
+fv_status fv_device_list_parse (const char *s, int fallback, int *devices, int *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Device lists as users write them ("0", "0,1", "all"). */
+#include <stdlib.h>
+#include <string.h>
+#include <glib.h>
+#include "fv_chunk_run.h"
+#include "fv_cuda.h"
+
+fv_status
+fv_device_list_parse (const char *s, int fallback, int *devices, int *n)
+{
+  *n = 0;
+  if (!s || !*s) {
+    devices[(*n)++] = fallback;
+    return FV_OK;
+  }
+  const int have = fv_cuda_device_count ();
+  if (g_ascii_strcasecmp (s, "all") == 0) {
+    if (have < 1) {
+      fv_set_last_error ("cuda-device-ids=all, but no CUDA device is usable");
+      return FV_ERR_NO_CUDA;
+    }
+    for (int d = 0; d < have && d < FV_MAX_DEVICE_ENTRIES; d++)
+      devices[(*n)++] = d;
+    return FV_OK;
+  }
+  gchar **parts = g_strsplit (s, ",", -1);
+  fv_status st = FV_OK;
+  for (gchar **q = parts; *q && st == FV_OK; q++) {
+    gchar *t = g_strstrip (*q), *end = NULL;
+    gint64 d = g_ascii_strtoll (t, &end, 10);
+    if (!*t || *end || d < 0 || d > 1024) {
+      fv_set_last_error ("cuda-device-ids \"%s\": \"%s\" is not a device number "
+          "(write \"0\", \"0,1\" or \"all\")", s, t);
+      st = FV_ERR_INVALID;
+    } else if (*n == FV_MAX_DEVICE_ENTRIES) {
+      fv_set_last_error ("cuda-device-ids \"%s\": at most %d entries", s, FV_MAX_DEVICE_ENTRIES);
+      st = FV_ERR_INVALID;
+    } else if (d >= have) {
+      fv_set_last_error ("cuda-device-ids \"%s\": device %d, but %d CUDA device(s) usable", s,
+          (int) d, have);
+      st = FV_ERR_NO_CUDA;
+    } else {
+      devices[(*n)++] = (int) d;
+    }
+  }
+  g_strfreev (parts);
+  return st;
+}
+
+void
+fv_spread_run_params (const fv_spread *s, int device, fv_chunk_run_params *rp)
+{
+  memset (rp, 0, sizeof *rp);
+  rp->budget = s->max_device_bytes;
+  rp->min_chunks = s->min_chunks;
+  rp->ndevices = s->ndevices > 0 ? s->ndevices : 1;
+  for (int i = 0; i < rp->ndevices; i++)
+    rp->devices[i] = s->ndevices > 0 ? s->devices[i] : device;
+}
+
+fv_status
+fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chunked)
+{
+  *chunked = 0;
+  if (s->ndevices > 1 || s->min_chunks > 1 || (s->ndevices == 1 && s->devices[0] != device)) {
+    *chunked = 1;
+    return FV_OK;
+  }
+  if (s->max_device_bytes == (size_t) -1)
+    return FV_OK;
+  fv_chunk_run_params rp;
+  fv_spread_run_params (s, device, &rp);
+  size_t budget = s->max_device_bytes;
+  if (!budget) {
+    fv_status st = fv_chunk_run_budget (&rp, 0, &budget);
+    if (st != FV_OK)
+      return st;
+  }
+  *chunked = whole_bytes > budget;
+  return FV_OK;
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* max-device-memory and cuda-device-ids on every element that chunks:
+ * frames beyond a small budget, spread over device 0 twice, and both,
+ * against the same element unchunked (the CPU for the exact filters, the
+ * GPU by direct sums for the convolution, the CPU within the bound by
+ * FFT); device lists that do not parse, or name a missing device, fail the
+ * start naming the cause. Skipped (77) without a GPU. */
+#include <stdlib.h>
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include "fvtest.h"
+#include "fv_cuda.h"
+
+static GstBuffer *
+random_buffer (const GstVideoInfo *info, guint32 seed)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  GstMapInfo map;
+  fvt_rng rng = { 0x2468aceull + seed };
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = fvt_next (&rng) & 0xff;
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* One frame through `element` with `props`; NULL when it failed. */
+static GstBuffer *
+run (const gchar *element, const gchar *props, const gchar *format, int w, int h,
+    guint32 seed, GstVideoInfo *info)
+{
+  GstHarness *hh = gst_harness_new (element);
+  gchar **kv = g_strsplit (props, " ", -1);
+  for (gchar **p = kv; *p; p++) {
+    gchar *eq = strchr (*p, '=');
+    if (!eq)
+      continue;
+    *eq = '\0';
+    gst_util_set_object_arg (G_OBJECT (hh->element), *p, eq + 1);
+  }
+  g_strfreev (kv);
+  gst_video_info_set_format (info, gst_video_format_from_string (format), w, h);
+  GstCaps *caps = gst_video_info_to_caps (info);
+  gst_harness_set_src_caps (hh, caps);
+  GstBuffer *out = NULL;
+  if (gst_harness_push (hh, random_buffer (info, seed)) == GST_FLOW_OK)
+    out = gst_harness_pull (hh);
+  gst_harness_teardown (hh);
+  return out;
+}
+
+/* Largest sample difference between two frames, every plane. */
+static guint
+worst (const GstVideoInfo *info, GstBuffer *a, GstBuffer *b)
+{
+  GstVideoFrame fa, fb;
+  guint w = 0;
+  gst_video_frame_map (&fa, info, a, GST_MAP_READ);
+  gst_video_frame_map (&fb, info, b, GST_MAP_READ);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++)
+    for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, p); y++) {
+      const guint8 *ra = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
+      const guint8 *rb = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+      for (int i = 0; i < GST_VIDEO_FRAME_COMP_WIDTH (&fa, p) * GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, p); i++)
+        w = MAX (w, (guint) abs (ra[i] - rb[i]));
+    }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return w;
+}
+
+static const gchar *chunkings[] = {
+  "max-device-memory=3000000",
+  "cuda-device-ids=0,0",
+  "cuda-device-ids=0,0,0 max-device-memory=4000000",
+};
+
+typedef struct {
+  const gchar *element, *settings, *format, *reference;   /* reference: backend props */
+  guint bound;        /* largest difference allowed from the reference */
+} Case;
+
+static const Case cases[] = {
+  { "satfilter", "radius=13 border=mirror", "RGBA", "backend=cpu", 0 },
+  { "satfilter", "radius=40 mode=threshold border=renormalize", "I420", "backend=cpu", 0 },
+  { "satfilter", "radius=2 mode=stddev border=zero", "GRAY16_LE", "backend=cpu", 0 },
+  { "fftconvolve", "gaussian-sigma=1 border=wrap", "RGB", "backend=cuda", 0 },
+  { "fftconvolve", "gaussian-sigma=5 border=renormalize", "I420", "backend=cpu", 2 },
+  { "fftconvolve", "gaussian-sigma=3 border=mirror correlate=true", "GRAY8", "backend=cpu", 2 },
+  { "autofill", "connectivity=8", "GRAY8", "backend=cpu", 0 },
+  { "autofill", "connectivity=4 output=holes threshold=128", "GRAY8", "backend=cpu", 0 },
+};
+
+GST_START_TEST (test_chunked_equals_whole)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint c = 0; c < G_N_ELEMENTS (chunkings); c++) {
+      const Case *k = &cases[i];
+      GstVideoInfo info;
+      gchar *ref = g_strdup_printf ("%s %s", k->settings, k->reference);
+      gchar *chk = g_strdup_printf ("%s backend=cuda %s", k->settings, chunkings[c]);
+      GstBuffer *want = run (k->element, ref, k->format, 1001, 601, i, &info);
+      GstBuffer *got = run (k->element, chk, k->format, 1001, 601, i, &info);
+      fail_unless (want && got, "%s %s %s: no output", k->element, chk, k->format);
+      guint w = worst (&info, want, got);
+      fail_unless (w <= k->bound, "%s %s %s: off by %u from %s (bound %u)", k->element, chk,
+          k->format, w, k->reference, k->bound);
+      gst_buffer_unref (want);
+      gst_buffer_unref (got);
+      g_free (ref);
+      g_free (chk);
+    }
+}
+GST_END_TEST;
+
+/* Device lists that do not parse or name a missing device: an error at
+ * start naming the cause, for every element. */
+GST_START_TEST (test_bad_device_lists)
+{
+  static const gchar *elements[] = { "satfilter", "fftconvolve", "autofill" };
+  static const gchar *bad[] = { "0,x", "0,,1", "-1", "99" };
+  for (guint e = 0; e < G_N_ELEMENTS (elements); e++)
+    for (guint b = 0; b < G_N_ELEMENTS (bad); b++) {
+      GstHarness *hh = gst_harness_new (elements[e]);
+      g_object_set (hh->element, "backend", 1, "cuda-device-ids", bad[b], NULL);
+      if (!strcmp (elements[e], "fftconvolve"))
+        g_object_set (hh->element, "gaussian-sigma", 2.0, NULL);
+      GstBus *bus = gst_bus_new ();
+      gst_element_set_bus (hh->element, bus);
+      GstVideoInfo info;
+      gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+      if (!strcmp (elements[e], "autofill"))
+        gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+      gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
+      GstFlowReturn ret = gst_harness_push (hh, random_buffer (&info, b));
+      GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      fail_unless (ret != GST_FLOW_OK && msg, "%s cuda-device-ids=%s: accepted", elements[e],
+          bad[b]);
+      GError *err = NULL;
+      gchar *dbg = NULL;
+      gst_message_parse_error (msg, &err, &dbg);
+      fail_unless (strstr (err->message, "cuda-device-ids") != NULL, "%s: %s", elements[e],
+          err->message);
+      g_clear_error (&err);
+      g_free (dbg);
+      gst_message_unref (msg);
+      gst_element_set_bus (hh->element, NULL);
+      gst_object_unref (bus);
+      gst_harness_teardown (hh);
+    }
+}
+GST_END_TEST;
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  if (fv_cuda_device_count () == 0) {
+    g_print ("no GPU: skipped\n");
+    return 77;
+  }
+  Suite *s = suite_create ("chunked");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_chunked_equals_whole);
+  tcase_add_test (tc, test_bad_device_lists);
+  return gst_check_run_suite (s, "chunked", __FILE__);
+}

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Chunked and multi-device CUDA plans (fv_chunk_run.h) against their
+ * definitions: the box filter and the fill bit for bit against the CPU (the
+ * CPU is checked against the reference elsewhere; the fill here against the
+ * reference too), the convolution within its bound of a double-precision
+ * direct sum, for 2, 3 and many chunks, tiles from budgets too small for a
+ * band, chunks narrower than the halo, several entries on device 0 (and on
+ * every GPU present), host and device frames with padded strides, every
+ * border. Skipped (77) without a GPU. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fvtest.h"
+#include "fv_box.h"
+#include "fv_conv.h"
+#include "fv_fill.h"
+#include "fv_cuda.h"
+
+typedef struct {
+  const char *name;
+  fv_spread s;
+} Spread;
+
+static Spread spreads[] = {
+  { "2 chunks", { 0, { 0 }, 0, 2 } },
+  { "3 chunks", { 0, { 0 }, 0, 3 } },
+  { "13 chunks", { 0, { 0 }, 0, 13 } },
+  { "devices 0,0", { 0, { 0, 0 }, 2, 0 } },
+  { "devices 0,0,0 x 7 chunks", { 0, { 0, 0, 0 }, 3, 7 } },
+};
+#define NSPREADS (sizeof spreads / sizeof spreads[0])
+
+/* Copies a host image to device memory (same stride) or back. */
+static fv_image
+to_device (const fv_image *h)
+{
+  fv_image d = *h;
+  d.data = fv_cuda_malloc (h->stride * h->height);
+  fv_cuda_memcpy (d.data, h->data, h->stride * h->height);
+  d.mem = FV_MEM_DEVICE;
+  return d;
+}
+
+static long
+rows_differ (const fv_image *a, const fv_image *b)
+{
+  long bad = 0;
+  const size_t row = fv_image_row_bytes (a);
+  for (int y = 0; y < a->height; y++)
+    bad += memcmp ((char *) a->data + y * a->stride, (char *) b->data + y * b->stride, row) != 0;
+  return bad;
+}
+
+/* Runs `plan` on src into a fresh image, on host or device memory. */
+typedef fv_status (*ExecFn) (void *plan, const fv_image *src, const fv_image *dst);
+
+static fv_image
+run_on (ExecFn exec, void *plan, const fv_image *src, int device, const char *what)
+{
+  fv_image out = fvt_image_new (src->width, src->height, src->channels, src->sample, 7, NULL);
+  if (!device) {
+    FVT_CHECK (exec (plan, src, &out) == FV_OK, "%s: execute: %s", what, fv_last_error ());
+  } else {
+    fv_image ds = to_device (src), dd = to_device (&out);
+    FVT_CHECK (exec (plan, &ds, &dd) == FV_OK, "%s: execute (device): %s", what,
+        fv_last_error ());
+    fv_cuda_memcpy (out.data, dd.data, out.stride * out.height);
+    fv_cuda_free (ds.data);
+    fv_cuda_free (dd.data);
+  }
+  long pad = 0;   /* chunks write their rectangles only: the padding survives */
+  for (int y = 0; y < out.height; y++)
+    for (size_t i = fv_image_row_bytes (&out); i < out.stride; i++)
+      pad += ((uint8_t *) out.data)[(size_t) y * out.stride + i] != 0xA5;
+  FVT_CHECK (pad == 0, "%s: %ld padding bytes overwritten", what, pad);
+  return out;
+}
+
+static fv_status
+box_exec (void *p, const fv_image *s, const fv_image *d)
+{
+  return fv_box_execute (p, s, d);
+}
+
+static fv_status
+conv_exec (void *p, const fv_image *s, const fv_image *d)
+{
+  return fv_conv_execute (p, s, d);
+}
+
+static fv_status
+fill_exec (void *p, const fv_image *s, const fv_image *d)
+{
+  return fv_fill_execute (p, s, d);
+}
+
+/* ---- box filter ---- */
+
+static void
+box_case (fvt_rng *rng, int w, int h, int ch, fv_sample s, int r, fv_box_mode mode,
+    fv_border border, const fv_spread *sp, const char *name, int device)
+{
+  fv_box_params p = { 0 };
+  p.width = w; p.height = h; p.channels = ch; p.channel_mask = ch == 4 ? 0x7 : (1u << ch) - 1;
+  p.sample = s; p.radius_x = r; p.radius_y = r + 1; p.mode = mode; p.border = border;
+  p.sensitivity = 0.15;
+  char what[200];
+  snprintf (what, sizeof what, "box %dx%dx%d %d-bit r=%d mode %d border %d, %s, %s", w, h, ch,
+      s * 8, r, mode, border, name, device ? "device" : "host");
+  fv_image src = fvt_image_new (w, h, ch, s, 3, rng);
+  fv_box_plan *cpu, *gpu;
+  FVT_CHECK (fv_box_plan_create (&cpu, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "cpu plan");
+  p.spread = *sp;
+  fv_status st = fv_box_plan_create (&gpu, &p, FV_BACKEND_CUDA, 0, NULL);
+  FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
+  if (st == FV_OK) {
+    fv_image want = run_on (box_exec, cpu, &src, 0, what);
+    fv_image got = run_on (box_exec, gpu, &src, device, what);
+    long bad = rows_differ (&want, &got);
+    FVT_CHECK (bad == 0, "%s: %ld rows differ from the CPU", what, bad);
+    fvt_image_free (&want);
+    fvt_image_free (&got);
+    fv_box_plan_destroy (gpu);
+  }
+  fv_box_plan_destroy (cpu);
+  fvt_image_free (&src);
+}
+
+static void
+box_tests (fvt_rng *rng)
+{
+  for (size_t i = 0; i < NSPREADS; i++)
+    for (int b = FV_BORDER_RENORMALIZE; b <= FV_BORDER_ZERO; b++) {
+      const fv_spread *sp = &spreads[i].s;
+      box_case (rng, 301, 203, 1, FV_U8, 7, FV_BOX_MEAN, b, sp, spreads[i].name, 0);
+      box_case (rng, 97, 64, 3, FV_U16, 20, FV_BOX_STDDEV, b, sp, spreads[i].name, 1);
+      box_case (rng, 45, 130, 4, FV_U8, 2, FV_BOX_THRESHOLD, b, sp, spreads[i].name, i & 1);
+    }
+  /* 1 x 1, 3 x 7, a radius past the frame: chunks of one row */
+  box_case (rng, 1, 1, 1, FV_U8, 3, FV_BOX_MEAN, FV_BORDER_MIRROR, &spreads[3].s, "1x1", 0);
+  box_case (rng, 3, 7, 1, FV_U8, 9, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, &spreads[2].s, "3x7",
+      1);
+  /* a budget too small for a band of full rows: tiles, narrower than the halo */
+  fv_spread tiles = { (size_t) 1300 << 10, { 0 }, 0, 0 };
+  box_case (rng, 6000, 40, 1, FV_U8, 12, FV_BOX_MEAN, FV_BORDER_REPLICATE, &tiles, "tiles", 0);
+  box_case (rng, 6000, 40, 1, FV_U8, 12, FV_BOX_STDDEV, FV_BORDER_MIRROR, &tiles, "tiles", 1);
+  /* every GPU present, when there are several */
+  int n = fv_cuda_device_count ();
+  if (n > 1) {
+    fv_spread all = { 0, { 0 }, 0, 0 };
+    for (int d = 0; d < n && d < FV_MAX_DEVICE_ENTRIES; d++)
+      all.devices[all.ndevices++] = d;
+    box_case (rng, 1001, 777, 1, FV_U8, 15, FV_BOX_MEAN, FV_BORDER_RENORMALIZE, &all, "all", 0);
+    box_case (rng, 1001, 777, 4, FV_U8, 15, FV_BOX_MEAN, FV_BORDER_MIRROR, &all, "all", 1);
+  }
+}
+
+/* ---- convolution ---- */
+
+static void
+conv_case (fvt_rng *rng, int w, int h, int ch, fv_sample s, int kw, int kh,
+    fv_conv_method method, fv_border border, int convolve, const fv_spread *sp,
+    const char *name, int device)
+{
+  float *k = malloc (sizeof (float) * kw * kh);
+  for (int i = 0; i < kw * kh; i++)
+    k[i] = (float) (fvt_next (rng) % 1000) / 1000.0f - 0.2f;
+  fv_conv_params p = { 0 };
+  p.width = w; p.height = h; p.channels = ch; p.channel_mask = ch == 4 ? 0x7 : (1u << ch) - 1;
+  p.sample = s; p.kernel = k; p.kernel_width = kw; p.kernel_height = kh; p.normalize = 1;
+  p.border = border; p.method = method; p.convolve = convolve; p.spread = *sp;
+  char what[200];
+  snprintf (what, sizeof what, "conv %dx%dx%d %d-bit %dx%d method %d border %d%s, %s, %s", w, h,
+      ch, s * 8, kw, kh, method, border, convolve ? " convolve" : "", name,
+      device ? "device" : "host");
+  fv_image src = fvt_image_new (w, h, ch, s, 3, rng);
+  fv_conv_plan *plan;
+  fv_status st = fv_conv_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, NULL);
+  FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
+  if (st == FV_OK) {
+    FVT_CHECK (fv_conv_plan_chunks (plan) != NULL, "%s: not chunked", what);
+    fv_image got = run_on (conv_exec, plan, &src, device, what);
+    const double tol = s == FV_U8 ? 1.0 : 2.0;
+    long bad = 0;
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        for (int c = 0; c < ch; c++) {
+          double want = (p.channel_mask >> c & 1) ? fvt_ref_conv (&p, &src, x, y, c)
+              : fvt_get (&src, x, y, c);
+          if (fabs (fvt_get (&got, x, y, c) - want) > tol && bad++ < 3)
+            fprintf (stderr, "  %s (%d,%d,%d): got %u want %.3f\n", what, x, y, c,
+                fvt_get (&got, x, y, c), want);
+        }
+    FVT_CHECK (bad == 0, "%s: %ld samples beyond the bound", what, bad);
+    fvt_image_free (&got);
+    fv_conv_plan_destroy (plan);
+  }
+  fvt_image_free (&src);
+  free (k);
+}
+
+static void
+conv_tests (fvt_rng *rng)
+{
+  for (size_t i = 0; i < NSPREADS; i++)
+    for (int b = FV_BORDER_RENORMALIZE; b <= FV_BORDER_WRAP; b++) {
+      const fv_spread *sp = &spreads[i].s;
+      conv_case (rng, 211, 157, 1, FV_U8, 15, 11, FV_CONV_FFT, b, 1, sp, spreads[i].name, i & 1);
+      conv_case (rng, 64, 91, 3, FV_U8, 5, 5, FV_CONV_DIRECT, b, 0, sp, spreads[i].name,
+          !(i & 1));
+      conv_case (rng, 77, 40, 1, FV_U16, 8, 6, FV_CONV_FFT, b, 1, sp, spreads[i].name, 1);
+    }
+  conv_case (rng, 1, 1, 1, FV_U8, 3, 3, FV_CONV_FFT, FV_BORDER_WRAP, 0, &spreads[3].s, "1x1", 0);
+  conv_case (rng, 3, 7, 1, FV_U8, 9, 9, FV_CONV_FFT, FV_BORDER_MIRROR, 1, &spreads[2].s, "3x7", 1);
+  fv_spread tiles = { (size_t) 3 << 20, { 0 }, 0, 0 };
+  conv_case (rng, 3000, 50, 1, FV_U8, 21, 21, FV_CONV_FFT, FV_BORDER_WRAP, 1, &tiles, "tiles", 0);
+  conv_case (rng, 3000, 50, 1, FV_U8, 21, 21, FV_CONV_FFT, FV_BORDER_RENORMALIZE, 0, &tiles,
+      "tiles", 1);
+  int n = fv_cuda_device_count ();
+  if (n > 1) {
+    fv_spread all = { 0, { 0 }, 0, 0 };
+    for (int d = 0; d < n && d < FV_MAX_DEVICE_ENTRIES; d++)
+      all.devices[all.ndevices++] = d;
+    conv_case (rng, 400, 300, 1, FV_U8, 31, 31, FV_CONV_FFT, FV_BORDER_WRAP, 1, &all, "all", 1);
+  }
+}
+
+/* ---- fill ---- */
+
+/* A rectangular spiral corridor whose centre joins the outside only along
+ * its whole length: crosses every seam many times. */
+static void
+spiral (fv_image *im, int gap)
+{
+  const int w = im->width, h = im->height;
+  for (int y = 0; y < h; y++)
+    memset ((char *) im->data + y * im->stride, 0, w);
+  int x0 = 1, y0 = 1, x1 = w - 2, y1 = h - 2;
+  for (int turn = 0; x0 < x1 && y0 < y1; turn++) {
+    for (int x = x0; x <= x1; x++)
+      fvt_set (im, x, y0, 0, 255);
+    for (int y = y0; y <= y1; y++)
+      fvt_set (im, x1, y, 0, 255);
+    for (int x = x0; x <= x1; x++)
+      fvt_set (im, x, y1, 0, 255);
+    for (int y = y0 + 2; y <= y1; y++)
+      fvt_set (im, x0, y, 0, 255);
+    if (turn == 0)
+      fvt_set (im, x0, y0, 0, 0);   /* the corridor's mouth, to the outside */
+    x0 += gap; y0 += gap; x1 -= gap; y1 -= gap;
+  }
+}
+
+static void
+fill_case (const fv_image *src, int conn, int output, unsigned value, const fv_spread *sp,
+    const char *name, int device)
+{
+  const int w = src->width, h = src->height;
+  fv_fill_params p = { 0 };
+  p.width = w; p.height = h; p.threshold = 100; p.fill_value = value; p.connectivity = conn;
+  p.output = output; p.spread = *sp;
+  char what[200];
+  snprintf (what, sizeof what, "fill %dx%d conn %d output %d value %u, %s, %s", w, h, conn,
+      output, value, name, device ? "device" : "host");
+  uint8_t *want = malloc ((size_t) w * h);
+  fvt_ref_fill (src, p.threshold, conn, output, value, want);
+  fv_fill_plan *plan;
+  fv_status st = fv_fill_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, NULL);
+  FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
+  if (st == FV_OK) {
+    fv_image got = run_on (fill_exec, plan, src, device, what);
+    long bad = 0;
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        bad += fvt_get (&got, x, y, 0) != want[(size_t) y * w + x];
+    FVT_CHECK (bad == 0, "%s: %ld pixels differ from the definition", what, bad);
+    fvt_image_free (&got);
+    fv_fill_plan_destroy (plan);
+  }
+  free (want);
+}
+
+static void
+fill_tests (fvt_rng *rng, const char *data)
+{
+  fv_image sp1 = fvt_image_new (257, 251, 1, FV_U8, 5, NULL);
+  spiral (&sp1, 4);
+  fv_image sp2 = fvt_image_new (64, 1000, 1, FV_U8, 0, NULL);
+  spiral (&sp2, 3);
+  fv_image noise = fvt_image_new (333, 211, 1, FV_U8, 3, rng);
+  fv_image tiny = fvt_image_new (3, 7, 1, FV_U8, 1, rng);
+  const fv_image *ims[] = { &sp1, &sp2, &noise, &tiny };
+  const char *names[] = { "spiral", "tall spiral", "noise", "3x7" };
+  for (size_t i = 0; i < NSPREADS; i++)
+    for (size_t m = 0; m < 4; m++)
+      for (int conn = 4; conn <= 8; conn += 4) {
+        char name[80];
+        snprintf (name, sizeof name, "%s, %s", names[m], spreads[i].name);
+        fill_case (ims[m], conn, (int) (i + m) & 1, 255, &spreads[i].s, name, (int) m & 1);
+      }
+  fill_case (&sp1, 8, FV_FILL_HOLES, 0, &spreads[1].s, "spiral, value 0", 0);
+  fill_case (&sp1, 4, FV_FILL_FILLED, 77, &spreads[2].s, "spiral, value 77", 1);
+  /* tiles: a frame whose rows do not fit the budget */
+  fv_image wide = fvt_image_new (60000, 24, 1, FV_U8, 0, NULL);
+  spiral (&wide, 2);
+  fv_spread tiles = { (size_t) 2 << 20, { 0 }, 0, 0 };
+  fill_case (&wide, 8, FV_FILL_FILLED, 255, &tiles, "wide spiral, tiles", 0);
+  fill_case (&wide, 4, FV_FILL_HOLES, 255, &tiles, "wide spiral, tiles", 1);
+  const char *files[] = { "pic1.pgm", "pic3.pgm", "bw_text.pgm" };
+  for (int f = 0; f < 3; f++) {
+    char path[1024];
+    snprintf (path, sizeof path, "%s/%s", data, files[f]);
+    fv_image *im = fvt_load_pnm (path);
+    FVT_CHECK (im != NULL, "cannot read %s", path);
+    if (!im)
+      continue;
+    fill_case (im, 8, FV_FILL_FILLED, 255, &spreads[2].s, files[f], 0);
+    fill_case (im, 4, FV_FILL_HOLES, 255, &spreads[4].s, files[f], 1);
+    fvt_image_free (im);
+    free (im);
+  }
+  int n = fv_cuda_device_count ();
+  if (n > 1) {
+    fv_spread all = { 0, { 0 }, 0, 0 };
+    for (int d = 0; d < n && d < FV_MAX_DEVICE_ENTRIES; d++)
+      all.devices[all.ndevices++] = d;
+    fill_case (&sp1, 4, FV_FILL_FILLED, 255, &all, "spiral, all GPUs", 1);
+  }
+  fvt_image_free (&sp1);
+  fvt_image_free (&sp2);
+  fvt_image_free (&noise);
+  fvt_image_free (&tiny);
+  fvt_image_free (&wide);
+}
+
+int
+main (int argc, char **argv)
+{
+  char why[256];
+  if (fv_cuda_check_device (0, why, sizeof why) != FV_OK) {
+    printf ("SKIP: %s\n", why);
+    return FVTEST_SKIP;
+  }
+  fvt_rng rng = { 0x5eed2026 };
+  const char *data = argc > 1 ? argv[1] : "tests/data";
+  box_tests (&rng);
+  conv_tests (&rng);
+  fill_tests (&rng, data);
+  return fvt_summary ("chunked CUDA plans");
+}
