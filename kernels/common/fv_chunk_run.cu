@@ -182,10 +182,22 @@ entry_execute (Entry *e)
       FV_MEM_DEVICE);
   fv_image out = fv_image_make (e->d_out, e->pitch_out, r->sw, r->sh, r->p.channels,
       r->p.sample, FV_MEM_DEVICE);
+  /* device frames on this entry's GPU are read where they lie, unless the
+   * chunk's input must be gathered around the edges or ringed */
+  cudaPointerAttributes at;
+  const bool direct = !r->p.wrap && !r->p.ring && e->src->mem == FV_MEM_DEVICE
+      && cudaPointerGetAttributes (&at, e->src->data) == cudaSuccess
+      && at.type == cudaMemoryTypeDevice && at.device == e->device;
+  cudaGetLastError ();
   for (int c = 0; c < r->plan.n; c++) {
     if (r->plan.chunk[c].device != e->index || (e->which && !e->which[c]))
       continue;
-    fv_status st = stage (e, c, e->src);
+    fv_status st = FV_OK;
+    if (direct)
+      in.data = (char *) e->src->data + (size_t) r->sy[c] * e->src->stride
+          + (size_t) r->sx[c] * pixel_bytes (&r->p), in.stride = e->src->stride;
+    else
+      st = stage (e, c, e->src);
     if (st == FV_OK && r->k.before)
       st = r->k.before (c, &in, e->stream, r->user);
     if (st == FV_OK)

@@ -167,3 +167,49 @@ fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, int y0, int 
   FV_CUDA_TRY (cudaGetLastError ());
   return FV_OK;
 }
+
+/* Edge i of a w x h rectangle: top row, bottom row, left column, right
+ * column, in that order (corners in each). */
+__global__ void
+edges_kernel (unsigned char *img, size_t stride, int w, int h, unsigned char *edges,
+    int to_image)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= 2 * (w + h))
+    return;
+  int x, y;
+  if (i < 2 * w) {
+    x = i % w;
+    y = i < w ? 0 : h - 1;
+  } else {
+    const int j = i - 2 * w;
+    y = j % h;
+    x = j < h ? 0 : w - 1;
+  }
+  unsigned char *p = img + (size_t) y * stride + x;
+  if (to_image)
+    *p = edges[i];
+  else
+    edges[i] = *p;
+}
+
+extern "C" fv_status
+fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image, void *stream)
+{
+  const int n = 2 * (w + h);
+  edges_kernel<<<(n + 255) / 256, 256, 0, (cudaStream_t) stream>>> ((unsigned char *) img,
+      stride, w, h, (unsigned char *) edges, to_image);
+  FV_CUDA_TRY (cudaGetLastError ());
+  return FV_OK;
+}
+
+extern "C" void *
+fv_cuda_host_alloc_mapped (size_t size)
+{
+  void *p = NULL;
+  if (cudaHostAlloc (&p, size, cudaHostAllocPortable | cudaHostAllocMapped) != cudaSuccess) {
+    cudaGetLastError ();
+    return NULL;
+  }
+  return p;
+}

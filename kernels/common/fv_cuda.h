@@ -48,6 +48,19 @@ fv_status fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size
 fv_status fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, int y0, int x1,
     int y1, unsigned char v, void *stream);
 
+/* The edge pixels of an 8-bit w x h rectangle at img (device memory), as
+ * 2 (w + h) bytes: top row, bottom row, left column, right column (corners
+ * in each); gathered into `edges` or, to_image, scattered from it. edges is
+ * device memory or mapped host memory (fv_cuda_host_alloc_mapped); queued
+ * on `stream`. One launch, where 1-byte-wide 2D copies would move a column
+ * a row at a time. */
+fv_status fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image,
+    void *stream);
+
+/* Page-locked host memory that kernels read and write in place (mapped,
+ * portable); free with fv_cuda_host_free. Same caveat as fv_cuda_host_alloc. */
+void *fv_cuda_host_alloc_mapped (size_t size);
+
 #ifdef __cplusplus
 }
 #endif

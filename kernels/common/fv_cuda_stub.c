@@ -23,6 +23,13 @@ fv_cuda_stream_create (int device, void **stream)
 
 void fv_cuda_stream_destroy (void *stream) { }
 void *fv_cuda_host_alloc (size_t size) { return NULL; }
+void *fv_cuda_host_alloc_mapped (size_t size) { return NULL; }
+
+fv_status
+fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image, void *stream)
+{
+  return FV_ERR_NO_CUDA;
+}
 void fv_cuda_host_free (void *ptr) { }
 void *fv_cuda_malloc (size_t size) { return NULL; }
 void fv_cuda_free (void *ptr) { }

@@ -10,11 +10,14 @@
  * frame's border, so its background pixels are seeds, and each touches
  * exactly the inner pixels its neighbour pixel touches (4- or 8-way).
  * After a pass every chunk's edge pixels that came out background and
- * unfilled are known outside; chunks whose ring changed run again, until
- * none changes. Knowledge only grows, and at the fixed point every path
- * to the border is followed across every seam: the whole-frame fill
- * exactly. Typical frames settle in two passes; a path that crosses seams
- * k times back and forth needs up to k + 1. */
+ * unfilled are known outside. A chunk runs again only when a ring pixel
+ * newly known outside touches one of its edge pixels that is background
+ * and was not outside in its last run (a seed next to outside pixels or
+ * contours changes nothing), until none does. Knowledge only grows, and at
+ * the fixed point every path to the border is followed across every seam:
+ * the whole-frame fill exactly. Frames whose outside reaches each chunk's
+ * own frame edges settle in one pass; a path that crosses seams k times
+ * back and forth needs up to k + 1. */
 #include <stdlib.h>
 #include <string.h>
 #include "fv_fill_plan.h"
@@ -30,9 +33,10 @@ typedef struct {
   int W, H;
   fv_chunk_run *run;
   const fv_chunk_plan *plan;
-  Edges *known, *found;     /* per chunk: at the pass's start, found by it */
-  unsigned char **host;     /* per chunk: ring rows and edges' staging */
-  int sw, sh;               /* staged size */
+  Edges *known, *found;     /* per chunk: at the pass's start, found by its last run */
+  Edges *bg;                /* per chunk: its edge pixels are background */
+  unsigned char **seeded;   /* per chunk: its ring at its last run, top, bottom, left, right */
+  unsigned char **host;     /* per chunk, mapped: its ring, or its edges' input and result */
 } FillChunks;
 
 static fv_status
@@ -42,8 +46,6 @@ sub_create (void **plan, int width, int height, int device, void *stream, void *
   fv_fill_params q = f->sub;
   q.width = width;
   q.height = height;
-  f->sw = width;
-  f->sh = height;
   return fv_fill_plan_create ((fv_fill_plan **) plan, &q, FV_BACKEND_CUDA, device, stream);
 }
 
@@ -100,35 +102,38 @@ known_outside (const FillChunks *f, int x, int y)
   return e->right[y - o->y];   /* pixels next to a chunk lie on an edge of theirs */
 }
 
-/* The ring (and, past it, background up to the staged size) from what is
- * known: four copies of host rows into the staged frame. */
+/* The ring from what is known, and background past it up to the staged
+ * size; the ring goes in as the edges of the (w + 2) x (h + 2) rectangle. */
 static fv_status
 before (int c, const fv_image *in, void *stream, void *user)
 {
   FillChunks *f = user;
   const fv_chunk_rect *o = &f->plan->chunk[c].out;
-  const int sw = in->width, sh = in->height, w = o->w, h = o->h, side = sw - w - 1;
-  unsigned char *top = f->host[c], *low = top + sw, *left = low + (size_t) sw * (sh - h - 1);
-  unsigned char *right = left + h;
-  memset (top, 0, (size_t) sw * (sh - h));
-  memset (right, 0, (size_t) side * h);
+  const int w = o->w, h = o->h, rw = w + 2, rh = h + 2;
+  unsigned char *top = f->host[c], *low = top + rw, *left = low + rw, *right = left + rh;
+  unsigned char *seeded = f->seeded[c];
   for (int x = -1; x <= w; x++) {
-    top[x + 1] = known_outside (f, o->x + x, o->y - 1) ? 0 : 255;
-    low[x + 1] = known_outside (f, o->x + x, o->y + h) ? 0 : 255;
+    seeded[x + 1] = known_outside (f, o->x + x, o->y - 1);
+    seeded[rw + x + 1] = known_outside (f, o->x + x, o->y + h);
+    top[x + 1] = seeded[x + 1] ? 0 : 255;
+    low[x + 1] = seeded[rw + x + 1] ? 0 : 255;
   }
   for (int y = 0; y < h; y++) {
-    left[y] = known_outside (f, o->x - 1, o->y + y) ? 0 : 255;
-    right[(size_t) y * side] = known_outside (f, o->x + w, o->y + y) ? 0 : 255;
+    seeded[2 * rw + y] = known_outside (f, o->x - 1, o->y + y);
+    seeded[2 * rw + h + y] = known_outside (f, o->x + w, o->y + y);
+    left[y + 1] = seeded[2 * rw + y] ? 0 : 255;
+    right[y + 1] = seeded[2 * rw + h + y] ? 0 : 255;
   }
-  char *d = in->data;
-  fv_status st = fv_cuda_copy_rows (d, in->stride, top, sw, sw, 1, stream);
+  left[0] = top[0];
+  left[rh - 1] = low[0];
+  right[0] = top[rw - 1];
+  right[rh - 1] = low[rw - 1];
+  fv_status st = fv_cuda_fill_rect (in->data, in->stride, 1, rw, 0, in->width, in->height, 0,
+      stream);
   if (st == FV_OK)
-    st = fv_cuda_copy_rows (d + (size_t) (h + 1) * in->stride, in->stride, low, sw, sw,
-        sh - h - 1, stream);
+    st = fv_cuda_fill_rect (in->data, in->stride, 1, 0, rh, rw, in->height, 0, stream);
   if (st == FV_OK)
-    st = fv_cuda_copy_rows (d + in->stride, in->stride, left, 1, 1, h, stream);
-  if (st == FV_OK)
-    st = fv_cuda_copy_rows (d + in->stride + w + 1, in->stride, right, side, side, h, stream);
+    st = fv_cuda_edges (in->data, in->stride, rw, rh, top, 1, stream);
   return st;
 }
 
@@ -139,31 +144,28 @@ after (int c, const fv_image *in, const fv_image *out, void *stream, void *user)
   FillChunks *f = user;
   const fv_chunk_rect *o = &f->plan->chunk[c].out;
   const int w = o->w, h = o->h;
-  unsigned char *buf = f->host[c], *src = buf, *res = buf + 2 * (w + h);
-  const fv_image *im[2] = { in, out };
-  unsigned char *to[2] = { src, res };
-  for (int k = 0; k < 2; k++) {
-    const char *d = (const char *) im[k]->data + im[k]->stride + 1;
-    const size_t s = im[k]->stride;
-    fv_status st = fv_cuda_copy_rows (to[k], w, d, s, w, 1, stream);
-    if (st == FV_OK)
-      st = fv_cuda_copy_rows (to[k] + w, w, d + (h - 1) * s, s, w, 1, stream);
-    if (st == FV_OK)
-      st = fv_cuda_copy_rows (to[k] + 2 * w, 1, d, s, 1, h, stream);
-    if (st == FV_OK)
-      st = fv_cuda_copy_rows (to[k] + 2 * w + h, 1, d + w - 1, s, 1, h, stream);
-    if (st != FV_OK)
-      return st;
-  }
+  unsigned char *src = f->host[c], *res = src + 2 * (w + h);
+  fv_status st = fv_cuda_edges ((char *) in->data + in->stride + 1, in->stride, w, h, src, 0,
+      stream);
+  if (st == FV_OK)
+    st = fv_cuda_edges ((char *) out->data + out->stride + 1, out->stride, w, h, res, 0,
+        stream);
+  if (st == FV_OK)
+    st = fv_cuda_stream_sync (stream);
+  if (st != FV_OK)
+    return st;
   const unsigned thr = f->sub.threshold;
   Edges *e = &f->found[c];
+  unsigned char *bg = f->bg[c].top;   /* top, bottom, left, right: as src */
+  for (int i = 0; i < 2 * (w + h); i++)
+    bg[i] = src[i] <= thr;
   for (int x = 0; x < w; x++) {
-    e->top[x] = src[x] <= thr && res[x] == 0;
-    e->bottom[x] = src[w + x] <= thr && res[w + x] == 0;
+    e->top[x] = bg[x] && res[x] == 0;
+    e->bottom[x] = bg[w + x] && res[w + x] == 0;
   }
   for (int y = 0; y < h; y++) {
-    e->left[y] = src[2 * w + y] <= thr && res[2 * w + y] == 0;
-    e->right[y] = src[2 * w + h + y] <= thr && res[2 * w + h + y] == 0;
+    e->left[y] = bg[2 * w + y] && res[2 * w + y] == 0;
+    e->right[y] = bg[2 * w + h + y] && res[2 * w + h + y] == 0;
   }
   return FV_OK;
 }
@@ -193,11 +195,17 @@ chunks_free (FillChunks *f)
       free (f->known[c].top);
     if (f->found)
       free (f->found[c].top);
+    if (f->bg)
+      free (f->bg[c].top);
+    if (f->seeded)
+      free (f->seeded[c]);
     if (f->host)
-      free (f->host[c]);
+      fv_cuda_host_free (f->host[c]);
   }
   free (f->known);
   free (f->found);
+  free (f->bg);
+  free (f->seeded);
   free (f->host);
   fv_chunk_run_destroy (f->run);
   free (f);
@@ -233,25 +241,70 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   f->known = calloc (n, sizeof *f->known);
   f->found = calloc (n, sizeof *f->found);
   f->host = calloc (n, sizeof *f->host);
-  if (!f->known || !f->found || !f->host)
+  f->bg = calloc (n, sizeof *f->bg);
+  f->seeded = calloc (n, sizeof *f->seeded);
+  if (!f->known || !f->found || !f->host || !f->bg || !f->seeded)
     return FV_ERR_NOMEM;
   for (int c = 0; c < n; c++) {
     const fv_chunk_rect *o = &f->plan->chunk[c].out;
-    size_t ring = (size_t) f->sw * (f->sh - o->h) + (size_t) (f->sw - o->w) * o->h;
-    size_t edges = 4 * ((size_t) o->w + o->h);
-    f->host[c] = malloc (ring > edges ? ring : edges);
-    if (!f->host[c] || edges_alloc (&f->known[c], o) != FV_OK
-        || edges_alloc (&f->found[c], o) != FV_OK)
+    /* the ring in, the edges of input and result out: read and written
+     * by kernels in place */
+    f->host[c] = fv_cuda_host_alloc_mapped (4 * ((size_t) o->w + o->h) + 8);
+    f->seeded[c] = calloc (2 * ((size_t) o->w + 2 + o->h), 1);
+    if (!f->host[c] || !f->seeded[c] || edges_alloc (&f->known[c], o) != FV_OK
+        || edges_alloc (&f->found[c], o) != FV_OK || edges_alloc (&f->bg[c], o) != FV_OK)
       return FV_ERR_NOMEM;
   }
   return FV_OK;
 }
 
+/* Whether inner edge pixel (x, y) of chunk c is background that was not
+ * outside in its last run: a new seed next to it changes the fill. */
 static int
-neighbours (const fv_chunk_plan *pl, int a, int b)
+open_pixel (const FillChunks *f, int c, int x, int y)
 {
-  const int ia = a % pl->cols, ja = a / pl->cols, ib = b % pl->cols, jb = b / pl->cols;
-  return abs (ia - ib) <= 1 && abs (ja - jb) <= 1;
+  const fv_chunk_rect *o = &f->plan->chunk[c].out;
+  if (x < 0 || y < 0 || x >= o->w || y >= o->h)
+    return 0;
+  const Edges *bg = &f->bg[c], *out = &f->found[c];
+  if (y == 0)
+    return bg->top[x] && !out->top[x];
+  if (y == o->h - 1)
+    return bg->bottom[x] && !out->bottom[x];
+  if (x == 0)
+    return bg->left[y] && !out->left[y];
+  return bg->right[y] && !out->right[y];
+}
+
+/* A ring pixel at chunk coordinates (x, y), newly known outside, next to
+ * an open edge pixel: 4-way the one across, 8-way its two neighbours too. */
+static int
+opens (const FillChunks *f, int c, int was, int x, int y, int dx, int dy)
+{
+  const fv_chunk_rect *o = &f->plan->chunk[c].out;
+  if (was || !known_outside (f, o->x + x, o->y + y))
+    return 0;
+  const int ix = x + dx, iy = y + dy, reach = f->sub.connectivity == 8;
+  for (int k = -reach; k <= reach; k++)
+    if (open_pixel (f, c, dx ? ix : ix + k, dy ? iy : iy + k))
+      return 1;
+  return 0;
+}
+
+static int
+needs_rerun (const FillChunks *f, int c)
+{
+  const fv_chunk_rect *o = &f->plan->chunk[c].out;
+  const int w = o->w, h = o->h;
+  const unsigned char *s = f->seeded[c];
+  for (int x = -1; x <= w; x++)
+    if (opens (f, c, s[x + 1], x, -1, 0, 1) || opens (f, c, s[w + 2 + x + 1], x, h, 0, -1))
+      return 1;
+  for (int y = 0; y < h; y++)
+    if (opens (f, c, s[2 * (w + 2) + y], -1, y, 1, 0)
+        || opens (f, c, s[2 * (w + 2) + h + y], w, y, -1, 0))
+      return 1;
+  return 0;
 }
 
 fv_status
@@ -263,12 +316,9 @@ fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *
   const int n = f->plan->n;
   if (f->sub.fill_value == 0)   /* nothing to tell outside from: all 0, one pass */
     return fv_chunk_run_execute (f->run, src, dst, NULL);
-  unsigned char *which = malloc (n), *changed = malloc (n);
-  if (!which || !changed) {
-    free (which);
-    free (changed);
+  unsigned char *which = malloc (n);
+  if (!which)
     return FV_ERR_NOMEM;
-  }
   for (int c = 0; c < n; c++) {
     const fv_chunk_rect *o = &f->plan->chunk[c].out;
     memset (f->known[c].top, 0, 2 * ((size_t) o->w + o->h));
@@ -277,23 +327,16 @@ fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *
   fv_status st = FV_OK;
   for (int more = 1; more && st == FV_OK;) {
     st = fv_chunk_run_execute (f->run, src, dst, which);
+    for (int c = 0; c < n; c++)
+      if (which[c]) {
+        const fv_chunk_rect *o = &f->plan->chunk[c].out;
+        memcpy (f->known[c].top, f->found[c].top, 2 * ((size_t) o->w + o->h));
+      }
     more = 0;
-    for (int c = 0; c < n && st == FV_OK; c++) {
-      const fv_chunk_rect *o = &f->plan->chunk[c].out;
-      const size_t len = 2 * ((size_t) o->w + o->h);
-      changed[c] = which[c] && memcmp (f->known[c].top, f->found[c].top, len) != 0;
-      if (changed[c])
-        memcpy (f->known[c].top, f->found[c].top, len);
-    }
-    for (int c = 0; c < n && st == FV_OK; c++) {
-      which[c] = 0;
-      for (int k = 0; k < n && !which[c]; k++)
-        which[c] = changed[k] && k != c && neighbours (f->plan, c, k);
-      more |= which[c];
-    }
+    for (int c = 0; c < n && st == FV_OK; c++)
+      more |= which[c] = (unsigned char) needs_rerun (f, c);
   }
   free (which);
-  free (changed);
   return st;
 }
 

@@ -49,6 +49,10 @@ run (const gchar *element, const gchar *props, const gchar *format, int w, int h
   GstBuffer *out = NULL;
   if (gst_harness_push (hh, random_buffer (info, seed)) == GST_FLOW_OK)
     out = gst_harness_pull (hh);
+  gint active = -1;
+  g_object_get (hh->element, "active-backend", &active, NULL);
+  fail_unless (!strstr (props, "backend=cuda") || active == 1, "%s %s: not on CUDA", element,
+      props);
   gst_harness_teardown (hh);
   return out;
 }
@@ -79,6 +83,8 @@ static const gchar *chunkings[] = {
   "max-device-memory=3000000",
   "cuda-device-ids=0,0",
   "cuda-device-ids=0,0,0 max-device-memory=4000000",
+  "cuda-device-ids=all",   /* every GPU: on a host with several, peer copies */
+  "cuda-device-ids=all max-device-memory=2000000",
 };
 
 typedef struct {
@@ -131,6 +137,8 @@ GST_START_TEST (test_bad_device_lists)
       g_object_set (hh->element, "backend", 1, "cuda-device-ids", bad[b], NULL);
       if (!strcmp (elements[e], "fftconvolve"))
         g_object_set (hh->element, "gaussian-sigma", 2.0, NULL);
+      if (!strcmp (elements[e], "satfilter"))   /* radius 0 passes frames through untouched */
+        g_object_set (hh->element, "radius", 3, NULL);
       GstBus *bus = gst_bus_new ();
       gst_element_set_bus (hh->element, bus);
       GstVideoInfo info;
@@ -140,8 +148,8 @@ GST_START_TEST (test_bad_device_lists)
       gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
       GstFlowReturn ret = gst_harness_push (hh, random_buffer (&info, b));
       GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-      fail_unless (ret != GST_FLOW_OK && msg, "%s cuda-device-ids=%s: accepted", elements[e],
-          bad[b]);
+      fail_unless (ret != GST_FLOW_OK && msg, "%s cuda-device-ids=%s: accepted (flow %s, %s)",
+          elements[e], bad[b], gst_flow_get_name (ret), msg ? "an error" : "no error");
       GError *err = NULL;
       gchar *dbg = NULL;
       gst_message_parse_error (msg, &err, &dbg);
@@ -160,6 +168,8 @@ GST_END_TEST;
 int
 main (int argc, char **argv)
 {
+  /* CUDA does not survive fork(): the tests run in this process */
+  g_setenv ("CK_FORK", "no", TRUE);
   gst_check_init (&argc, &argv);
   if (fv_cuda_device_count () == 0) {
     g_print ("no GPU: skipped\n");

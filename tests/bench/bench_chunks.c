@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Chunked and multi-device CUDA plans against the whole-frame plan, in one
+ * run: the box filter (r=15), the convolution (a 31x31 Gaussian by FFT) and
+ * the fill ("shapes"), on GRAY8 device frames of each size (on device 0),
+ * per frame, median of 5 after a warm-up.
+ *
+ *   bench_chunks [--budget BYTES] [--devices 0,1] SIZE...
+ *
+ * Columns: the whole frame on device 0 (never chunked), the same under the
+ * budget (one device), and spread over the listed devices (no budget). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_time.h"
+#include "fill_frames.h"
+#include "fv_box.h"
+#include "fv_conv.h"
+#include "fv_fill.h"
+#include "fv_cuda.h"
+
+typedef struct {
+  fv_status (*create) (void **plan, int side, const fv_spread *sp);
+  fv_status (*execute) (void *plan, const fv_image *src, const fv_image *dst);
+  void (*destroy) (void *plan);
+  const char *name;
+} Kernel;
+
+static fv_status
+box_create (void **plan, int side, const fv_spread *sp)
+{
+  fv_box_params p = { 0 };
+  p.width = p.height = side; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.radius_x = p.radius_y = 15; p.mode = FV_BOX_MEAN; p.border = FV_BORDER_REPLICATE;
+  p.spread = *sp;
+  return fv_box_plan_create ((fv_box_plan **) plan, &p, FV_BACKEND_CUDA, 0, NULL);
+}
+
+static float gauss[31 * 31];
+
+static fv_status
+conv_create (void **plan, int side, const fv_spread *sp)
+{
+  for (int j = 0; j < 31; j++)
+    for (int i = 0; i < 31; i++)
+      gauss[j * 31 + i] = expf (-((i - 15) * (i - 15) + (j - 15) * (j - 15)) / (2 * 25.f));
+  fv_conv_params p = { 0 };
+  p.width = p.height = side; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.kernel = gauss; p.kernel_width = p.kernel_height = 31; p.normalize = 1;
+  p.border = FV_BORDER_MIRROR; p.method = FV_CONV_FFT; p.spread = *sp;
+  return fv_conv_plan_create ((fv_conv_plan **) plan, &p, FV_BACKEND_CUDA, 0, NULL);
+}
+
+static fv_status
+fill_create (void **plan, int side, const fv_spread *sp)
+{
+  fv_fill_params p = { 0 };
+  p.width = p.height = side; p.threshold = 127; p.fill_value = 255; p.connectivity = 4;
+  p.spread = *sp;
+  return fv_fill_plan_create ((fv_fill_plan **) plan, &p, FV_BACKEND_CUDA, 0, NULL);
+}
+
+static fv_status box_exec (void *p, const fv_image *s, const fv_image *d) { return fv_box_execute (p, s, d); }
+static fv_status conv_exec (void *p, const fv_image *s, const fv_image *d) { return fv_conv_execute (p, s, d); }
+static fv_status fill_exec (void *p, const fv_image *s, const fv_image *d) { return fv_fill_execute (p, s, d); }
+static void box_free (void *p) { fv_box_plan_destroy (p); }
+static void conv_free (void *p) { fv_conv_plan_destroy (p); }
+static void fill_free (void *p) { fv_fill_plan_destroy (p); }
+
+static const Kernel kernels[] = {
+  { box_create, box_exec, box_free, "satfilter r=15" },
+  { conv_create, conv_exec, conv_free, "fftconvolve 31x31" },
+  { fill_create, fill_exec, fill_free, "autofill shapes" },
+};
+
+/* ms a frame, median of 5 after one; -1 when the plan cannot be made. */
+static double
+time_plan (const Kernel *k, int side, const fv_spread *sp, const fv_image *src,
+    const fv_image *dst)
+{
+  void *plan = NULL;
+  fv_status st = k->create (&plan, side, sp);
+  if (st != FV_OK) {
+    fprintf (stderr, "  %s %d: %s\n", k->name, side, fv_last_error ());
+    return -1;
+  }
+  double t[5];
+  st = k->execute (plan, src, dst);
+  for (int i = 0; i < 5 && st == FV_OK; i++) {
+    double t0 = now_ms ();
+    st = k->execute (plan, src, dst);
+    t[i] = now_ms () - t0;
+  }
+  k->destroy (plan);
+  if (st != FV_OK) {
+    fprintf (stderr, "  %s %d: %s\n", k->name, side, fv_last_error ());
+    return -1;
+  }
+  return median (t, 5);
+}
+
+int
+main (int argc, char **argv)
+{
+  size_t budget = (size_t) 1 << 30;
+  const char *devices = "0,1";
+  int sizes[16], nsizes = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--budget") && i + 1 < argc)
+      budget = strtoull (argv[++i], NULL, 10);
+    else if (!strcmp (argv[i], "--devices") && i + 1 < argc)
+      devices = argv[++i];
+    else if (nsizes < 16)
+      sizes[nsizes++] = atoi (argv[i]);
+  }
+  if (!nsizes) {
+    sizes[0] = 16384;
+    sizes[1] = 32768;
+    nsizes = 2;
+  }
+  fv_spread whole = { (size_t) -1, { 0 }, 0, 0 }, limited = { budget, { 0 }, 0, 0 };
+  fv_spread runner = { budget, { 0 }, 0, 2 };   /* the box through the chunk runner too */
+  fv_spread spread = { 0, { 0 }, 0, 0 };
+  if (fv_device_list_parse (devices, 0, spread.devices, &spread.ndevices) != FV_OK) {
+    fprintf (stderr, "%s\n", fv_last_error ());
+    return 1;
+  }
+  printf ("| kernel | frame | whole frame, 1 GPU (ms) | budget %zu MB (ms) | overhead | "
+      "budget, chunk runner (ms) | devices %s (ms) | speed-up |\n"
+      "|---|---|---|---|---|---|---|---|\n", budget >> 20, devices);
+  for (int s = 0; s < nsizes; s++) {
+    const int side = sizes[s];
+    const size_t bytes = (size_t) side * side;
+    uint8_t *host = malloc (bytes);
+    ff_make (host, side, side, 0);
+    fv_image src = fv_image_make (fv_cuda_malloc (bytes), side, side, side, 1, FV_U8,
+        FV_MEM_DEVICE);
+    fv_image dst = src;
+    dst.data = fv_cuda_malloc (bytes);
+    if (!src.data || !dst.data) {
+      fprintf (stderr, "no device memory for %d^2 frames\n", side);
+      return 1;
+    }
+    fv_cuda_memcpy (src.data, host, bytes);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+      double t0 = time_plan (&kernels[k], side, &whole, &src, &dst);
+      double t1 = time_plan (&kernels[k], side, &limited, &src, &dst);
+      double t1r = time_plan (&kernels[k], side, &runner, &src, &dst);
+      double t2 = time_plan (&kernels[k], side, &spread, &src, &dst);
+      printf ("| %s | %d² | %.2f | %.2f | %+.0f%% | %.2f (%+.0f%%) | %.2f | %.2f× |\n",
+          kernels[k].name, side, t0, t1, 100 * (t1 / t0 - 1), t1r, 100 * (t1r / t0 - 1), t2,
+          t0 / t2);
+      fflush (stdout);
+    }
+    fv_cuda_free (src.data);
+    fv_cuda_free (dst.data);
+    free (host);
+  }
+  return 0;
+}
