@@ -163,10 +163,27 @@ entry_budget (Entry *e)
   return FV_OK;
 }
 
+/* Copies between this entry's GPU and the others (the frame's among them)
+ * go peer to peer where the GPUs allow it, not through the host. */
+static void
+enable_peers (Entry *e)
+{
+  fv_chunk_run *r = e->run;
+  for (int i = -1; i < r->p.ndevices; i++) {
+    const int d = i < 0 ? r->caller_device : r->p.devices[i];
+    int ok = 0;
+    if (d >= 0 && d != e->device && cudaDeviceCanAccessPeer (&ok, e->device, d) == cudaSuccess
+        && ok)
+      cudaDeviceEnablePeerAccess (d, 0);   /* already enabled is fine */
+    cudaGetLastError ();
+  }
+}
+
 static fv_status
 entry_create (Entry *e)
 {
   fv_chunk_run *r = e->run;
+  enable_peers (e);
   const size_t row = (size_t) r->sw * pixel_bytes (&r->p);
   FV_CUDA_TRY (cudaStreamCreateWithFlags (&e->stream, cudaStreamNonBlocking));
   FV_CUDA_TRY (cudaMallocPitch ((void **) &e->d_in, &e->pitch_in, row, r->sh));
