@@ -66,6 +66,7 @@ struct fv_chunk_run {
   void *caller_ctx;
   int caller_device;
   CtxSetFn set_ctx;
+  int nent;                  /* entries: each listed device times the lanes */
   Entry e[FV_MAX_DEVICE_ENTRIES];
 };
 
@@ -149,16 +150,16 @@ static fv_status
 entry_budget (Entry *e)
 {
   fv_chunk_run *r = e->run;
+  int sharing = 0;   /* the budget is the device's: its entries share it */
+  for (int i = 0; i < r->nent; i++)
+    sharing += r->e[i].device == e->device;
   if (r->p.budget) {
-    e->budget = r->p.budget;
+    e->budget = r->p.budget / sharing;
     return FV_OK;
   }
   size_t free_b = 0, total_b = 0;
   FV_CUDA_TRY (cudaMemGetInfo (&free_b, &total_b));
   const size_t margin = total_b / 16 + ((size_t) 64 << 20);
-  int sharing = 0;
-  for (int i = 0; i < r->p.ndevices; i++)
-    sharing += r->p.devices[i] == e->device;
   e->budget = free_b > margin ? (free_b - margin) / sharing : 0;
   return FV_OK;
 }
@@ -273,7 +274,7 @@ run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst,
 {
   pthread_t t[FV_MAX_DEVICE_ENTRIES];
   bool threaded[FV_MAX_DEVICE_ENTRIES] = { false };
-  for (int i = 0; i < r->p.ndevices; i++) {
+  for (int i = 0; i < r->nent; i++) {
     Entry *e = &r->e[i];
     e->op = op;
     e->src = src;
@@ -292,7 +293,7 @@ run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst,
   if (r->e[0].device == r->caller_device)
     entry_work (&r->e[0]);
   fv_status st = FV_OK;
-  for (int i = 0; i < r->p.ndevices; i++) {
+  for (int i = 0; i < r->nent; i++) {
     if (threaded[i])
       pthread_join (t[i], NULL);
     if (r->e[i].status != FV_OK && st == FV_OK) {
@@ -351,7 +352,7 @@ plan_chunks (fv_chunk_run *r, size_t budget)
   const size_t whole = entry_bytes (r, p->width, p->height);
   const size_t per_px = (size_t) ((whole > fixed ? whole - fixed : 0) / frame) + 1;
   fv_chunk_params cp = { p->width, p->height, per_px, fixed, p->halo_x, p->halo_y, budget,
-    p->ndevices > p->min_chunks ? p->ndevices : p->min_chunks };
+    r->nent > p->min_chunks ? r->nent : p->min_chunks };
   for (int tries = 0; tries < 24; tries++) {
     fv_chunk_plan_free (&r->plan);
     fv_status st = fv_chunk_plan_make (&cp, &r->plan);
@@ -367,7 +368,7 @@ plan_chunks (fv_chunk_run *r, size_t budget)
     const size_t need = entry_bytes (r, r->sw, r->sh);
     if (need <= budget) {
       for (int c = 0; c < r->plan.n; c++)   /* the entries, as the planner spread the devices */
-        r->plan.chunk[c].device = (int) ((long) c * p->ndevices / r->plan.n);
+        r->plan.chunk[c].device = (int) ((long) c * r->nent / r->plan.n);
       return FV_OK;
     }
     cp.budget = (size_t) ((double) cp.budget * ((double) budget / need) * 0.97);
@@ -389,12 +390,13 @@ fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget)
     cudaGetLastError ();
     r.caller_device = -1;
   }
-  Entry *e = &r.e[entry];
+  Entry *e = &r.e[0];   /* the whole frame on one device: the device's budget */
+  r.nent = 1;
   e->run = &r;
-  e->index = entry;
+  e->index = 0;
   e->device = p->devices[entry];
   e->op = OP_BUDGET;
-  if (entry == 0 && e->device == r.caller_device)
+  if (e->device == r.caller_device)
     entry_work (e);
   else {
     pthread_t t;
@@ -417,8 +419,9 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
     const fv_chunk_kernel *kernel, void *user)
 {
   *out = NULL;
-  if (p->ndevices < 1 || p->ndevices > FV_MAX_DEVICE_ENTRIES || p->width < 1 || p->height < 1
-      || p->halo_x < 0 || p->halo_y < 0 || p->ring < 0) {
+  const int lanes = p->lanes > 1 ? p->lanes : 1;
+  if (p->ndevices < 1 || p->ndevices * lanes > FV_MAX_DEVICE_ENTRIES || p->width < 1
+      || p->height < 1 || p->halo_x < 0 || p->halo_y < 0 || p->ring < 0) {
     fv_set_last_error ("invalid chunk runner parameters");
     return FV_ERR_INVALID;
   }
@@ -434,14 +437,15 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
     cudaGetLastError ();
     r->caller_device = -1;
   }
-  for (int i = 0; i < p->ndevices; i++) {
+  for (int i = 0; i < p->ndevices * lanes; i++) {   /* a device's lanes side by side */
     r->e[i].run = r;
     r->e[i].index = i;
-    r->e[i].device = p->devices[i];
+    r->e[i].device = p->devices[i / lanes];
   }
+  r->nent = p->ndevices * lanes;
   fv_status st = run_entries (r, OP_BUDGET, NULL, NULL, NULL);
   size_t budget = (size_t) -1;
-  for (int i = 0; i < p->ndevices; i++)
+  for (int i = 0; i < r->nent; i++)
     budget = r->e[i].budget < budget ? r->e[i].budget : budget;
   if (st == FV_OK)
     st = plan_chunks (r, budget);

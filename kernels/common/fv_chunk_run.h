@@ -12,8 +12,9 @@
  * equal the whole-frame plan's wherever the kernel reads no farther than
  * the halo.
  *
- * Device entries (a device may be listed twice: two lanes on one GPU) each
- * have a thread, a stream, a sub-plan and staging for one chunk; source and
+ * Device entries (each listed device times `lanes`; a device listed twice
+ * has twice the lanes) each have a thread, a stream, a sub-plan and staging
+ * for one chunk, and share the device's budget; source and
  * destination may be host memory or device memory of any listed GPU, in any
  * context (copies go through unified addressing, peer to peer where the
  * GPUs allow). The entry on the caller's device works in the caller's
@@ -68,6 +69,8 @@ typedef struct {
   int devices[FV_MAX_DEVICE_ENTRIES];
   int ndevices;            /* >= 1 */
   int min_chunks;          /* at least this many chunks (tests; 0 or 1: as the budget says) */
+  int lanes;               /* entries per listed device (0 or 1: one): while one lane's
+                            * sub-plan runs, another's chunk is copied in or out */
 } fv_chunk_run_params;
 
 typedef struct fv_chunk_run fv_chunk_run;

@@ -55,6 +55,8 @@ fv_spread_run_params (const fv_spread *s, int device, fv_chunk_run_params *rp)
   rp->budget = s->max_device_bytes;
   rp->min_chunks = s->min_chunks;
   rp->ndevices = s->ndevices > 0 ? s->ndevices : 1;
+  /* two lanes a device: copies of one chunk overlap the filter of another */
+  rp->lanes = rp->ndevices <= FV_MAX_DEVICE_ENTRIES / 2 ? 2 : 1;
   for (int i = 0; i < rp->ndevices; i++)
     rp->devices[i] = s->ndevices > 0 ? s->devices[i] : device;
 }

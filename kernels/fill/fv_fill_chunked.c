@@ -233,6 +233,7 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   rp.channels = 1;
   rp.sample = FV_U8;
   rp.ring = 1;
+  rp.lanes = 1;   /* more chunks mean more seams to settle: measured slower with two */
   fv_status st = fv_chunk_run_create (&f->run, &rp, &fill_chunk_kernel, f);
   if (st != FV_OK)
     return st;

@@ -82,7 +82,7 @@ worst (const GstVideoInfo *info, GstBuffer *a, GstBuffer *b)
 static const gchar *chunkings[] = {
   "max-device-memory=3000000",
   "cuda-device-ids=0,0",
-  "cuda-device-ids=0,0,0 max-device-memory=4000000",
+  "cuda-device-ids=0,0,0 max-device-memory=16000000",   /* shared by six lanes */
   "cuda-device-ids=all",   /* every GPU: on a host with several, peer copies */
   "cuda-device-ids=all max-device-memory=2000000",
 };
