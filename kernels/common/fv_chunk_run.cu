@@ -437,18 +437,22 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
     cudaGetLastError ();
     r->caller_device = -1;
   }
-  for (int i = 0; i < p->ndevices * lanes; i++) {   /* a device's lanes side by side */
-    r->e[i].run = r;
-    r->e[i].index = i;
-    r->e[i].device = p->devices[i / lanes];
+  /* fewer lanes when a lane's share of the budget holds no chunk */
+  fv_status st = FV_ERR_NOMEM;
+  for (int l = lanes; l >= 1 && st == FV_ERR_NOMEM; l--) {
+    for (int i = 0; i < p->ndevices * l; i++) {   /* a device's lanes side by side */
+      r->e[i].run = r;
+      r->e[i].index = i;
+      r->e[i].device = p->devices[i / l];
+    }
+    r->nent = p->ndevices * l;
+    st = run_entries (r, OP_BUDGET, NULL, NULL, NULL);
+    size_t budget = (size_t) -1;
+    for (int i = 0; i < r->nent; i++)
+      budget = r->e[i].budget < budget ? r->e[i].budget : budget;
+    if (st == FV_OK)
+      st = plan_chunks (r, budget);
   }
-  r->nent = p->ndevices * lanes;
-  fv_status st = run_entries (r, OP_BUDGET, NULL, NULL, NULL);
-  size_t budget = (size_t) -1;
-  for (int i = 0; i < r->nent; i++)
-    budget = r->e[i].budget < budget ? r->e[i].budget : budget;
-  if (st == FV_OK)
-    st = plan_chunks (r, budget);
   if (st == FV_OK)
     st = run_entries (r, OP_CREATE, NULL, NULL, NULL);
   if (st != FV_OK) {
