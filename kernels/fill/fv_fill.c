@@ -51,19 +51,28 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     int device, void *stream)
 {
   *out = NULL;
+  if (p && backend == FV_BACKEND_CPU && (long long) p->width * p->height >= (1LL << 31)) {
+    fv_set_last_error ("a %dx%d frame has 2^31 pixels or more: the CPU fill takes fewer "
+        "(the CUDA fill takes it in chunks)", p->width, p->height);
+    return FV_ERR_INVALID;
+  }
   if (!p || p->width < 1 || p->height < 1 || p->width > (1 << 16) || p->height > (1 << 16)
       || p->threshold > 254 || p->fill_value > 255
       || (p->connectivity != 4 && p->connectivity != 8)
       || (p->output != FV_FILL_FILLED && p->output != FV_FILL_HOLES)
-      || (long long) p->width * p->height >= (1LL << 31)
       || p->seeds < 0 || p->threads < 0
       || (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA)) {
     fv_set_last_error ("invalid fill parameters");
     return FV_ERR_INVALID;
   }
   int chunked = 0;
+  fv_fill_params q = *p;
   if (backend == FV_BACKEND_CUDA) {
-    fv_status st = fv_spread_chunked (&p->spread, device, fv_fill_cuda_bytes (p->width,
+    /* labels are 32-bit: frames of 2^31 pixels and more go in chunks under it */
+    const long long px = (long long) p->width * p->height;
+    if (px >= (1LL << 31) && q.spread.min_chunks < (int) (px >> 30) + 1)
+      q.spread.min_chunks = (int) (px >> 30) + 1;
+    fv_status st = fv_spread_chunked (&q.spread, device, fv_fill_cuda_bytes (p->width,
             p->height), &chunked);
     if (st != FV_OK)
       return st;
@@ -71,7 +80,7 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
   fv_fill_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;
-  pl->p = *p;
+  pl->p = q;
   pl->backend = backend;
   pl->be = chunked ? &chunked_backend : &backends[backend];
   fv_status st = pl->be->init (pl, device, stream);
