@@ -95,9 +95,20 @@ const fv_chunk_plan *fv_chunk_run_plan (const fv_chunk_run *run);
  * the budget: > 1 means chunks are needed. Budget 0 resolves as above. */
 fv_status fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget);
 
-/* Runner parameters for a plan's spread on `device` (the frame's size,
- * halo and border left to the caller). */
-void fv_spread_run_params (const fv_spread *s, int device, fv_chunk_run_params *rp);
+/* Runner parameters for a plan's spread on `device`, for frames of
+ * width x height x channels samples and a kernel reaching halo_x, halo_y
+ * (wrap and ring left to the caller). */
+void fv_spread_run_params (const fv_spread *s, int device, int width, int height, int channels,
+    fv_sample sample, int halo_x, int halo_y, fv_chunk_run_params *rp);
+
+/* A chunk's sub-plan: the whole frame on one device, never chunked again. */
+static inline void
+fv_spread_whole (fv_spread *s)
+{
+  s->max_device_bytes = (size_t) -1;
+  s->ndevices = 0;
+  s->min_chunks = 0;
+}
 
 /* Whether a CUDA plan on `device` whose whole frame needs whole_bytes runs
  * chunked (several entries, forced chunks, or over the budget): 1 or 0,

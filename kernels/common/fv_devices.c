@@ -49,9 +49,16 @@ fv_device_list_parse (const char *s, int fallback, int *devices, int *n)
 }
 
 void
-fv_spread_run_params (const fv_spread *s, int device, fv_chunk_run_params *rp)
+fv_spread_run_params (const fv_spread *s, int device, int width, int height, int channels,
+    fv_sample sample, int halo_x, int halo_y, fv_chunk_run_params *rp)
 {
   memset (rp, 0, sizeof *rp);
+  rp->width = width;
+  rp->height = height;
+  rp->channels = channels;
+  rp->sample = sample;
+  rp->halo_x = halo_x;
+  rp->halo_y = halo_y;
   rp->budget = s->max_device_bytes;
   rp->min_chunks = s->min_chunks;
   rp->ndevices = s->ndevices > 0 ? s->ndevices : 1;
@@ -72,7 +79,7 @@ fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chun
   if (s->max_device_bytes == (size_t) -1)
     return FV_OK;
   fv_chunk_run_params rp;
-  fv_spread_run_params (s, device, &rp);
+  fv_spread_run_params (s, device, 1, 1, 1, FV_U8, 0, 0, &rp);
   size_t budget = s->max_device_bytes;
   if (!budget) {
     fv_status st = fv_chunk_run_budget (&rp, 0, &budget);

@@ -59,17 +59,10 @@ chunked_init (fv_conv_plan *pl, int device, void *stream)
   pl->cuda = c;
   pl->gpu_method = fv_conv_cuda_direct (p) ? FV_CONV_DIRECT : FV_CONV_FFT;
   c->sub = *p;
-  c->sub.spread.max_device_bytes = (size_t) -1;   /* chunks never chunk again */
-  c->sub.spread.ndevices = 0;
-  c->sub.spread.min_chunks = 0;
+  fv_spread_whole (&c->sub.spread);
   fv_chunk_run_params rp;
-  fv_spread_run_params (&p->spread, device, &rp);
-  rp.width = p->width;
-  rp.height = p->height;
-  rp.channels = p->channels;
-  rp.sample = p->sample;
-  rp.halo_x = p->kernel_width / 2;
-  rp.halo_y = p->kernel_height / 2;
+  fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
+      p->kernel_width / 2, p->kernel_height / 2, &rp);
   rp.wrap = p->border == FV_BORDER_WRAP;
   return fv_chunk_run_create (&c->run, &rp, &conv_chunk_kernel, c);
 }

@@ -221,17 +221,11 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
     return FV_ERR_NOMEM;
   pl->cuda = f;
   f->sub = *p;
-  f->sub.spread.max_device_bytes = (size_t) -1;
-  f->sub.spread.ndevices = 0;
-  f->sub.spread.min_chunks = 0;
+  fv_spread_whole (&f->sub.spread);
   f->W = p->width;
   f->H = p->height;
   fv_chunk_run_params rp;
-  fv_spread_run_params (&p->spread, device, &rp);
-  rp.width = p->width;
-  rp.height = p->height;
-  rp.channels = 1;
-  rp.sample = FV_U8;
+  fv_spread_run_params (&p->spread, device, p->width, p->height, 1, FV_U8, 0, 0, &rp);
   rp.ring = 1;
   rp.lanes = 1;   /* more chunks mean more seams to settle: measured slower with two */
   fv_status st = fv_chunk_run_create (&f->run, &rp, &fill_chunk_kernel, f);

@@ -55,17 +55,10 @@ fv_box_chunked_init (fv_box_plan *plan, int device, void *stream)
     return FV_ERR_NOMEM;
   plan->cuda = c;
   c->sub = *p;
-  c->sub.spread.max_device_bytes = (size_t) -1;   /* chunks never band again */
-  c->sub.spread.ndevices = 0;
-  c->sub.spread.min_chunks = 0;
+  fv_spread_whole (&c->sub.spread);
   fv_chunk_run_params rp;
-  fv_spread_run_params (&p->spread, device, &rp);
-  rp.width = p->width;
-  rp.height = p->height;
-  rp.channels = p->channels;
-  rp.sample = p->sample;
-  rp.halo_x = p->radius_x;
-  rp.halo_y = p->radius_y;
+  fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
+      p->radius_x, p->radius_y, &rp);
   return fv_chunk_run_create (&c->run, &rp, &box_chunk_kernel, c);
 }
 
