@@ -192,6 +192,18 @@ entry_create (Entry *e)
   return r->k.create (&e->plan, r->sw, r->sh, e->device, e->stream, r->user);
 }
 
+/* Device memory of this entry's GPU, which its kernels may use directly. */
+static bool
+on_entry_gpu (const Entry *e, const fv_image *im)
+{
+  cudaPointerAttributes at;
+  const bool ok = im->mem == FV_MEM_DEVICE
+      && cudaPointerGetAttributes (&at, im->data) == cudaSuccess
+      && at.type == cudaMemoryTypeDevice && at.device == e->device;
+  cudaGetLastError ();
+  return ok;
+}
+
 static fv_status
 entry_execute (Entry *e)
 {
@@ -202,11 +214,10 @@ entry_execute (Entry *e)
       r->p.sample, FV_MEM_DEVICE);
   /* device frames on this entry's GPU are read where they lie, unless the
    * chunk's input must be gathered around the edges or ringed */
-  cudaPointerAttributes at;
-  const bool direct = !r->p.wrap && !r->p.ring && e->src->mem == FV_MEM_DEVICE
-      && cudaPointerGetAttributes (&at, e->src->data) == cudaSuccess
-      && at.type == cudaMemoryTypeDevice && at.device == e->device;
-  cudaGetLastError ();
+  const bool direct = !r->p.wrap && !r->p.ring && on_entry_gpu (e, e->src);
+  /* and bands are written into such a frame in place, when the kernel can */
+  const bool in_place = r->k.execute_rows && r->plan.cols == 1 && !r->p.ring
+      && on_entry_gpu (e, e->dst);
   for (int c = 0; c < r->plan.n; c++) {
     if (r->plan.chunk[c].device != e->index || (e->which && !e->which[c]))
       continue;
@@ -218,6 +229,16 @@ entry_execute (Entry *e)
       st = stage (e, c, e->src);
     if (st == FV_OK && r->k.before)
       st = r->k.before (c, &in, e->stream, r->user);
+    if (st == FV_OK && in_place) {
+      const fv_chunk_rect *o = &r->plan.chunk[c].out;
+      fv_image rows = *e->dst;
+      rows.data = (char *) e->dst->data + (size_t) o->y * e->dst->stride;
+      rows.height = o->h;
+      st = r->k.execute_rows (e->plan, &in, &rows, o->y - r->sy[c], o->h, r->user);
+      if (st != FV_OK)
+        return st;
+      continue;
+    }
     if (st == FV_OK)
       st = r->k.execute (e->plan, &in, &out, r->user);
     if (st == FV_OK && r->k.after)

@@ -55,6 +55,10 @@ typedef struct {
   fv_status (*before) (int chunk, const fv_image *in, void *stream, void *user);
   fv_status (*after) (int chunk, const fv_image *in, const fv_image *out, void *stream,
       void *user);
+  /* optional: only rows [row0, row0 + rows) of the result, into dst (rows
+   * high): bands then write a device frame on their own GPU in place */
+  fv_status (*execute_rows) (void *plan, const fv_image *src, const fv_image *dst, int row0,
+      int rows, void *user);
 } fv_chunk_kernel;
 
 typedef struct {

@@ -189,6 +189,31 @@ fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
   return plan->be->execute (plan, src, dst);
 }
 
+fv_status
+fv_box_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0,
+    int rows)
+{
+  fv_status st;
+  if (!plan)
+    return FV_ERR_INVALID;
+  if ((st = fv_box_check_image (&plan->p, src, "source")) != FV_OK)
+    return st;
+  fv_box_params rp = plan->p;
+  rp.height = rows;
+  if (row0 < 0 || rows < 1 || row0 + rows > plan->p.height
+      || (st = fv_box_check_image (&rp, dst, "destination")) != FV_OK) {
+    if (st == FV_OK)
+      fv_set_last_error ("rows [%d, %d) outside the plan's %d", row0, row0 + rows,
+          plan->p.height);
+    return FV_ERR_INVALID;
+  }
+  if (plan->be->execute != fv_box_cuda_execute) {
+    fv_set_last_error ("row windows are for whole-frame CUDA plans");
+    return FV_ERR_INVALID;
+  }
+  return fv_box_cuda_execute_rows (plan, src, dst, row0, rows);
+}
+
 void
 fv_box_plan_destroy (fv_box_plan *plan)
 {

@@ -61,6 +61,12 @@ fv_status fv_box_plan_create (fv_box_plan **plan, const fv_box_params *params,
  * ones are best in pinned memory) and returns when dst is written. */
 fv_status fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
 
+/* CUDA plans: only rows [row0, row0 + rows) of the result, written to dst
+ * (rows high, dst->data where row0 goes), so that a band of a larger frame
+ * is written in place. FV_ERR_INVALID on CPU plans. */
+fv_status fv_box_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst,
+    int row0, int rows);
+
 void fv_box_plan_destroy (fv_box_plan *plan);
 
 /* Checks params; on error, fv_last_error() says which one. */

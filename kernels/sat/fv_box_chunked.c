@@ -41,8 +41,16 @@ sub_bytes (int width, int height, void *user)
   return fv_box_cuda_bytes (&((BoxChunks *) user)->sub, width, height);
 }
 
+static fv_status
+sub_execute_rows (void *plan, const fv_image *src, const fv_image *dst, int row0, int rows,
+    void *user)
+{
+  (void) user;
+  return fv_box_execute_rows (plan, src, dst, row0, rows);
+}
+
 static const fv_chunk_kernel box_chunk_kernel = {
-  sub_create, sub_execute, sub_destroy, sub_bytes, NULL, NULL
+  sub_create, sub_execute, sub_destroy, sub_bytes, NULL, NULL, sub_execute_rows
 };
 
 fv_status

@@ -45,6 +45,7 @@ struct BoxArgs {
   int width, height, channels, channel;
   int rx, ry, border;
   double k_thr;
+  int row0, rows;   /* the output rows written: row y goes to dst + (y - row0) rows */
 };
 
 /* F(kx, ky) of the border-extended image, from the table. */
@@ -95,14 +96,14 @@ __global__ void
 box_from_sat (const TACC *S, const TACC *Q, BoxArgs a)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= a.width || y >= a.height)
+  const int y = a.row0 + blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= a.width || y >= a.row0 + a.rows)
     return;
   const uint64_t n = (uint64_t) fv_window_count (x, a.rx, a.width, a.border)
       * fv_window_count (y, a.ry, a.height, a.border);
   const TACC s = window_sum (S, a, x, y);
   const size_t off = (size_t) x * a.channels + a.channel;
-  TIN *out = (TIN *) (a.dst + (size_t) y * a.dst_stride) + off;
+  TIN *out = (TIN *) (a.dst + (size_t) (y - a.row0) * a.dst_stride) + off;
   if (MODE == FV_BOX_MEAN) {
     *out = (TIN) fv_round_mean (s, 1.0 / (double) n);
   } else if (MODE == FV_BOX_STDDEV) {
@@ -125,7 +126,7 @@ run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
     e = fv::sat_launch<TIN, TACC> (c->work, s, true, Q, p->width, c->ps.stream);
   if (e != cudaSuccess)
     return e;
-  dim3 block (32, 8), grid ((p->width + 31) / 32, (p->height + 7) / 8);
+  dim3 block (32, 8), grid ((p->width + 31) / 32, (a.rows + 7) / 8);
   switch (p->mode) {
     case FV_BOX_MEAN:
       box_from_sat<TIN, TACC, FV_BOX_MEAN><<<grid, block, 0, c->ps.stream>>> (S, Q, a);
@@ -234,9 +235,9 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
   return FV_OK;
 }
 
-/* Queues the filter of src on the plan's stream; a host dst receives rows
- * [row0, row0 + rows) of the result (dst->data is where row0 goes), a device
- * dst all of it. Not waited for. */
+/* Queues the filter of src on the plan's stream; dst receives rows
+ * [row0, row0 + rows) of the result (dst->data is where row0 goes): a
+ * device dst directly, a host dst through staging. Not waited for. */
 static fv_status
 enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, int rows)
 {
@@ -255,8 +256,7 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
   }
   a.dst = (char *) dst->data;
   a.dst_stride = dst->stride;
-  /* a host dst, or a window of a device one, is written from staging */
-  const bool staged = dst->mem == FV_MEM_HOST || row0 != 0 || rows != p->height;
+  const bool staged = dst->mem == FV_MEM_HOST;   /* written on the device, then copied */
   if (staged) {
     a.dst = (char *) c->d_dst;
     a.dst_stride = c->d_pitch;
@@ -264,9 +264,11 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
   a.width = p->width; a.height = p->height; a.channels = p->channels;
   a.rx = p->radius_x; a.ry = p->radius_y; a.border = p->border;
   a.k_thr = 1.0 - p->sensitivity;
+  a.row0 = row0;
+  a.rows = rows;
   if (p->channel_mask != (1u << p->channels) - 1)   /* unfiltered channels pass through */
-    FV_CUDA_TRY (cudaMemcpy2DAsync (a.dst, a.dst_stride, a.src, a.src_stride, row,
-        p->height, cudaMemcpyDeviceToDevice, c->ps.stream));
+    FV_CUDA_TRY (cudaMemcpy2DAsync (a.dst, a.dst_stride, a.src + (size_t) row0 * a.src_stride,
+        a.src_stride, row, rows, cudaMemcpyDeviceToDevice, c->ps.stream));
   for (int ch = 0; ch < p->channels; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
@@ -279,9 +281,8 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
     FV_CUDA_TRY (e);
   }
   if (staged)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, (char *) c->d_dst
-        + (size_t) row0 * c->d_pitch, c->d_pitch, row, rows, cudaMemcpyDefault,
-        c->ps.stream));
+    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, row, rows,
+        cudaMemcpyDefault, c->ps.stream));
   return FV_OK;
 }
 
@@ -335,6 +336,22 @@ execute_bands (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
     }
   }
   return st;
+}
+
+extern "C" fv_status
+fv_box_cuda_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst,
+    int row0, int rows)
+{
+  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  if (c->chunked) {
+    fv_set_last_error ("row windows of a plan that bands itself");
+    return FV_ERR_INVALID;
+  }
+  fv_status st = enqueue (plan, src, dst, row0, rows);
+  if (st != FV_OK)
+    return st;
+  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+  return FV_OK;
 }
 
 extern "C" fv_status

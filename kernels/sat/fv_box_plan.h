@@ -47,6 +47,9 @@ void fv_box_cpu_free (fv_box_plan *plan);
 fv_status fv_box_cuda_init (fv_box_plan *plan, int device, void *stream);
 fv_status fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
 void fv_box_cuda_free (fv_box_plan *plan);
+/* Rows [row0, row0 + rows) of the result into dst (where row0 goes). */
+fv_status fv_box_cuda_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst,
+    int row0, int rows);
 /* Device bytes a whole-frame CUDA plan of p at width x height takes. */
 size_t fv_box_cuda_bytes (const fv_box_params *p, int width, int height);
 

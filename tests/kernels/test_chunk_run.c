@@ -126,9 +126,57 @@ box_case (fvt_rng *rng, int w, int h, int ch, fv_sample s, int r, fv_box_mode mo
   fvt_image_free (&src);
 }
 
+/* fv_box_execute_rows: a window of rows of the whole-frame result, into
+ * host and device memory, equals those rows of the CPU's; CPU plans refuse. */
+static void
+box_rows (fvt_rng *rng)
+{
+  fv_box_params p = { 0 };
+  p.width = 301; p.height = 203; p.channels = 3; p.channel_mask = 0x5; p.sample = FV_U16;
+  p.radius_x = 9; p.radius_y = 14; p.mode = FV_BOX_THRESHOLD; p.border = FV_BORDER_MIRROR;
+  p.sensitivity = 0.1;
+  fv_image src = fvt_image_new (p.width, p.height, 3, FV_U16, 3, rng);
+  fv_box_plan *cpu, *gpu;
+  fv_box_plan_create (&cpu, &p, FV_BACKEND_CPU, 0, NULL);
+  FVT_CHECK (fv_box_plan_create (&gpu, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK, "plan");
+  fv_image want = run_on (box_exec, cpu, &src, 0, "box rows, whole");
+  static const int windows[][2] = { { 0, 203 }, { 37, 50 }, { 202, 1 }, { 0, 1 } };
+  for (int w = 0; w < 4; w++)
+    for (int device = 0; device <= 1; device++) {
+      const int row0 = windows[w][0], rows = windows[w][1];
+      fv_image got = fvt_image_new (p.width, rows, 3, FV_U16, 2, NULL);
+      fv_image d = device ? to_device (&got) : got;
+      fv_image s = device ? to_device (&src) : src;
+      FVT_CHECK (fv_box_execute_rows (gpu, &s, &d, row0, rows) == FV_OK, "rows %d+%d: %s",
+          row0, rows, fv_last_error ());
+      if (device) {
+        fv_cuda_memcpy (got.data, d.data, got.stride * rows);
+        fv_cuda_free (d.data);
+        fv_cuda_free (s.data);
+      }
+      long bad = 0;
+      for (int y = 0; y < rows; y++)
+        bad += memcmp ((char *) got.data + y * got.stride, (char *) want.data
+            + (size_t) (row0 + y) * want.stride, fv_image_row_bytes (&got)) != 0;
+      FVT_CHECK (bad == 0, "box rows %d+%d (%s): %ld rows differ", row0, rows,
+          device ? "device" : "host", bad);
+      fvt_image_free (&got);
+    }
+  fv_image one = fvt_image_new (p.width, 1, 3, FV_U16, 0, NULL);
+  FVT_CHECK (fv_box_execute_rows (cpu, &src, &one, 5, 1) == FV_ERR_INVALID, "CPU rows taken");
+  FVT_CHECK (fv_box_execute_rows (gpu, &src, &one, 203, 1) == FV_ERR_INVALID,
+      "rows past the frame taken");
+  fvt_image_free (&one);
+  fvt_image_free (&want);
+  fvt_image_free (&src);
+  fv_box_plan_destroy (cpu);
+  fv_box_plan_destroy (gpu);
+}
+
 static void
 box_tests (fvt_rng *rng)
 {
+  box_rows (rng);
   for (size_t i = 0; i < NSPREADS; i++)
     for (int b = FV_BORDER_RENORMALIZE; b <= FV_BORDER_ZERO; b++) {
       const fv_spread *sp = &spreads[i].s;
