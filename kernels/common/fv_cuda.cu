@@ -123,6 +123,9 @@ extern "C" fv_status
 fv_cuda_memcpy (void *dst, const void *src, size_t size)
 {
   FV_CUDA_TRY (cudaMemcpy (dst, src, size, cudaMemcpyDefault));
+  /* from pageable memory cudaMemcpy may return before the DMA lands, and
+   * plans' non-blocking streams would not wait for it */
+  FV_CUDA_TRY (cudaStreamSynchronize (0));
   return FV_OK;
 }
 

@@ -33,6 +33,7 @@ void fv_cuda_host_free (void *ptr);
 /* Device memory, for callers that keep frames on the GPU. */
 void *fv_cuda_malloc (size_t size);
 void fv_cuda_free (void *ptr);
+/* Copies and waits until the bytes have landed. */
 fv_status fv_cuda_memcpy (void *dst, const void *src, size_t size);
 
 /* Waits for the work queued on `stream`. */
