@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
+#include <unistd.h>
 #include "fvpinnedallocator.h"
 #include "fv_cuda.h"
+#include "fv_env.h"
 
 typedef struct { GstAllocator parent; } FvPinnedAllocator;
 typedef struct { GstAllocatorClass parent_class; } FvPinnedAllocatorClass;
@@ -11,18 +13,79 @@ G_DEFINE_TYPE (FvPinnedAllocator, fv_pinned_allocator, GST_TYPE_ALLOCATOR);
 
 static GQuark pinned_quark;
 
+/* Page-locked memory is scarce (the kernel cannot page it out): all pools
+ * together stay under a budget, past which frames get ordinary memory. */
+static gsize pinned_total;          /* bytes held, atomic */
+static gchar *fallback_note;        /* why a frame got ordinary memory, once */
+
+typedef struct {
+  void *data;
+  gsize size;
+} Pinned;
+
+static void
+pinned_release (gpointer p)
+{
+  Pinned *pn = p;
+  fv_cuda_host_free (pn->data);
+  g_atomic_pointer_add (&pinned_total, -(gssize) pn->size);
+  g_free (pn);
+}
+
+static guint64
+pinned_budget (void)
+{
+  long long mb = fv_env_int (FV_ENV_MAX_PINNED_MB, 0);
+  if (mb > 0 && mb < (1LL << 40))
+    return (guint64) mb << 20;
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (guint64) pages * (guint64) page / 4 : (guint64) 1 << 30;
+}
+
+static void
+note_fallback (gsize size, const char *why)
+{
+  gchar *note = g_strdup_printf ("a %" G_GSIZE_FORMAT " MB frame buffer is in ordinary "
+      "(pageable) memory: %s; copies to and from the GPU are slower "
+      "(FASTVISION_MAX_PINNED_MB sets the budget)", size >> 20, why);
+  if (!g_atomic_pointer_compare_and_exchange (&fallback_note, NULL, note))
+    g_free (note);
+}
+
+const gchar *
+fv_pinned_fallback_note (void)
+{
+  return g_atomic_pointer_get (&fallback_note);
+}
+
 static GstMemory *
 fv_pinned_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
 {
   gsize align = params->align | 63;   /* at least 64-byte aligned */
   gsize maxsize = size + params->prefix + params->padding + align;
-  guint8 *data = fv_cuda_host_alloc (maxsize);
-  if (!data)   /* no GPU after all: ordinary memory still works */
+  const guint64 budget = pinned_budget ();
+  if (g_atomic_pointer_add (&pinned_total, maxsize) + maxsize > budget) {
+    g_atomic_pointer_add (&pinned_total, -(gssize) maxsize);
+    gchar *why = g_strdup_printf ("page-locked buffers would pass their budget of %"
+        G_GUINT64_FORMAT " MB", budget >> 20);
+    note_fallback (maxsize, why);
+    g_free (why);
     return gst_allocator_alloc (NULL, size, params);
+  }
+  guint8 *data = fv_cuda_host_alloc (maxsize);
+  if (!data) {   /* no GPU after all, or the system refuses: ordinary memory still works */
+    g_atomic_pointer_add (&pinned_total, -(gssize) maxsize);
+    if (fv_cuda_device_count () > 0)
+      note_fallback (maxsize, "the system refused to page-lock it");
+    return gst_allocator_alloc (NULL, size, params);
+  }
   gsize offset = ((guintptr) data + align) & ~align;
   offset -= (guintptr) data;
+  Pinned *pn = g_new (Pinned, 1);
+  pn->data = data;
+  pn->size = maxsize;
   GstMemory *mem = gst_memory_new_wrapped (params->flags,
-      data, maxsize, offset + params->prefix, size, data, fv_cuda_host_free);
+      data, maxsize, offset + params->prefix, size, pn, pinned_release);
   gst_mini_object_set_qdata (GST_MINI_OBJECT (mem), pinned_quark, GINT_TO_POINTER (1), NULL);
   if ((params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED) && params->prefix)
     memset (data + offset, 0, params->prefix);

@@ -20,6 +20,9 @@ GstBufferPool *fv_pinned_pool_new (GstCaps *caps, guint min_buffers);
 
 /* TRUE when mem came from the pinned allocator. */
 gboolean fv_memory_is_pinned (GstMemory *mem);
+/* Why a buffer of the allocator got ordinary memory (over the page-locked
+ * budget, or refused), the first time it happened; NULL if never. */
+const gchar *fv_pinned_fallback_note (void);
 
 G_END_DECLS
 #endif

@@ -34,6 +34,7 @@ typedef struct {
   FvPlaneLayout layout;
   gboolean ready;
   gboolean warned_caps;
+  gboolean warned_pinned;       /* said once: a host frame fell back to pageable memory */
   gboolean in_cuda, out_cuda;   /* the negotiated caps carry memory:CUDAMemory */
 } GstFvFilterPrivate;
 
@@ -177,6 +178,7 @@ gst_fv_filter_start (GstBaseTransform *trans)
   GstFvFilter *self = GST_FV_FILTER (trans);
   PRIV (self)->ready = FALSE;
   PRIV (self)->warned_caps = FALSE;
+  PRIV (self)->warned_pinned = FALSE;
   fv_latency_reset (GST_ELEMENT (self), &PRIV (self)->latency);
   GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
   if (klass->validate && !klass->validate (self))
@@ -331,12 +333,30 @@ map_failed (GstFvFilter *self, const gchar *which)
 
 /* CUDA frames are mapped for the device (GstVideoFilter would map them for
  * the CPU, a download); system frames go the usual way. */
+/* Host frames on the CUDA path in ordinary memory because page-locked
+ * memory ran out (fvpinnedallocator.c): they still work, said once. */
+static void
+warn_pageable (GstFvFilter *self, GstBuffer *buf)
+{
+  GstFvFilterPrivate *priv = PRIV (self);
+  const gchar *note = fv_pinned_fallback_note ();
+  if (priv->warned_pinned || !note || !fv_device_is_cuda (&priv->dev) || !buf
+      || gst_buffer_n_memory (buf) < 1 || fv_memory_is_pinned (gst_buffer_peek_memory (buf, 0)))
+    return;
+  priv->warned_pinned = TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, NO_SPACE_LEFT,
+      ("Frames use ordinary host memory: the page-locked memory budget is exhausted."),
+      ("%s", note));
+}
+
 static GstFlowReturn
 gst_fv_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
   GstFvFilterPrivate *priv = PRIV (self);
   GstVideoFilter *vf = GST_VIDEO_FILTER (trans);
+  if (!priv->out_cuda)
+    warn_pageable (self, outbuf);
   if (!priv->in_cuda && !priv->out_cuda)
     return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->transform (trans, inbuf, outbuf);
   GstVideoFrame in, out;

@@ -11,6 +11,9 @@ extern "C" {
 
 /* host memory one plan may take, in MB (default: half the RAM) */
 #define FV_ENV_MAX_MEMORY_MB "FASTVISION_MAX_MEMORY_MB"
+/* page-locked host memory all pools may hold, in MB (default: a quarter of
+ * the RAM); frames past it use ordinary memory, with a warning */
+#define FV_ENV_MAX_PINNED_MB "FASTVISION_MAX_PINNED_MB"
 /* fftconvolve CPU: seconds FFTW may measure one transform (2) */
 #define FV_ENV_FFT_PLAN_SECONDS "FV_FFT_PLAN_SECONDS"
 /* vjdetect CPU: 1 turns the AVX2 scan off (the scalar path alone) */

@@ -165,6 +165,49 @@ GST_START_TEST (test_bad_device_lists)
 }
 GST_END_TEST;
 
+/* Host frames past the page-locked budget: ordinary memory, the same
+ * output, and one warning naming the cause. */
+GST_START_TEST (test_pageable_fallback)
+{
+  g_setenv ("FASTVISION_MAX_PINNED_MB", "1", TRUE);
+  GstHarness *hh = gst_harness_new ("satfilter");
+  g_object_set (hh->element, "backend", 1, "radius", 7, NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (hh->element, bus);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 1920, 1080);
+  gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
+  int warnings = 0;
+  for (int i = 0; i < 3; i++) {
+    fail_unless (gst_harness_push (hh, random_buffer (&info, 50 + i)) == GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (hh));
+    GstMessage *m;
+    while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+      GError *err = NULL;
+      gchar *dbg = NULL;
+      gst_message_parse_warning (m, &err, &dbg);
+      fail_unless (dbg && strstr (dbg, "FASTVISION_MAX_PINNED_MB"), "%s", dbg);
+      warnings++;
+      g_clear_error (&err);
+      g_free (dbg);
+      gst_message_unref (m);
+    }
+  }
+  fail_unless_equals_int (warnings, 1);
+  gst_element_set_bus (hh->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (hh);
+  g_unsetenv ("FASTVISION_MAX_PINNED_MB");
+  GstBuffer *want = run ("satfilter", "radius=7 backend=cpu", "RGBA", 1920, 1080, 50, &info);
+  g_setenv ("FASTVISION_MAX_PINNED_MB", "1", TRUE);
+  GstBuffer *got = run ("satfilter", "radius=7 backend=cuda", "RGBA", 1920, 1080, 50, &info);
+  g_unsetenv ("FASTVISION_MAX_PINNED_MB");
+  fail_unless (want && got && worst (&info, want, got) == 0, "pageable frames differ");
+  gst_buffer_unref (want);
+  gst_buffer_unref (got);
+}
+GST_END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -181,5 +224,6 @@ main (int argc, char **argv)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_chunked_equals_whole);
   tcase_add_test (tc, test_bad_device_lists);
+  tcase_add_test (tc, test_pageable_fallback);
   return gst_check_run_suite (s, "chunked", __FILE__);
 }
