@@ -31,6 +31,8 @@ extern "C" {
 /* vjdetect GPU: first size of the raw-detection buffer (4096) */
 #define FV_ENV_VJ_KEY_CAP "FV_VJ_KEY_CAP"
 
+/* chunked CUDA plans: entries (lanes) per listed device (3) */
+#define FV_ENV_CHUNK_LANES "FV_CHUNK_LANES"
 /* satfilter GPU: bands host frames are cut into, to overlap copies and
  * filtering (0: none; unset: chosen from the frame and the radius) */
 #define FV_ENV_BOX_BANDS "FV_BOX_BANDS"
