@@ -152,13 +152,8 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
   GST_OBJECT_UNLOCK (self);
   if ((reload || !self->cascade) && !load_cascade (self, self->cascade != NULL) && !self->cascade)
     return FALSE;
-  fv_spread spread;
-  if (!gst_fv_filter_spread (filter, &spread))
+  if (!gst_fv_filter_spread (filter, &p.spread))
     return FALSE;
-  if (spread.ndevices > 1)   /* said, not silently dropped: the detector does not chunk yet */
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("vjdetect runs on one CUDA device; "
-            "cuda-device-ids lists %d, only the first (%d) is used.", spread.ndevices,
-            spread.devices[0]), (NULL));
   fv_status st = fv_vj_plan_create (&self->plan, self->cascade, &p, dev->active,
       dev->stream_device, dev->stream);
   if (st != FV_OK) {

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include "fv_chunk_run.h"
 #include "fv_cuda_check.cuh"
+#include "fv_cuda.h"
 
 /* The caller's CUDA context, so that entries on its device work inside it
  * (the driver API through the runtime's entry points: no link to libcuda). */
@@ -36,6 +37,37 @@ current_ctx (void)
   if (((CtxGetFn) fn) (&ctx) != 0)
     return NULL;
   return ctx;
+}
+
+extern "C" void
+fv_cuda_place_save (fv_cuda_place *p)
+{
+  p->ctx = current_ctx ();
+  if (cudaGetDevice (&p->device) != cudaSuccess) {
+    cudaGetLastError ();
+    p->device = -1;
+  }
+}
+
+extern "C" void
+fv_cuda_place_restore (const fv_cuda_place *p)
+{
+  CtxSetFn set = ctx_set_fn ();
+  if (p->ctx && set)
+    set (p->ctx);
+  else if (p->device >= 0)
+    fv_cuda_use_device (p->device);
+  cudaGetLastError ();
+}
+
+extern "C" fv_status
+fv_cuda_place_enter (const fv_cuda_place *saved, int device)
+{
+  CtxSetFn set = ctx_set_fn ();
+  if (device == saved->device && saved->ctx && set)
+    return set (saved->ctx) == 0 ? FV_OK : FV_ERR_CUDA;
+  FV_CUDA_TRY (fv_cuda_use_device (device));
+  return FV_OK;
 }
 
 enum Op { OP_BUDGET, OP_CREATE, OP_EXECUTE, OP_DESTROY };
@@ -192,16 +224,22 @@ entry_create (Entry *e)
   return r->k.create (&e->plan, r->sw, r->sh, e->device, e->stream, r->user);
 }
 
-/* Device memory of this entry's GPU, which its kernels may use directly. */
-static bool
-on_entry_gpu (const Entry *e, const fv_image *im)
+extern "C" int
+fv_cuda_image_on_device (const fv_image *im, int device)
 {
   cudaPointerAttributes at;
   const bool ok = im->mem == FV_MEM_DEVICE
       && cudaPointerGetAttributes (&at, im->data) == cudaSuccess
-      && at.type == cudaMemoryTypeDevice && at.device == e->device;
+      && at.type == cudaMemoryTypeDevice && at.device == device;
   cudaGetLastError ();
   return ok;
+}
+
+/* Device memory of this entry's GPU, which its kernels may use directly. */
+static bool
+on_entry_gpu (const Entry *e, const fv_image *im)
+{
+  return fv_cuda_image_on_device (im, e->device);
 }
 
 static fv_status

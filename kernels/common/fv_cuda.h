@@ -58,6 +58,22 @@ fv_status fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, in
 fv_status fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image,
     void *stream);
 
+/* 1 when im is device memory of `device` (its kernels may read it). */
+int fv_cuda_image_on_device (const fv_image *im, int device);
+
+/* The calling thread's CUDA context and device, to come back to after
+ * work on another device (a pipeline's shared context stays current
+ * around our work: cudaSetDevice alone would leave a primary one). */
+typedef struct {
+  void *ctx;
+  int device;
+} fv_cuda_place;
+void fv_cuda_place_save (fv_cuda_place *p);
+void fv_cuda_place_restore (const fv_cuda_place *p);
+/* Makes `device` current: the saved context when it is that device's,
+ * else the device's primary context. */
+fv_status fv_cuda_place_enter (const fv_cuda_place *saved, int device);
+
 /* Page-locked host memory that kernels read and write in place (mapped,
  * portable); free with fv_cuda_host_free. Same caveat as fv_cuda_host_alloc. */
 void *fv_cuda_host_alloc_mapped (size_t size);

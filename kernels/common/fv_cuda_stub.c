@@ -24,6 +24,15 @@ fv_cuda_stream_create (int device, void **stream)
 void fv_cuda_stream_destroy (void *stream) { }
 void *fv_cuda_host_alloc (size_t size) { return NULL; }
 void *fv_cuda_host_alloc_mapped (size_t size) { return NULL; }
+int fv_cuda_image_on_device (const fv_image *im, int device) { return 0; }
+void fv_cuda_place_save (fv_cuda_place *p) { p->ctx = NULL; p->device = -1; }
+void fv_cuda_place_restore (const fv_cuda_place *p) { }
+
+fv_status
+fv_cuda_place_enter (const fv_cuda_place *saved, int device)
+{
+  return FV_ERR_NO_CUDA;
+}
 
 fv_status
 fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image, void *stream)

@@ -26,6 +26,9 @@ static const fv_vj_backend backends[] = {
   [FV_BACKEND_CPU] = { cpu_init, cpu_execute, fv_vj_cpu_destroy },
   [FV_BACKEND_CUDA] = { fv_vj_cuda_init, fv_vj_cuda_execute, fv_vj_cuda_destroy },
 };
+static const fv_vj_backend chunked_backend = {
+  fv_vj_chunked_init, fv_vj_chunked_execute, fv_vj_chunked_destroy
+};
 
 fv_status
 fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
@@ -47,6 +50,29 @@ fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
   pl->be = &backends[backend];
   pl->cascade = c;
   fv_status st = fv_vj_pyramid_init (&pl->py, c, p);
+  int chunked = 0;
+  if (st == FV_OK && backend == FV_BACKEND_CUDA) {
+    /* plans whose level groups' sums need 32-bit offsets past 2^31 chunk too */
+    const fv_spread *sp = &p->spread;
+    fv_spread forced = *sp;
+    if (pl->py.plane * 3 >= INT32_MAX && sp->max_device_bytes != (size_t) -1
+        && forced.min_chunks < 2)
+      forced.min_chunks = 2;
+    st = fv_spread_chunked (&forced, device, fv_vj_cuda_bytes (pl), &chunked);
+    pl->p.spread = forced;
+  }
+  if (chunked) {   /* the groups' plans hold the model; this one only merges */
+    pl->be = &chunked_backend;
+    st = fv_vj_raw_reserve (pl, 64);
+    if (st == FV_OK)
+      st = pl->be->init (pl, device, stream);
+    if (st != FV_OK) {
+      fv_vj_plan_destroy (pl);
+      return st;
+    }
+    *out = pl;
+    return FV_OK;
+  }
   if (st == FV_OK && pl->py.plane * 3 >= INT32_MAX) {   /* offsets are 32-bit */
     fv_set_last_error ("%dx%d at scale factor %g makes %d levels of %lld MB of sums: too many "
         "(raise the scale factor or the minimum size)", p->width, p->height, p->scale_factor,

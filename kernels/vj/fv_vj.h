@@ -13,6 +13,7 @@
 
 #include "../common/fv_image.h"
 #include "fv_cascade.h"
+#include "../common/fv_chunk_run.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,14 @@ typedef struct {
   int min_width, min_height; /* 0 = the cascade's window */
   int max_width, max_height; /* 0 = the frame */
   int threads;               /* CPU threads, 0 = all cores */
+  /* only the pyramid levels [first_level, first_level + levels) of those
+   * the sizes allow (levels 0: all); a detector split by levels */
+  int first_level, levels;
+  /* CUDA: the device budget and the devices (fv_chunk_run.h). A plan
+   * beyond the budget, or spread, runs as groups of whole pyramid levels,
+   * each built from the whole frame, their raw windows merged in OpenCV's
+   * order before grouping: the same boxes as one plan. */
+  fv_spread spread;
 } fv_vj_params;
 
 typedef struct fv_vj_plan fv_vj_plan;

@@ -121,6 +121,14 @@ void fv_vj_keys_to_raw (fv_vj_plan *pl, uint64_t *keys, int n);   /* fv_vj_raw.c
 /* Makes room for n raw windows and detections. */
 fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
 
+/* Device bytes a whole CUDA plan of pl's pyramid takes (an upper estimate). */
+size_t fv_vj_cuda_bytes (const fv_vj_plan *pl);
+/* CUDA plans beyond the budget or over several devices: groups of whole
+ * pyramid levels (fv_vj_chunked.c). */
+fv_status fv_vj_chunked_init (fv_vj_plan *pl, int device, void *stream);
+fv_status fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *gray);
+void fv_vj_chunked_destroy (fv_vj_plan *pl);
+
 #ifdef __cplusplus
 }
 #endif

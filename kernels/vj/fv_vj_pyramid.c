@@ -67,11 +67,15 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
   py->lv = calloc (cap, sizeof *py->lv);
   if (!py->lv)
     return FV_ERR_NOMEM;
+  int index = 0;   /* of the levels the sizes allow */
   for (double factor = 1;; factor *= p->scale_factor) {
     int ww = (int) lrint (c->width * factor), wh = (int) lrint (c->height * factor);
     if (ww > max_w || wh > max_h)
       break;
     if (ww < p->min_width || wh < p->min_height)
+      continue;
+    const int k = index++;
+    if (k < p->first_level || (p->levels > 0 && k >= p->first_level + p->levels))
       continue;
     if (py->nlevels == cap) {
       fv_vj_level *n = realloc (py->lv, sizeof *n * cap * 2);

@@ -28,10 +28,21 @@ random_buffer (const GstVideoInfo *info, guint32 seed)
   return buf;
 }
 
-/* One frame through `element` with `props`; NULL when it failed. */
+static GstBuffer *run_buffer (const gchar *element, const gchar *props, GstVideoInfo *info,
+    GstBuffer *in);
+
+/* One random frame through `element` with `props`; NULL when it failed. */
 static GstBuffer *
 run (const gchar *element, const gchar *props, const gchar *format, int w, int h,
     guint32 seed, GstVideoInfo *info)
+{
+  gst_video_info_set_format (info, gst_video_format_from_string (format), w, h);
+  return run_buffer (element, props, info, random_buffer (info, seed));
+}
+
+/* `in` through `element` with `props`; NULL when it failed. */
+static GstBuffer *
+run_buffer (const gchar *element, const gchar *props, GstVideoInfo *info, GstBuffer *in)
 {
   GstHarness *hh = gst_harness_new (element);
   gchar **kv = g_strsplit (props, " ", -1);
@@ -43,11 +54,10 @@ run (const gchar *element, const gchar *props, const gchar *format, int w, int h
     gst_util_set_object_arg (G_OBJECT (hh->element), *p, eq + 1);
   }
   g_strfreev (kv);
-  gst_video_info_set_format (info, gst_video_format_from_string (format), w, h);
   GstCaps *caps = gst_video_info_to_caps (info);
   gst_harness_set_src_caps (hh, caps);
   GstBuffer *out = NULL;
-  if (gst_harness_push (hh, random_buffer (info, seed)) == GST_FLOW_OK)
+  if (gst_harness_push (hh, in) == GST_FLOW_OK)
     out = gst_harness_pull (hh);
   gint active = -1;
   g_object_get (hh->element, "active-backend", &active, NULL);
@@ -125,11 +135,69 @@ GST_START_TEST (test_chunked_equals_whole)
 }
 GST_END_TEST;
 
+/* vjdetect split by pyramid levels: the same boxes, drawn into the frame,
+ * as one plan, on a real photo. */
+GST_START_TEST (test_vjdetect_chunked)
+{
+  const gchar *cdir = g_getenv ("FV_CASCADES");
+  gchar *cascade = g_strdup_printf ("%s/haarcascades/haarcascade_frontalface_default.xml",
+      cdir ? cdir : "/usr/share/opencv4");
+  gchar *photo = g_build_filename (g_getenv ("FV_TEST_DATA") ? g_getenv ("FV_TEST_DATA")
+      : "tests/data", "faces", "grace_hopper_matplotlib.pgm", NULL);
+  fv_image *im = fvt_load_pnm (photo);
+  fail_unless (im != NULL, "cannot read %s", photo);
+  static const gchar *splits[] = {
+    "max-device-memory=8000000", "cuda-device-ids=0,0", "cuda-device-ids=all",
+  };
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, im->width, im->height);
+  GstBuffer *frames[G_N_ELEMENTS (splits) + 1];
+  for (guint s = 0; s <= G_N_ELEMENTS (splits); s++) {
+    GstBuffer *in = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+    GstVideoFrame f;
+    gst_video_frame_map (&f, &info, in, GST_MAP_WRITE);
+    for (int y = 0; y < im->height; y++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0),
+          (guint8 *) im->data + y * im->stride, im->width);
+    gst_video_frame_unmap (&f);
+    gchar *props = g_strdup_printf ("backend=cuda draw=true scale-factor=1.1 cascade=%s %s",
+        cascade, s ? splits[s - 1] : "");
+    frames[s] = run_buffer ("vjdetect", props, &info, in);
+    fail_unless (frames[s] != NULL, "vjdetect %s: no output", props);
+    g_free (props);
+  }
+  for (guint s = 1; s <= G_N_ELEMENTS (splits); s++) {
+    fail_unless (worst (&info, frames[0], frames[s]) == 0, "vjdetect %s: other boxes drawn",
+        splits[s - 1]);
+    GstVideoRegionOfInterestMeta *m0 = NULL, *m1 = NULL;
+    gpointer i0 = NULL, i1 = NULL;
+    int n = 0;
+    while ((m0 = (GstVideoRegionOfInterestMeta *) gst_buffer_iterate_meta_filtered (frames[0],
+                &i0, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      m1 = (GstVideoRegionOfInterestMeta *) gst_buffer_iterate_meta_filtered (frames[s], &i1,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+      fail_unless (m1 && m0->x == m1->x && m0->y == m1->y && m0->w == m1->w && m0->h == m1->h,
+          "vjdetect %s: box %d differs", splits[s - 1], n);
+      n++;
+    }
+    fail_unless (n > 0 && !gst_buffer_iterate_meta_filtered (frames[s], &i1,
+            GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), "vjdetect %s: %d boxes, or more",
+        splits[s - 1], n);
+  }
+  for (guint s = 0; s <= G_N_ELEMENTS (splits); s++)
+    gst_buffer_unref (frames[s]);
+  fvt_image_free (im);
+  free (im);
+  g_free (photo);
+  g_free (cascade);
+}
+GST_END_TEST;
+
 /* Device lists that do not parse or name a missing device: an error at
  * start naming the cause, for every element. */
 GST_START_TEST (test_bad_device_lists)
 {
-  static const gchar *elements[] = { "satfilter", "fftconvolve", "autofill" };
+  static const gchar *elements[] = { "satfilter", "fftconvolve", "autofill" };   /* vjdetect: its cascade first */
   static const gchar *bad[] = { "0,x", "0,,1", "-1", "99" };
   for (guint e = 0; e < G_N_ELEMENTS (elements); e++)
     for (guint b = 0; b < G_N_ELEMENTS (bad); b++) {
@@ -225,5 +293,6 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_chunked_equals_whole);
   tcase_add_test (tc, test_bad_device_lists);
   tcase_add_test (tc, test_pageable_fallback);
+  tcase_add_test (tc, test_vjdetect_chunked);
   return gst_check_run_suite (s, "chunked", __FILE__);
 }

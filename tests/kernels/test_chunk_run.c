@@ -14,6 +14,7 @@
 #include "fv_box.h"
 #include "fv_conv.h"
 #include "fv_fill.h"
+#include "fv_vj.h"
 #include "fv_cuda.h"
 
 typedef struct {
@@ -381,6 +382,76 @@ fill_tests (fvt_rng *rng, const char *data)
   fvt_image_free (&wide);
 }
 
+/* ---- detector: groups of pyramid levels ---- */
+
+static void
+vj_case (const fv_cascade *c, const fv_image *im, const fv_spread *sp, const char *name,
+    int device, double sf)
+{
+  fv_vj_params p = { im->width, im->height, sf, 3, 0, 0, 0, 0, 0 };
+  fv_vj_plan *whole, *split;
+  FVT_CHECK (fv_vj_plan_create (&whole, c, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK, "vj plan");
+  p.spread = *sp;
+  fv_status st = fv_vj_plan_create (&split, c, &p, FV_BACKEND_CUDA, 0, NULL);
+  FVT_CHECK (st == FV_OK, "vj %s: plan: %s", name, fv_last_error ());
+  if (st != FV_OK) {
+    fv_vj_plan_destroy (whole);
+    return;
+  }
+  fv_image g = device ? to_device (im) : *im;
+  const fv_detection *dw, *ds;
+  int nw = 0, ns = 0, rw = 0, rs = 0;
+  FVT_CHECK (fv_vj_execute (whole, &g, &dw, &nw) == FV_OK, "vj whole: %s", fv_last_error ());
+  st = fv_vj_execute (split, &g, &ds, &ns);
+  FVT_CHECK (st == FV_OK, "vj %s: execute: %s", name, fv_last_error ());
+  const fv_rect *raw_w = fv_vj_raw (whole, &rw), *raw_s = fv_vj_raw (split, &rs);
+  FVT_CHECK (rw > 0, "vj %s: no raw windows to compare", name);
+  FVT_CHECK (rw == rs && !memcmp (raw_w, raw_s, sizeof (fv_rect) * rw),
+      "vj %s (%s): %d raw windows against %d whole", name, device ? "device" : "host", rs, rw);
+  FVT_CHECK (nw == ns && !memcmp (dw, ds, sizeof (fv_detection) * nw),
+      "vj %s (%s): %d boxes against %d whole", name, device ? "device" : "host", ns, nw);
+  if (device)
+    fv_cuda_free (g.data);
+  fv_vj_plan_destroy (split);
+  fv_vj_plan_destroy (whole);
+}
+
+static void
+vj_tests (const char *data)
+{
+  char path[1024];
+  const char *dir = getenv ("FV_CASCADES");
+  snprintf (path, sizeof path, "%s/haarcascades/haarcascade_frontalface_default.xml",
+      dir ? dir : "/usr/share/opencv4");
+  fv_cascade *c = fv_cascade_load (path);
+  FVT_CHECK (c != NULL, "cannot load %s (FV_CASCADES)", path);
+  snprintf (path, sizeof path, "%s/faces/grace_hopper_matplotlib.pgm", data);
+  fv_image *im = fvt_load_pnm (path);
+  FVT_CHECK (im != NULL, "cannot read %s", path);
+  if (c && im) {
+    for (size_t i = 0; i < NSPREADS; i++) {
+      vj_case (c, im, &spreads[i].s, spreads[i].name, (int) i & 1, 1.1);
+      vj_case (c, im, &spreads[i].s, spreads[i].name, !(i & 1), 1.3);
+    }
+    fv_spread small = { (size_t) 8 << 20, { 0 }, 0, 0 };   /* a level or a few a group */
+    vj_case (c, im, &small, "8 MB budget", 1, 1.05);
+    vj_case (c, im, &small, "8 MB budget", 0, 1.1);
+    int n = fv_cuda_device_count ();
+    if (n > 1) {
+      fv_spread all = { 0, { 0 }, 0, 0 };
+      for (int d = 0; d < n && d < FV_MAX_DEVICE_ENTRIES; d++)
+        all.devices[all.ndevices++] = d;
+      vj_case (c, im, &all, "all GPUs", 1, 1.1);
+      vj_case (c, im, &all, "all GPUs", 0, 1.2);
+    }
+  }
+  if (im) {
+    fvt_image_free (im);
+    free (im);
+  }
+  fv_cascade_free (c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -394,5 +465,6 @@ main (int argc, char **argv)
   box_tests (&rng);
   conv_tests (&rng);
   fill_tests (&rng, data);
+  vj_tests (data);
   return fvt_summary ("chunked CUDA plans");
 }
