@@ -44,16 +44,19 @@ run (const gchar *element, const gchar *props, const gchar *format, int w, int h
 static GstBuffer *
 run_buffer (const gchar *element, const gchar *props, GstVideoInfo *info, GstBuffer *in)
 {
-  GstHarness *hh = gst_harness_new (element);
+  /* properties before the harness starts it: vjdetect needs its cascade to start */
+  GstElement *e = gst_object_ref_sink (gst_element_factory_make (element, NULL));
   gchar **kv = g_strsplit (props, " ", -1);
   for (gchar **p = kv; *p; p++) {
     gchar *eq = strchr (*p, '=');
     if (!eq)
       continue;
     *eq = '\0';
-    gst_util_set_object_arg (G_OBJECT (hh->element), *p, eq + 1);
+    gst_util_set_object_arg (G_OBJECT (e), *p, eq + 1);
   }
   g_strfreev (kv);
+  GstHarness *hh = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
   GstCaps *caps = gst_video_info_to_caps (info);
   gst_harness_set_src_caps (hh, caps);
   GstBuffer *out = NULL;
