@@ -63,23 +63,13 @@ fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
   }
   if (chunked) {   /* the groups' plans hold the model; this one only merges */
     pl->be = &chunked_backend;
-    st = fv_vj_raw_reserve (pl, 64);
-    if (st == FV_OK)
-      st = pl->be->init (pl, device, stream);
-    if (st != FV_OK) {
-      fv_vj_plan_destroy (pl);
-      return st;
-    }
-    *out = pl;
-    return FV_OK;
-  }
-  if (st == FV_OK && pl->py.plane * 3 >= INT32_MAX) {   /* offsets are 32-bit */
+  } else if (st == FV_OK && pl->py.plane * 3 >= INT32_MAX) {   /* offsets are 32-bit */
     fv_set_last_error ("%dx%d at scale factor %g makes %d levels of %lld MB of sums: too many "
         "(raise the scale factor or the minimum size)", p->width, p->height, p->scale_factor,
         pl->py.nlevels, (long long) (pl->py.plane * 4 >> 20));
     st = FV_ERR_INVALID;
   }
-  if (st == FV_OK)
+  if (st == FV_OK && !chunked)
     st = fv_vj_model_init (&pl->mh, c, pl->py.stride, pl->py.plane);
   if (st == FV_OK)
     st = fv_vj_raw_reserve (pl, 64);
