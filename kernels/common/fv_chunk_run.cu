@@ -10,66 +10,6 @@
 #include "fv_cuda_check.cuh"
 #include "fv_cuda.h"
 
-/* The caller's CUDA context, so that entries on its device work inside it
- * (the driver API through the runtime's entry points: no link to libcuda). */
-typedef int (*CtxGetFn) (void **ctx);
-typedef int (*CtxSetFn) (void *ctx);
-
-static CtxSetFn
-ctx_set_fn (void)
-{
-  void *fn = NULL;
-  cudaDriverEntryPointQueryResult q;
-  if (cudaGetDriverEntryPointByVersion ("cuCtxSetCurrent", &fn, 12000, cudaEnableDefault,
-          &q) != cudaSuccess || q != cudaDriverEntryPointSuccess)
-    return NULL;
-  return (CtxSetFn) fn;
-}
-
-static void *
-current_ctx (void)
-{
-  void *fn = NULL, *ctx = NULL;
-  cudaDriverEntryPointQueryResult q;
-  if (cudaGetDriverEntryPointByVersion ("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault,
-          &q) != cudaSuccess || q != cudaDriverEntryPointSuccess)
-    return NULL;
-  if (((CtxGetFn) fn) (&ctx) != 0)
-    return NULL;
-  return ctx;
-}
-
-extern "C" void
-fv_cuda_place_save (fv_cuda_place *p)
-{
-  p->ctx = current_ctx ();
-  if (cudaGetDevice (&p->device) != cudaSuccess) {
-    cudaGetLastError ();
-    p->device = -1;
-  }
-}
-
-extern "C" void
-fv_cuda_place_restore (const fv_cuda_place *p)
-{
-  CtxSetFn set = ctx_set_fn ();
-  if (p->ctx && set)
-    set (p->ctx);
-  else if (p->device >= 0)
-    fv_cuda_use_device (p->device);
-  cudaGetLastError ();
-}
-
-extern "C" fv_status
-fv_cuda_place_enter (const fv_cuda_place *saved, int device)
-{
-  CtxSetFn set = ctx_set_fn ();
-  if (device == saved->device && saved->ctx && set)
-    return set (saved->ctx) == 0 ? FV_OK : FV_ERR_CUDA;
-  FV_CUDA_TRY (fv_cuda_use_device (device));
-  return FV_OK;
-}
-
 enum Op { OP_BUDGET, OP_CREATE, OP_EXECUTE, OP_DESTROY };
 
 struct Entry {
@@ -95,9 +35,7 @@ struct fv_chunk_run {
   fv_chunk_plan plan;
   int sw, sh;                /* staged input: the uniform chunk input plus the ring */
   int *sx, *sy;              /* each chunk's input origin in the frame (wrap: may lie outside) */
-  void *caller_ctx;
-  int caller_device;
-  CtxSetFn set_ctx;
+  fv_cuda_place caller;      /* the creating thread's context and device */
   int nent;                  /* entries: each listed device times the lanes */
   Entry e[FV_MAX_DEVICE_ENTRIES];
 };
@@ -106,16 +44,6 @@ static size_t
 pixel_bytes (const fv_chunk_run_params *p)
 {
   return (size_t) p->channels * p->sample;
-}
-
-static fv_status
-enter (Entry *e)
-{
-  fv_chunk_run *r = e->run;
-  if (e->device == r->caller_device && r->caller_ctx && r->set_ctx)
-    return r->set_ctx (r->caller_ctx) == 0 ? FV_OK : FV_ERR_CUDA;
-  FV_CUDA_TRY (fv_cuda_use_device (e->device));
-  return FV_OK;
 }
 
 /* One axis of a chunk's staged input: up to three runs of the frame
@@ -152,7 +80,7 @@ stage (Entry *e, int c, const fv_image *src)
   int xr[3][3], yr[3][3];
   /* a ring: the chunk's own input at the ring's offset, the rest is `before`'s */
   const fv_chunk_rect *in = &r->plan.chunk[c].in;
-  int inw = ring ? in->w : r->sw - 2 * ring, inh = ring ? in->h : r->sh - 2 * ring;
+  const int inw = ring ? in->w : r->sw, inh = ring ? in->h : r->sh;
   int nx = runs (r->sx[c], inw, r->p.width, r->p.wrap, xr);
   int ny = runs (r->sy[c], inh, r->p.height, r->p.wrap, yr);
   for (int j = 0; j < ny; j++)
@@ -185,15 +113,10 @@ entry_budget (Entry *e)
   int sharing = 0;   /* the budget is the device's: its entries share it */
   for (int i = 0; i < r->nent; i++)
     sharing += r->e[i].device == e->device;
-  if (r->p.budget) {
-    e->budget = r->p.budget / sharing;
-    return FV_OK;
-  }
-  size_t free_b = 0, total_b = 0;
-  FV_CUDA_TRY (cudaMemGetInfo (&free_b, &total_b));
-  const size_t margin = total_b / 16 + ((size_t) 64 << 20);
-  e->budget = free_b > margin ? (free_b - margin) / sharing : 0;
-  return FV_OK;
+  size_t budget = r->p.budget;
+  fv_status st = budget ? FV_OK : fv_cuda_free_budget (&budget);
+  e->budget = budget / sharing;
+  return st;
 }
 
 /* Copies between this entry's GPU and the others (the frame's among them)
@@ -203,7 +126,7 @@ enable_peers (Entry *e)
 {
   fv_chunk_run *r = e->run;
   for (int i = -1; i < r->p.ndevices; i++) {
-    const int d = i < 0 ? r->caller_device : r->p.devices[i];
+    const int d = i < 0 ? r->caller.device : r->p.devices[i];
     int ok = 0;
     if (d >= 0 && d != e->device && cudaDeviceCanAccessPeer (&ok, e->device, d) == cudaSuccess
         && ok)
@@ -222,17 +145,6 @@ entry_create (Entry *e)
   FV_CUDA_TRY (cudaMallocPitch ((void **) &e->d_in, &e->pitch_in, row, r->sh));
   FV_CUDA_TRY (cudaMallocPitch ((void **) &e->d_out, &e->pitch_out, row, r->sh));
   return r->k.create (&e->plan, r->sw, r->sh, e->device, e->stream, r->user);
-}
-
-extern "C" int
-fv_cuda_image_on_device (const fv_image *im, int device)
-{
-  cudaPointerAttributes at;
-  const bool ok = im->mem == FV_MEM_DEVICE
-      && cudaPointerGetAttributes (&at, im->data) == cudaSuccess
-      && at.type == cudaMemoryTypeDevice && at.device == device;
-  cudaGetLastError ();
-  return ok;
 }
 
 /* Device memory of this entry's GPU, which its kernels may use directly. */
@@ -310,7 +222,7 @@ static void *
 entry_work (void *data)
 {
   Entry *e = (Entry *) data;
-  e->status = enter (e);
+  e->status = fv_cuda_place_enter (&e->run->caller, e->device);
   if (e->status == FV_OK) {
     switch (e->op) {
       case OP_BUDGET: e->status = entry_budget (e); break;
@@ -341,15 +253,16 @@ run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst,
     e->which = which;
     e->status = FV_OK;
     e->error[0] = '\0';
-    if (i > 0 || e->device != r->caller_device)
+    const bool own_thread = i > 0 || e->device != r->caller.device;
+    if (own_thread)
       threaded[i] = pthread_create (&t[i], NULL, entry_work, e) == 0;
-    if (!threaded[i] && (i > 0 || e->device != r->caller_device)) {
+    if (own_thread && !threaded[i]) {
       e->status = FV_ERR_NOMEM;
       snprintf (e->error, sizeof e->error, "cannot start a thread for CUDA device %d",
           e->device);
     }
   }
-  if (r->e[0].device == r->caller_device)
+  if (r->e[0].device == r->caller.device)
     entry_work (&r->e[0]);
   fv_status st = FV_OK;
   for (int i = 0; i < r->nent; i++) {
@@ -443,19 +356,14 @@ fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget)
   fv_chunk_run r;
   memset (&r, 0, sizeof r);
   r.p = *p;
-  r.caller_ctx = current_ctx ();
-  r.set_ctx = ctx_set_fn ();
-  if (cudaGetDevice (&r.caller_device) != cudaSuccess) {
-    cudaGetLastError ();
-    r.caller_device = -1;
-  }
+  fv_cuda_place_save (&r.caller);
   Entry *e = &r.e[0];   /* the whole frame on one device: the device's budget */
   r.nent = 1;
   e->run = &r;
   e->index = 0;
   e->device = p->devices[entry];
   e->op = OP_BUDGET;
-  if (e->device == r.caller_device)
+  if (e->device == r.caller.device)
     entry_work (e);
   else {
     pthread_t t;
@@ -490,12 +398,7 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
   r->p = *p;
   r->k = *kernel;
   r->user = user;
-  r->caller_ctx = current_ctx ();
-  r->set_ctx = ctx_set_fn ();
-  if (cudaGetDevice (&r->caller_device) != cudaSuccess) {
-    cudaGetLastError ();
-    r->caller_device = -1;
-  }
+  fv_cuda_place_save (&r->caller);
   /* fewer lanes when a lane's share of the budget holds no chunk */
   fv_status st = FV_ERR_NOMEM;
   for (int l = lanes; l >= 1 && st == FV_ERR_NOMEM; l--) {

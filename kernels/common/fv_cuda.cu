@@ -216,3 +216,89 @@ fv_cuda_host_alloc_mapped (size_t size)
   }
   return p;
 }
+
+extern "C" int
+fv_cuda_image_on_device (const fv_image *im, int device)
+{
+  cudaPointerAttributes at;
+  const bool ok = im->mem == FV_MEM_DEVICE
+      && cudaPointerGetAttributes (&at, im->data) == cudaSuccess
+      && at.type == cudaMemoryTypeDevice && at.device == device;
+  cudaGetLastError ();
+  return ok;
+}
+
+/* The calling thread's CUDA context (fv_cuda_place), through the driver's
+ * entry points as the runtime offers them: no link to libcuda. */
+typedef int (*CtxGetFn) (void **ctx);
+typedef int (*CtxSetFn) (void *ctx);
+
+static void *
+driver_fn (const char *name)
+{
+  void *fn = NULL;
+  cudaDriverEntryPointQueryResult q;
+  if (cudaGetDriverEntryPointByVersion (name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess
+      || q != cudaDriverEntryPointSuccess) {
+    cudaGetLastError ();
+    return NULL;
+  }
+  return fn;
+}
+
+/* looked up once (thread-safe static initialisation) */
+static CtxSetFn
+ctx_set_fn (void)
+{
+  static const CtxSetFn fn = (CtxSetFn) driver_fn ("cuCtxSetCurrent");
+  return fn;
+}
+
+static void *
+current_ctx (void)
+{
+  static const CtxGetFn get = (CtxGetFn) driver_fn ("cuCtxGetCurrent");
+  void *ctx = NULL;
+  return get && get (&ctx) == 0 ? ctx : NULL;
+}
+
+extern "C" void
+fv_cuda_place_save (fv_cuda_place *p)
+{
+  p->ctx = current_ctx ();
+  if (cudaGetDevice (&p->device) != cudaSuccess) {
+    cudaGetLastError ();
+    p->device = -1;
+  }
+}
+
+extern "C" void
+fv_cuda_place_restore (const fv_cuda_place *p)
+{
+  CtxSetFn set = ctx_set_fn ();
+  if (p->ctx && set)
+    set (p->ctx);
+  else if (p->device >= 0)
+    fv_cuda_use_device (p->device);
+  cudaGetLastError ();
+}
+
+extern "C" fv_status
+fv_cuda_place_enter (const fv_cuda_place *saved, int device)
+{
+  CtxSetFn set = ctx_set_fn ();
+  if (device == saved->device && saved->ctx && set)
+    return set (saved->ctx) == 0 ? FV_OK : FV_ERR_CUDA;
+  FV_CUDA_TRY (fv_cuda_use_device (device));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_cuda_free_budget (size_t *budget)
+{
+  size_t free_b = 0, total_b = 0;
+  FV_CUDA_TRY (cudaMemGetInfo (&free_b, &total_b));
+  const size_t margin = total_b / 16 + ((size_t) 64 << 20);
+  *budget = free_b > margin ? free_b - margin : 0;
+  return FV_OK;
+}

@@ -58,6 +58,10 @@ fv_status fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, in
 fv_status fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image,
     void *stream);
 
+/* What the current device has free, less 1/16 of its memory and 64 MB for
+ * others: the default device-memory budget of plans. */
+fv_status fv_cuda_free_budget (size_t *budget);
+
 /* 1 when im is device memory of `device` (its kernels may read it). */
 int fv_cuda_image_on_device (const fv_image *im, int device);
 

@@ -9,6 +9,7 @@
 #include "fv_sat_tiles.cuh"
 #include "../common/fv_cuda_check.cuh"
 #include "../common/fv_env.h"
+#include "../common/fv_cuda.h"
 
 /* Host frames are filtered in bands of whole rows, each band on one of
  * LANES streams: the upload of one band, the filter of another and the
@@ -216,10 +217,9 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
   const size_t acc = plan->acc64 ? 8 : 4, cells = (size_t) p->width * p->height;
   size_t budget = p->spread.max_device_bytes;
   if (!budget) {   /* what the device has free, less a margin for others */
-    size_t free_b = 0, total_b = 0;
-    FV_CUDA_TRY (cudaMemGetInfo (&free_b, &total_b));
-    const size_t margin = total_b / 16 + ((size_t) 64 << 20);
-    budget = free_b > margin ? free_b - margin : 0;
+    fv_status st = fv_cuda_free_budget (&budget);
+    if (st != FV_OK)
+      return st;
   }
   if (plan_bytes (p, p->height, acc) > budget)
     return choose_chunks (plan, budget, acc);

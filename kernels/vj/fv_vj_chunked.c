@@ -105,8 +105,8 @@ fv_vj_chunked_init (fv_vj_plan *pl, int device, void *stream)
   fv_spread_run_params (&pl->p.spread, device, pl->p.width, pl->p.height, 1, FV_U8, 0, 0, &rp);
   size_t budget = (size_t) -1;
   for (int i = 0; i < rp.ndevices; i++) {
-    size_t b = pl->p.spread.max_device_bytes;
-    fv_status st = b ? FV_OK : fv_chunk_run_budget (&rp, i, &b);
+    size_t b;   /* the device's whole budget, given or free */
+    fv_status st = fv_chunk_run_budget (&rp, i, &b);
     if (st != FV_OK)
       return st;
     int sharing = 0;
