@@ -1,47 +1,76 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Detection beyond the device budget, or over several devices: the
- * pyramid cut into groups of whole levels, each group a CUDA plan of its
- * own (fv_vj_params.first_level, levels) built from the whole frame.
+ * pyramid cut into groups of whole levels, and a level too large for the
+ * budget into bands of window rows, each group a CUDA plan of its own
+ * (fv_vj_params.first_level, levels, band_first, band_rows) that reads the
+ * frame rows it needs.
  *
- * A window is evaluated on its level's image and integrals only, and each
- * level is made from the whole frame exactly as in one plan, so every
- * window gets the same verdict; each is evaluated once, in its level's
- * group. The groups' raw windows, each group in OpenCV's order (level, y,
- * x), are appended level by level: the merged list is the one plan's, and
- * grouping it gives the same boxes. Cutting by level rather than by rows
- * keeps each level's resampling whole (a band of a level would have to
- * resample at offsets); its limit is that one level with its sums must fit
- * the budget. Groups run one after another, on their devices; a frame on
- * another GPU is copied there once a frame. */
+ * A window is evaluated on its level's pixels and its own sums only. Every
+ * level pixel is resampled from the frame exactly as in one plan, and a
+ * band covers its windows' rows whole (bands overlap by a window less a
+ * step), so every window gets the same verdict; each is evaluated once, in
+ * its level's group or band. The groups' raw windows, each in OpenCV's
+ * order (level, y, x), are appended level by level and band by band: the
+ * merged list is the one plan's, and grouping it gives the same boxes.
+ * Groups run one after another, on their devices, each device's groups in
+ * one workspace as large as the largest (fv_vj_cuda_set_workspace), so a
+ * device holds no more than the budget; a frame on another GPU is copied
+ * there once a frame. */
 #include <stdlib.h>
 #include <string.h>
 #include "fv_vj_plan.h"
 #include "../common/fv_cuda.h"
 
 typedef struct {
-  int n;                     /* level groups */
+  int first, count;          /* levels */
+  int band_first, band_rows; /* window rows of a one-level group (rows 0: all) */
+} VjGroup;
+
+typedef struct {
+  int n;                     /* groups */
   fv_vj_plan **sub;
   int *device;
   int devices[FV_MAX_DEVICE_ENTRIES], ndevices;
   void *frame[FV_MAX_DEVICE_ENTRIES];   /* per device: the frame, when it lies elsewhere */
   size_t pitch[FV_MAX_DEVICE_ENTRIES];
+  void *work[FV_MAX_DEVICE_ENTRIES];    /* per device: the workspace its groups share */
+  void *stream[FV_MAX_DEVICE_ENTRIES];  /* and their stream (one a plan costs memory) */
 } VjChunks;
 
-/* Device bytes a CUDA plan of levels [first, first + count) takes (an upper
- * estimate: the frame, three planes of sums, two window queues, the
- * cascade and the keys). */
-static fv_status
-group_bytes (const fv_vj_plan *pl, int first, int count, size_t *bytes, int64_t *windows)
+static fv_vj_params
+group_params (const fv_vj_plan *pl, const VjGroup *g)
 {
   fv_vj_params q = pl->p;
-  q.first_level = first;
-  q.levels = count;
+  q.first_level = g->first;
+  q.levels = g->count;
+  q.band_first = g->band_first;
+  q.band_rows = g->band_rows;
+  return q;
+}
+
+/* Device bytes a CUDA plan of group g takes (an upper estimate: the frame
+ * rows it reads, three planes of sums, two window queues, the cascade and
+ * the keys), and whether its sums fit 32-bit offsets. */
+static fv_status
+group_bytes (const fv_vj_plan *pl, const VjGroup *g, size_t *bytes, int *offsets_fit)
+{
+  fv_vj_params q = group_params (pl, g);
   fv_vj_pyramid py;
   fv_status st = fv_vj_pyramid_init (&py, pl->cascade, &q);
-  *bytes = (size_t) q.width * q.height + (size_t) py.plane * 12 + (size_t) py.windows * 8
+  *bytes = (size_t) q.width * py.src_h + (size_t) py.plane * 12 + (size_t) py.windows * 8
       + ((size_t) 2 << 20);
-  *windows = py.windows;
+  *offsets_fit = py.plane * 3 < INT32_MAX;
   fv_vj_pyramid_clear (&py);
+  return st;
+}
+
+static fv_status
+group_fits (const fv_vj_plan *pl, const VjGroup *g, size_t budget, int *fits)
+{
+  size_t bytes;
+  int offsets;
+  fv_status st = group_bytes (pl, g, &bytes, &offsets);
+  *fits = st == FV_OK && offsets && bytes <= budget;
   return st;
 }
 
@@ -49,48 +78,196 @@ size_t
 fv_vj_cuda_bytes (const fv_vj_plan *pl)
 {
   size_t b = 0;
-  int64_t w;
-  group_bytes (pl, 0, 0, &b, &w);
+  int offsets;
+  VjGroup all = { 0, 0, 0, 0 };
+  group_bytes (pl, &all, &b, &offsets);
   return b;
+}
+
+static fv_status
+push_group (VjGroup **g, int *n, int *cap, VjGroup v)
+{
+  if (*n == *cap) {
+    int c = *cap ? *cap * 2 : 16;
+    VjGroup *m = realloc (*g, sizeof *m * c);
+    if (!m)
+      return FV_ERR_NOMEM;
+    *g = m;
+    *cap = c;
+  }
+  (*g)[(*n)++] = v;
+  return FV_OK;
+}
+
+/* Bands of level l, each within the budget: the fewest of equal height. */
+static fv_status
+make_bands (const fv_vj_plan *pl, int l, size_t budget, VjGroup **g, int *n, int *cap)
+{
+  const int rows = pl->py.lv[l].rows;
+  int k = rows, fits = 0;
+  fv_status st;
+  /* the most window rows a band at the top may have, then equal bands of
+   * at most that many, fewer rows while any does not fit */
+  int lo = 0, hi = rows;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    VjGroup b = { l, 1, 0, mid };
+    if ((st = group_fits (pl, &b, budget, &fits)) != FV_OK)
+      return st;
+    if (fits)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  for (k = lo; k > 0; k--) {
+    const int nb = (rows + k - 1) / k, each = (rows + nb - 1) / nb;
+    int all = 1;
+    for (int r = 0; r < rows && all; r += each) {
+      VjGroup b = { l, 1, r, each };
+      if ((st = group_fits (pl, &b, budget, &all)) != FV_OK)
+        return st;
+    }
+    if (!all)
+      continue;
+    for (int r = 0; r < rows; r += each)
+      if ((st = push_group (g, n, cap, (VjGroup) { l, 1, r, each })) != FV_OK)
+        return st;
+    return FV_OK;
+  }
+  fv_set_last_error ("one window row of pyramid level %d of this %dx%d frame does not fit the "
+      "device budget of %zu bytes with its sums", l, pl->p.width, pl->p.height, budget);
+  return FV_ERR_NOMEM;
 }
 
 /* Groups of consecutive levels: each within the budget, about the same
  * number of windows each, at least one for every entry when the levels
- * allow. */
+ * allow; a level beyond the budget alone in bands. */
 static fv_status
-make_groups (const fv_vj_plan *pl, size_t budget, int want, int *first, int *n)
+make_groups (const fv_vj_plan *pl, size_t budget, int want, VjGroup **g, int *n)
 {
   const int L = pl->py.nlevels;
   const int64_t target = (pl->py.windows + want - 1) / (want > 0 ? want : 1);
+  int cap = 0;
+  *g = NULL;
   *n = 0;
   for (int a = 0; a < L;) {
-    int b = a + 1;
-    size_t bytes;
-    int64_t win;
-    fv_status st = group_bytes (pl, a, 1, &bytes, &win);
+    VjGroup v = { a, 1, 0, 0 };
+    int fits;
+    fv_status st = group_fits (pl, &v, budget, &fits);
     if (st != FV_OK)
       return st;
-    if (bytes > budget) {
-      fv_set_last_error ("pyramid level %d of this %dx%d frame needs %zu bytes of device "
-          "memory with its sums, over the budget of %zu (vjdetect splits the pyramid by "
-          "whole levels)", a, pl->p.width, pl->p.height, bytes, budget);
-      return FV_ERR_NOMEM;
-    }
-    while (b < L && win < target && L - b > want - *n - 1) {
-      size_t nb;
-      int64_t nw;
-      if ((st = group_bytes (pl, a, b + 1 - a, &nb, &nw)) != FV_OK)
+    if (!fits) {
+      if ((st = make_bands (pl, a, budget, g, n, &cap)) != FV_OK)
         return st;
-      if (nb > budget)
-        break;
-      win = nw;
-      b++;
+      a++;
+      continue;
     }
-    first[(*n)++] = a;
-    a = b;
+    int64_t win = (int64_t) pl->py.lv[a].rows * ((pl->py.lv[a].work_w + pl->py.lv[a].step - 1)
+        / pl->py.lv[a].step);
+    while (a + v.count < L && win < target && L - (a + v.count) > want - *n - 1) {
+      VjGroup more = { a, v.count + 1, 0, 0 };
+      if ((st = group_fits (pl, &more, budget, &fits)) != FV_OK)
+        return st;
+      if (!fits)
+        break;
+      const fv_vj_level *lv = &pl->py.lv[a + v.count];
+      win += (int64_t) lv->rows * ((lv->work_w + lv->step - 1) / lv->step);
+      v.count++;
+    }
+    if ((st = push_group (g, n, &cap, v)) != FV_OK)
+      return st;
+    a += v.count;
   }
-  first[*n] = L;
   return FV_OK;
+}
+
+/* The entry of devices that group k's device first appears as. */
+static int
+entry_of (const VjChunks *c, int k)
+{
+  int d = 0;
+  while (d < c->ndevices - 1 && c->devices[d] != c->device[k])
+    d++;
+  return d;
+}
+
+static void
+destroy_groups (VjChunks *c)
+{
+  fv_cuda_place here;
+  fv_cuda_place_save (&here);
+  for (int k = 0; k < c->n; k++)
+    if (c->sub && c->sub[k] && fv_cuda_place_enter (&here, c->device[k]) == FV_OK)
+      fv_vj_plan_destroy (c->sub[k]);
+  for (int d = 0; d < c->ndevices; d++) {
+    if ((c->frame[d] || c->work[d] || c->stream[d])
+        && fv_cuda_place_enter (&here, c->devices[d]) == FV_OK) {
+      fv_cuda_free (c->frame[d]);
+      fv_cuda_free (c->work[d]);
+      fv_cuda_stream_destroy (c->stream[d]);
+    }
+    c->frame[d] = c->work[d] = c->stream[d] = NULL;
+  }
+  fv_cuda_place_restore (&here);
+  free (c->sub);
+  free (c->device);
+  c->sub = NULL;
+  c->device = NULL;
+  c->n = 0;
+}
+
+/* The groups' plans within budget, and each device's workspace; *over: by
+ * how much the largest workspace passed the budget (then nothing is
+ * allocated, and a smaller budget is tried). */
+static fv_status
+make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t budget,
+    size_t *over)
+{
+  int want = rp->ndevices > pl->p.spread.min_chunks ? rp->ndevices : pl->p.spread.min_chunks;
+  want = want < pl->py.nlevels ? want : pl->py.nlevels;
+  VjGroup *groups;
+  *over = 0;
+  fv_status st = make_groups (pl, budget, want, &groups, &c->n);
+  c->sub = calloc (c->n > 0 ? c->n : 1, sizeof *c->sub);
+  c->device = calloc (c->n > 0 ? c->n : 1, sizeof *c->device);
+  if (st == FV_OK && (!c->sub || !c->device))
+    st = FV_ERR_NOMEM;
+  memcpy (c->devices, rp->devices, sizeof c->devices);
+  c->ndevices = rp->ndevices;
+  size_t work[FV_MAX_DEVICE_ENTRIES] = { 0 };
+  fv_cuda_place here;
+  fv_cuda_place_save (&here);
+  for (int k = 0; k < c->n && st == FV_OK; k++) {
+    fv_vj_params q = group_params (pl, &groups[k]);
+    fv_spread_whole (&q.spread);
+    q.shared_workspace = 1;
+    c->device[k] = rp->devices[(long) k * rp->ndevices / c->n];
+    const int d = entry_of (c, k);
+    st = fv_cuda_place_enter (&here, c->device[k]);
+    if (st == FV_OK && !c->stream[d])
+      st = fv_cuda_stream_create (c->device[k], &c->stream[d]);
+    if (st == FV_OK)
+      st = fv_vj_plan_create (&c->sub[k], pl->cascade, &q, FV_BACKEND_CUDA, c->device[k],
+          c->stream[d]);
+    if (st == FV_OK) {
+      const size_t b = fv_vj_cuda_workspace_bytes (c->sub[k]);
+      size_t *w = &work[entry_of (c, k)];
+      *w = b > *w ? b : *w;
+      *over = b > budget && b - budget > *over ? b - budget : *over;
+    }
+  }
+  for (int d = 0; d < c->ndevices && st == FV_OK && !*over; d++) {
+    if (!work[d])
+      continue;
+    st = fv_cuda_place_enter (&here, c->devices[d]);
+    if (st == FV_OK && !(c->work[d] = fv_cuda_malloc (work[d])))
+      st = FV_ERR_NOMEM;
+  }
+  for (int k = 0; k < c->n && st == FV_OK && !*over; k++)
+    fv_vj_cuda_set_workspace (c->sub[k], c->work[entry_of (c, k)]);
+  fv_cuda_place_restore (&here);
+  free (groups);
+  return st;
 }
 
 fv_status
@@ -114,33 +291,22 @@ fv_vj_chunked_init (fv_vj_plan *pl, int device, void *stream)
       sharing += rp.devices[j] == rp.devices[i];
     budget = b / sharing < budget ? b / sharing : budget;
   }
-  int want = rp.ndevices > pl->p.spread.min_chunks ? rp.ndevices : pl->p.spread.min_chunks;
-  want = want < pl->py.nlevels ? want : pl->py.nlevels;
-  int *first = malloc (sizeof (int) * (pl->py.nlevels + 1));
-  if (!first)
-    return FV_ERR_NOMEM;
-  fv_status st = make_groups (pl, budget, want, first, &c->n);
-  c->sub = calloc (c->n > 0 ? c->n : 1, sizeof *c->sub);
-  c->device = calloc (c->n > 0 ? c->n : 1, sizeof *c->device);
-  if (st == FV_OK && (!c->sub || !c->device))
-    st = FV_ERR_NOMEM;
-  memcpy (c->devices, rp.devices, sizeof c->devices);
-  c->ndevices = rp.ndevices;
-  fv_cuda_place here;
-  fv_cuda_place_save (&here);
-  for (int k = 0; k < c->n && st == FV_OK; k++) {
-    fv_vj_params q = pl->p;
-    q.first_level = first[k];
-    q.levels = first[k + 1] - first[k];
-    fv_spread_whole (&q.spread);
-    c->device[k] = rp.devices[(long) k * rp.ndevices / c->n];
-    st = fv_cuda_place_enter (&here, c->device[k]);
-    if (st == FV_OK)
-      st = fv_vj_plan_create (&c->sub[k], pl->cascade, &q, FV_BACKEND_CUDA, c->device[k], NULL);
+  /* the groups' sizes are estimates: where a workspace comes out larger,
+   * plan again for a budget smaller by the excess */
+  const size_t limit = budget;
+  for (int tries = 0;; tries++) {
+    size_t over;
+    fv_status st = make_plans (pl, c, &rp, budget, &over);
+    if (st != FV_OK || !over)
+      return st;
+    destroy_groups (c);
+    if (tries == 3 || over >= budget) {
+      fv_set_last_error ("the detector's groups of pyramid levels do not fit the device budget "
+          "of %zu bytes", limit);
+      return FV_ERR_NOMEM;
+    }
+    budget -= over;
   }
-  fv_cuda_place_restore (&here);
-  free (first);
-  return st;
 }
 
 /* The frame where group k's device can read it: in place, or copied once
@@ -149,9 +315,7 @@ static fv_status
 frame_for (VjChunks *c, int k, const fv_image *g, unsigned *copied, fv_image *out)
 {
   *out = *g;
-  int d = 0;
-  while (d < c->ndevices && c->devices[d] != c->device[k])
-    d++;
+  const int d = entry_of (c, k);
   if (g->mem == FV_MEM_HOST || fv_cuda_image_on_device (g, c->device[k]))
     return FV_OK;
   if (!c->frame[d]) {
@@ -206,17 +370,7 @@ fv_vj_chunked_destroy (fv_vj_plan *pl)
   VjChunks *c = pl->impl;
   if (!c)
     return;
-  fv_cuda_place here;
-  fv_cuda_place_save (&here);
-  for (int k = 0; k < c->n; k++)
-    if (c->sub && c->sub[k] && fv_cuda_place_enter (&here, c->device[k]) == FV_OK)
-      fv_vj_plan_destroy (c->sub[k]);
-  for (int d = 0; d < c->ndevices; d++)
-    if (c->frame[d] && fv_cuda_place_enter (&here, c->devices[d]) == FV_OK)
-      fv_cuda_free (c->frame[d]);
-  fv_cuda_place_restore (&here);
-  free (c->sub);
-  free (c->device);
+  destroy_groups (c);
   free (c);
   pl->impl = NULL;
 }

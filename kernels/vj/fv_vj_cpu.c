@@ -108,7 +108,7 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
     uint8_t *scratch = cs->scratch[omp_get_thread_num ()];
 #pragma omp for schedule(dynamic, 1)
     for (int l = 0; l < nlevels; l++)
-      fv_vj_level_build (py, l, gray->data, gray->stride, gray->width, gray->height, scratch,
+      fv_vj_level_build (py, l, gray->data, gray->stride, scratch,
           cs->planes, has_tilted);
 
     /* each thread keeps its windows, then appends them under a lock */

@@ -47,21 +47,43 @@ using namespace fv_vj;
 
 namespace {
 
+/* Where each array sits in the blob of tables and model. */
+struct BlobLayout {
+  size_t lv, rowp, cblk, tdia, ofs, coef, stages, stump, tree, node, leaf, subset, haar, lbpf;
+  size_t fst, sst, fail;   /* fst, sst: the fast stumps, global and window offsets */
+};
+
+/* Where each device buffer sits in the plan's one workspace: the tables
+ * and the model (uploaded from the host image), the fail and pass words
+ * and counters, the window queues, the sums, the frame rows and the keys. */
+struct Workspace {
+  size_t blob, queues, planes, src, keys, bytes;
+  size_t plane_bytes, pitch;
+};
+
 struct fv_vj_cuda {
   fv::PlanStream ps;
   int sms;
   unsigned char *d_src;
   size_t d_pitch;
   uint32_t *planes;
-  void *blob;               /* tables and the model, one allocation */
+  void *blob;               /* the workspace: tables and the model first */
+  void *own;                /* the workspace when the plan allocated it */
+  unsigned char *shared;    /* or the one it shares (fv_vj_cuda_set_workspace) */
+  unsigned char *host_blob; /* the tables and model, for a shared workspace */
+  size_t host_blob_size;
+  Workspace ws;
+  BlobLayout lay;
   Geometry g;
   Detect d;
-  long long total_rows, col_blocks, diags;
+  long long total_rows, col_blocks, diags, nwords;
   int has_tilted;
   int blocks_per_sm, warps_per_block;
   unsigned long long *h_keys;
   size_t key_cap;
+  bool own_keys;            /* keys grew past the workspace's room */
   int profile;              /* FV_VJ_PROFILE: phase times on stderr */
+  bool deep_shared;         /* deep windows copied to shared memory */
   cudaEvent_t ev[7];
 };
 
@@ -194,6 +216,7 @@ level_tables_make (const fv_vj_pyramid *py, LevelTables *t)
     L->cols = (s->work_w + s->step - 1) / s->step;
     L->wpr = (L->cols + 31) / 32;
     L->rows = s->rows;
+    L->identity = s->identity;
     L->word_base = t->words;
     t->words += (long long) L->wpr * L->rows;
     t->rowp[l] = t->rows;
@@ -218,11 +241,6 @@ level_tables_make (const fv_vj_pyramid *py, LevelTables *t)
   return FV_OK;
 }
 
-/* Where each array sits in the blob uploaded once per plan. */
-struct BlobLayout {
-  size_t lv, rowp, cblk, tdia, ofs, coef, stages, stump, tree, node, leaf, subset, haar, lbpf;
-  size_t fst, sst, fail;   /* fst, sst: the fast stumps, global and window offsets */
-};
 
 /* HAAR stumps with their feature inline (with the model's offsets); NULL
  * when memory runs out. */
@@ -290,25 +308,21 @@ model_to_blob (Blob &b, const fv_vj_plan *pl, const LevelTables *t, BlobLayout *
   return b.host != NULL;
 }
 
-/* The geometry's and the model's pointers into the uploaded blob. */
+/* The geometry's and the model's pointers into the workspace at base,
+ * whose layout ws and blob o give. */
 void
-point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const LevelTables *t, const BlobLayout *o)
+point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const BlobLayout *o, unsigned char *base)
 {
-  const fv_vj_pyramid *py = &pl->py;
   const fv_vj_model *m = &pl->mh.m;
   const bool fast = !m->lbp && m->stumps;
-  unsigned char *base = (unsigned char *) c->blob;
+  c->blob = base;
   Geometry &g = c->g;
   g.lv = (const DevLevel *) (base + o->lv);
-  g.nlevels = py->nlevels;
   g.row_prefix = (const long long *) (base + o->rowp);
   g.cblk_prefix = (const long long *) (base + o->cblk);
   g.tdiag_prefix = (const long long *) (base + o->tdia);
   g.xofs = g.yofs = (const int32_t *) (base + o->ofs);
   g.xcoef = g.ycoef = (const uint16_t *) (base + o->coef);
-  g.stride = py->stride;
-  g.plane = py->plane;
-  g.nwords = t->words;
   Detect &d = c->d;
   d.m = *m;
   d.m.stages = (const fv_vj_stage *) (base + o->stages);
@@ -320,7 +334,20 @@ point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const LevelTables *t, cons
   d.m.haar = m->lbp ? NULL : (const fv_vj_haar *) (base + o->haar);
   d.m.lbpf = m->lbp ? (const fv_vj_lbp *) (base + o->lbpf) : NULL;
   d.fstump = fast ? (const FStump *) (base + o->fst) : NULL;
-  d.sstump = fast ? (const FStump *) (base + o->sst) : NULL;
+  d.sstump = fast && c->deep_shared ? (const FStump *) (base + o->sst) : NULL;
+  d.fail0 = (uint32_t *) (base + o->fail);
+  d.pass0 = d.fail0 + c->nwords;
+  d.nkeys = (unsigned int *) (d.pass0 + c->nwords);
+  d.qn = d.nkeys + 1;
+  d.taken = d.nkeys + 3;
+  const bool more = d.stage_a < d.stage_b;
+  d.q[0] = (uint32_t *) (base + c->ws.queues);
+  d.q[1] = more ? d.q[0] + pl->py.windows : NULL;
+  c->planes = (uint32_t *) (base + c->ws.planes);
+  c->d_src = base + c->ws.src;
+  c->d_pitch = c->ws.pitch;
+  if (!c->own_keys)
+    d.keys = (unsigned long long *) (base + c->ws.keys);
 }
 
 /* The tuning knobs (docs/tuning.md): blocks per SM, warps per block,
@@ -333,13 +360,43 @@ tuning_from_env (fv_vj_cuda *c)
   c->warps_per_block = (int) fv_env_int (FV_ENV_VJ_WARPS_PER_BLOCK, 4);
   c->warps_per_block = c->warps_per_block < 1 ? 1 : c->warps_per_block > WARPS_MAX ? WARPS_MAX
       : c->warps_per_block;
-  if (fv_env_int (FV_ENV_VJ_DEEP_SHARED, 1) == 0)   /* deep windows read global memory */
-    c->d.sstump = NULL;
+  c->deep_shared = fv_env_int (FV_ENV_VJ_DEEP_SHARED, 1) != 0;   /* or read global memory */
   c->profile = fv_env_set (FV_ENV_VJ_PROFILE);
   /* raw detections are few: room for 4096, more on demand (FV_VJ_KEY_CAP
    * makes it smaller, so that tests reach the regrowth) */
   const long long cap = fv_env_int (FV_ENV_VJ_KEY_CAP, 4096);
   c->d.key_cap = cap > 0 && cap < (1 << 30) ? (unsigned) cap : 4096;
+}
+
+
+/* Offsets of everything in the workspace, after the blob's o.fail bytes. */
+void
+layout_workspace (fv_vj_cuda *c, const fv_vj_plan *pl, const BlobLayout &o)
+{
+  const fv_vj_pyramid *py = &pl->py;
+  Workspace &w = c->ws;
+  auto at = [] (size_t v) { return (v + 255) & ~(size_t) 255; };
+  /* fail and pass words, six counters */
+  w.queues = at (o.fail + sizeof (uint32_t) * 2 * c->nwords + sizeof (unsigned int) * 6);
+  const size_t queues = (size_t) py->windows * (c->d.stage_a < c->d.stage_b ? 2 : 1);
+  w.planes = at (w.queues + queues * sizeof (uint32_t));
+  w.plane_bytes = ((size_t) py->plane * (c->has_tilted ? 3 : 2) + 64) * sizeof (uint32_t);
+  w.src = at (w.planes + w.plane_bytes);
+  w.pitch = at (pl->p.width);
+  w.keys = at (w.src + w.pitch * py->src_h);
+  w.bytes = w.keys + sizeof (unsigned long long) * c->d.key_cap;
+}
+
+/* Puts the tables and model into the workspace at base and clears the sums
+ * (their first row and column, and the gaps between levels, stay zero). */
+cudaError_t
+fill_workspace (fv_vj_cuda *c, const fv_vj_plan *pl, unsigned char *base, cudaStream_t st)
+{
+  point_into_blob (c, pl, &c->lay, base);
+  cudaError_t e = cudaMemcpyAsync (base, c->host_blob, c->host_blob_size, cudaMemcpyHostToDevice, st);
+  if (e == cudaSuccess)
+    e = cudaMemsetAsync (c->planes, 0, c->ws.plane_bytes, st);
+  return e;
 }
 
 }  // namespace
@@ -356,42 +413,40 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   const fv_vj_model *m = &mh->m;
   FV_CUDA_TRY (c->ps.open (device, stream));
   FV_CUDA_TRY (cudaDeviceGetAttribute (&c->sms, cudaDevAttrMultiProcessorCount, device));
-  FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, pl->p.width, pl->p.height));
   c->has_tilted = mh->has_tilted;
-  const size_t plane_elems = (size_t) py->plane * (c->has_tilted ? 3 : 2) + 64;
-  FV_CUDA_TRY (cudaMalloc (&c->planes, plane_elems * sizeof (uint32_t)));
-  FV_CUDA_TRY (cudaMemset (c->planes, 0, plane_elems * sizeof (uint32_t)));
 
   LevelTables t;
-  BlobLayout o;
   Blob b = { NULL, 0, 0 };
   fv_status st = level_tables_make (py, &t);
-  bool ok = st == FV_OK && model_to_blob (b, pl, &t, &o);
+  bool ok = st == FV_OK && model_to_blob (b, pl, &t, &c->lay);
   level_tables_free (&t);
-  if (!ok) {
-    free (b.host);
+  c->host_blob = b.host;
+  c->host_blob_size = b.size;
+  if (!ok)
     return FV_ERR_NOMEM;
-  }
   c->total_rows = t.rows;
   c->col_blocks = t.blocks;
   c->diags = t.diags;
-  /* after the model: the fail and pass words, counters, then the queues:
-   * the first as long as every window, the second only when pass 3 runs */
-  const long long nwords = t.words > 0 ? t.words : 1;
-  const size_t bytes = o.fail + sizeof (uint32_t) * 2 * nwords + 16 + sizeof (unsigned int) * 6;
+  c->nwords = t.words > 0 ? t.words : 1;
+  Geometry &g = c->g;
+  g.nlevels = py->nlevels;
+  g.stride = py->stride;
+  g.plane = py->plane;
+  g.nwords = t.words;
   Detect &d = c->d;
   pass_stages (m->nstages, &d.stage_a, &d.stage_b);
-  const bool more = d.stage_a < d.stage_b;
-  const size_t queues = (size_t) py->windows * (more ? 2 : 1);
-  cudaError_t e = cudaMalloc (&c->blob, bytes + queues * sizeof (uint32_t) + 64);
-  if (e == cudaSuccess)
-    e = cudaMemcpy (c->blob, b.host, b.size, cudaMemcpyHostToDevice);
-  free (b.host);
-  FV_CUDA_TRY (e);
-  point_into_blob (c, pl, &t, &o);
   tuning_from_env (c);
+  layout_workspace (c, pl, c->lay);
+  if (!pl->p.shared_workspace) {   /* its own workspace, filled once */
+    FV_CUDA_TRY (cudaMalloc (&c->own, c->ws.bytes));
+    FV_CUDA_TRY (fill_workspace (c, pl, (unsigned char *) c->own, c->ps.stream));
+    FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+  } else {
+    point_into_blob (c, pl, &c->lay, NULL);   /* the model's host fields; pointers later */
+    c->blob = NULL;
+  }
   const int wwh = (m->win_w + 1) * (m->win_h + 1);
-  d.win_elems = d.sstump ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
+  d.win_elems = c->deep_shared && !m->lbp && m->stumps ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
   d.nshared = 0;
   if (!m->lbp && m->stumps) {   /* the weak classifiers the thread passes use, in shared memory */
     const fv_vj_stage *stg = &m->stages[d.stage_b - 1];
@@ -402,16 +457,20 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   d.exact_sums = sums_are_exact (mh);
   for (int i = 0; c->profile && i < 7; i++)
     FV_CUDA_TRY (cudaEventCreate (&c->ev[i]));
-  unsigned char *base = (unsigned char *) c->blob;
-  d.fail0 = (uint32_t *) (base + o.fail);
-  d.pass0 = d.fail0 + nwords;
-  d.nkeys = (unsigned int *) (d.pass0 + nwords);
-  d.qn = d.nkeys + 1;
-  d.taken = d.nkeys + 3;
-  d.q[0] = (uint32_t *) (base + ((bytes + 15) & ~(size_t) 15));
-  d.q[1] = more ? d.q[0] + py->windows : NULL;
-  FV_CUDA_TRY (cudaMalloc (&d.keys, sizeof (unsigned long long) * d.key_cap));
   return FV_OK;
+}
+
+extern "C" size_t
+fv_vj_cuda_workspace_bytes (const fv_vj_plan *pl)
+{
+  const fv_vj_cuda *c = (const fv_vj_cuda *) pl->impl;
+  return c ? c->ws.bytes : 0;
+}
+
+extern "C" void
+fv_vj_cuda_set_workspace (fv_vj_plan *pl, void *workspace)
+{
+  ((fv_vj_cuda *) pl->impl)->shared = (unsigned char *) workspace;
 }
 
 extern "C" fv_status
@@ -423,12 +482,21 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
   if (!pl->py.nlevels)
     return FV_OK;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  Frame f = { (const unsigned char *) gray->data, gray->stride, pl->p.width, pl->p.height };
+  if (pl->p.shared_workspace) {   /* other plans used it since: tables, model, zeros again */
+    if (!c->shared) {
+      fv_set_last_error ("detection plan run without its shared workspace");
+      return FV_ERR_INVALID;
+    }
+    FV_CUDA_TRY (fill_workspace (c, pl, c->shared, st));
+  }
+  /* the frame rows the levels read: all, or those of the plan's band */
+  const unsigned char *rows = (const unsigned char *) gray->data + (size_t) pl->py.src_y0 * gray->stride;
+  Frame f = { rows, gray->stride, pl->p.width, pl->py.src_h };
 #define MARK(i) if (c->profile) cudaEventRecord (c->ev[i], st)
   MARK (0);
   if (gray->mem == FV_MEM_HOST) {
-    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, gray->data, gray->stride, pl->p.width,
-        pl->p.height, cudaMemcpyHostToDevice, st));
+    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, rows, gray->stride, pl->p.width,
+        pl->py.src_h, cudaMemcpyHostToDevice, st));
     f.src = c->d_src;
     f.sstride = c->d_pitch;
   }
@@ -466,10 +534,12 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
     if (nkeys <= c->d.key_cap)
       break;
     /* more windows passed than there was room for: room for all, again */
-    FV_CUDA_TRY (cudaFree (c->d.keys));
+    if (c->own_keys)
+      FV_CUDA_TRY (cudaFree (c->d.keys));
     c->d.keys = NULL;
     c->d.key_cap = nkeys + nkeys / 2;
     FV_CUDA_TRY (cudaMalloc (&c->d.keys, sizeof (unsigned long long) * c->d.key_cap));
+    c->own_keys = true;
   }
   if (nkeys > c->key_cap) {
     free (c->h_keys);
@@ -513,10 +583,10 @@ fv_vj_cuda_destroy (fv_vj_plan *pl)
   fv_cuda_use_device (c->ps.device);
   if (c->ps.stream)
     cudaStreamSynchronize (c->ps.stream);
-  cudaFree (c->d_src);
-  cudaFree (c->planes);
-  cudaFree (c->blob);
-  cudaFree (c->d.keys);
+  cudaFree (c->own);
+  if (c->own_keys)
+    cudaFree (c->d.keys);
+  free (c->host_blob);
   c->ps.close ();
   free (c->h_keys);
   free (c);

@@ -13,7 +13,7 @@ namespace fv_vj {
 
 struct DevLevel {
   long long origin, word_base;
-  int w, h, step, work_w, cols, wpr, rows;
+  int w, h, step, work_w, cols, wpr, rows, identity;
   int ax_lo, ax_hi, ay_lo, ay_hi, axis_x, axis_y;   /* axis_*: offsets into the tables */
 };
 
@@ -65,7 +65,7 @@ hpix (const Geometry &g, const DevLevel &L, const unsigned char *row, int x)
 __device__ __forceinline__ unsigned
 level_pixel (const Geometry &g, const Frame &f, const DevLevel &L, int x, int y)
 {
-  if (L.w == f.W && L.h == f.H)
+  if (L.identity)
     return f.src[(size_t) y * f.sstride + x];
   if (y < L.ay_lo || y >= L.ay_hi) {
     int r = y < L.ay_lo ? 0 : f.H - 1;

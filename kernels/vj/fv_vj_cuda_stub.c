@@ -27,6 +27,20 @@ fv_vj_cuda_destroy (fv_vj_plan *pl)
   (void) pl;
 }
 
+size_t
+fv_vj_cuda_workspace_bytes (const fv_vj_plan *pl)
+{
+  (void) pl;
+  return 0;
+}
+
+void
+fv_vj_cuda_set_workspace (fv_vj_plan *pl, void *workspace)
+{
+  (void) pl;
+  (void) workspace;
+}
+
 fv_status
 fv_luma_from_rgb_cuda (const fv_image *rgb, int r, int g, int b, const fv_image *gray,
     void *stream)

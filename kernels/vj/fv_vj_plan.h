@@ -30,6 +30,8 @@ typedef struct {
   int win_w, win_h;      /* the window on the frame */
   int64_t origin;        /* (0, 0) of the level's integrals in each plane */
   int rows;              /* window rows: ceil(work_h / step) */
+  int y0;                /* the level's rows above the plan's band (0 unbanded) */
+  int identity;          /* the level is the frame itself (sizes equal) */
   fv_vj_axis ax, ay;
 } fv_vj_level;
 
@@ -40,6 +42,7 @@ typedef struct {
   int64_t plane;         /* elements per plane */
   int64_t rows;          /* window rows over all levels */
   int64_t windows;       /* upper bound of windows over all levels */
+  int src_y0, src_h;     /* the frame rows the levels read (a band reads fewer) */
 } fv_vj_pyramid;
 
 /* Levels as OpenCV 4.6 chooses them; fails only on absurd sizes. */
@@ -66,10 +69,11 @@ fv_status fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int strid
 void fv_vj_model_clear (fv_vj_model_host *mh);
 
 /* CPU: resize the frame into level l and write its integrals into the
- * planes starting at base; tmp holds fv_vj_scratch_bytes(). */
+ * planes starting at base; tmp holds fv_vj_scratch_bytes(). src is the
+ * whole frame; the level reads rows [py->src_y0, + py->src_h) of it. */
 size_t fv_vj_scratch_bytes (const fv_vj_pyramid *py);
 void fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
-    int src_w, int src_h, uint8_t *tmp, uint32_t *base, int tilted);
+    uint8_t *tmp, uint32_t *base, int tilted);
 
 /* The raw rectangle of a window, as OpenCV rounds it. */
 static inline fv_rect
@@ -120,6 +124,11 @@ void fv_vj_keys_to_raw (fv_vj_plan *pl, uint64_t *keys, int n);   /* fv_vj_raw.c
 
 /* Makes room for n raw windows and detections. */
 fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
+
+/* A CUDA plan made with shared_workspace: the bytes its workspace takes,
+ * and the workspace (on its device) that its executes use. */
+size_t fv_vj_cuda_workspace_bytes (const fv_vj_plan *pl);
+void fv_vj_cuda_set_workspace (fv_vj_plan *pl, void *workspace);
 
 /* Device bytes a whole CUDA plan of pl's pyramid takes (an upper estimate). */
 size_t fv_vj_cuda_bytes (const fv_vj_plan *pl);

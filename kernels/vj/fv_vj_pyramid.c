@@ -51,6 +51,60 @@ axis_clear (fv_vj_axis *a)
   a->coef = NULL;
 }
 
+/* Cuts the plan's one level to window rows [band_first, + band_rows): the
+ * level rows those windows cover, and the frame rows that resizing them
+ * reads, with the vertical axis moved to start at both. Each level pixel is
+ * computed as in the whole level; sums start at the band's first row, and
+ * a window's sums are differences within the band (exact modulo 2^32, the
+ * tilted ones too: their corner identity holds for any image, so for one
+ * whose rows above the band are zero). */
+static fv_status
+band_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p)
+{
+  if (p->levels != 1 || p->band_first < 0 || py->nlevels != 1)
+    return FV_ERR_INVALID;
+  fv_vj_level *lv = &py->lv[0];
+  const int first = p->band_first < lv->rows ? p->band_first : lv->rows;
+  const int rows = lv->rows - first < p->band_rows ? lv->rows - first : p->band_rows;
+  const int y0 = rows > 0 ? first * lv->step : 0;
+  int h = rows > 0 ? (rows - 1) * lv->step + c->height : 1;
+  if (y0 + h > lv->h)
+    h = lv->h - y0;
+  if (h < 1)   /* no windows: a row for the sums, none scanned */
+    h = 1;
+  const fv_vj_axis *a = &lv->ay;
+  int s0, s1;
+  if (lv->identity) {
+    s0 = y0;
+    s1 = y0 + h;
+  } else {
+    s0 = a->ofs[y0];
+    s1 = s0 + 1;
+    for (int y = y0; y < y0 + h; y++) {
+      const int end = a->ofs[y] + (y >= a->lo && y < a->hi ? 2 : 1);
+      s1 = end > s1 ? end : s1;
+    }
+  }
+  /* the band's rows of the axis, counted from the band and the frame rows */
+  for (int y = 0; y < h; y++) {
+    a->ofs[y] = a->ofs[y0 + y] - s0;
+    a->coef[2 * y] = a->coef[2 * (y0 + y)];
+    a->coef[2 * y + 1] = a->coef[2 * (y0 + y) + 1];
+  }
+  lv->ay.lo = a->lo - y0 > 0 ? a->lo - y0 : 0;
+  lv->ay.hi = a->hi - y0 > 0 ? a->hi - y0 : 0;
+  lv->work_h = lv->work_h - y0 < rows * lv->step ? lv->work_h - y0 : rows * lv->step;
+  lv->work_h = lv->work_h > 0 ? lv->work_h : 0;
+  lv->rows = rows;
+  lv->h = h;
+  lv->y0 = y0;
+  py->rows = rows;
+  py->windows = (int64_t) rows * ((lv->work_w + lv->step - 1) / lv->step);
+  py->src_y0 = s0;
+  py->src_h = s1 - s0;
+  return FV_OK;
+}
+
 fv_status
 fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p)
 {
@@ -99,8 +153,15 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
     py->windows += (int64_t) lv->rows * ((lv->work_w + lv->step - 1) / lv->step);
     if (lv->w < 1 || lv->h < 1)
       return FV_ERR_INVALID;
+    lv->identity = lv->w == W && lv->h == H;
     fv_status st;
     if ((st = axis_init (&lv->ax, W, lv->w)) != FV_OK || (st = axis_init (&lv->ay, H, lv->h)) != FV_OK)
+      return st;
+  }
+  py->src_h = H;
+  if (p->band_rows > 0) {
+    fv_status st = band_init (py, c, p);
+    if (st != FV_OK)
       return st;
   }
   /* Levels side by side on shelves as wide as the first level, one row
@@ -151,12 +212,12 @@ hline (const fv_vj_axis *a, const uint8_t *s, int dst, uint16_t *out)
 }
 
 static void
-resize_level (const fv_vj_level *lv, const uint8_t *src, size_t sstride, int sw, int sh,
+resize_level (const fv_vj_level *lv, const uint8_t *src, size_t sstride, int sh,
     uint8_t *dst, uint16_t *line0, uint16_t *line1)
 {
-  if (lv->w == sw && lv->h == sh) {
-    for (int y = 0; y < sh; y++)
-      memcpy (dst + (size_t) y * sw, src + y * sstride, sw);
+  if (lv->identity) {
+    for (int y = 0; y < lv->h; y++)
+      memcpy (dst + (size_t) y * lv->w, src + y * sstride, lv->w);
     return;
   }
   const fv_vj_axis *ay = &lv->ay;
@@ -258,12 +319,13 @@ fv_vj_scratch_bytes (const fv_vj_pyramid *py)
 
 void
 fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
-    int src_w, int src_h, uint8_t *tmp, uint32_t *base, int has_tilted)
+    uint8_t *tmp, uint32_t *base, int has_tilted)
 {
+  src += (size_t) py->src_y0 * src_stride;
   const fv_vj_level *lv = &py->lv[l];
   uint32_t *scratch = (uint32_t *) (tmp + (((size_t) lv->w * lv->h + 15) & ~(size_t) 15));
   uint16_t *lines = (uint16_t *) scratch;
-  resize_level (lv, src, src_stride, src_w, src_h, tmp, lines, lines + lv->w);
+  resize_level (lv, src, src_stride, py->src_h, tmp, lines, lines + lv->w);
   uint32_t *sum = base + lv->origin;
   integrals (tmp, lv->w, lv->h, sum, sum + py->plane, py->stride);
   if (has_tilted)

@@ -392,8 +392,17 @@ vj_case (const fv_cascade *c, const fv_image *im, const fv_spread *sp, const cha
   fv_vj_plan *whole, *split;
   FVT_CHECK (fv_vj_plan_create (&whole, c, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK, "vj plan");
   p.spread = *sp;
+  size_t free0 = 0, free1 = 0;
+  fv_cuda_free_budget (&free0);
   fv_status st = fv_vj_plan_create (&split, c, &p, FV_BACKEND_CUDA, 0, NULL);
   FVT_CHECK (st == FV_OK, "vj %s: plan: %s", name, fv_last_error ());
+  fv_cuda_free_budget (&free1);
+  /* the free budget is 15/16 of the free memory less a margin; 16 MB of
+   * slack for streams and the like */
+  const double used = ((double) free0 - (double) free1) * 16. / 15.;
+  FVT_CHECK (!sp->max_device_bytes || used <= (double) sp->max_device_bytes + (16 << 20),
+      "vj %s: the plan holds %.1f MB of device memory, over its budget of %.1f MB", name,
+      used / 1048576., sp->max_device_bytes / 1048576.);
   if (st != FV_OK) {
     fv_vj_plan_destroy (whole);
     return;
@@ -416,6 +425,21 @@ vj_case (const fv_cascade *c, const fv_image *im, const fv_spread *sp, const cha
   fv_vj_plan_destroy (whole);
 }
 
+/* An 8K frame of the photo tiled (many faces) under a 64 MB budget. */
+static void
+big_vj (const fv_cascade *c, const fv_image *photo)
+{
+  fv_image big = fvt_image_new (7680, 4320, 1, FV_U8, 0, NULL);
+  for (int y = 0; y < big.height; y++)
+    for (int x = 0; x < big.width; x++)
+      ((uint8_t *) big.data)[(size_t) y * big.stride + x] = ((const uint8_t *) photo->data)[
+          (size_t) (y % photo->height) * photo->stride + x % photo->width];
+  fv_spread mb64 = { (size_t) 64 << 20, { 0 }, 0, 0 };
+  vj_case (c, &big, &mb64, "8K at 64 MB", 1, 1.1);
+  vj_case (c, &big, &mb64, "8K at 64 MB", 0, 1.2);
+  fvt_image_free (&big);
+}
+
 static void
 vj_tests (const char *data)
 {
@@ -425,9 +449,23 @@ vj_tests (const char *data)
       dir ? dir : "/usr/share/opencv4");
   fv_cascade *c = fv_cascade_load (path);
   FVT_CHECK (c != NULL, "cannot load %s (FV_CASCADES)", path);
+  snprintf (path, sizeof path, "%s/haarcascades/haarcascade_upperbody.xml",
+      dir ? dir : "/usr/share/opencv4");
+  fv_cascade *tilted = fv_cascade_load (path);   /* tilted features */
+  FVT_CHECK (tilted != NULL, "cannot load %s (FV_CASCADES)", path);
   snprintf (path, sizeof path, "%s/faces/grace_hopper_matplotlib.pgm", data);
   fv_image *im = fvt_load_pnm (path);
   FVT_CHECK (im != NULL, "cannot read %s", path);
+  if (c && tilted && im) {
+    /* budgets below one level: levels in bands of window rows */
+    fv_spread bands = { (size_t) 3 << 20, { 0 }, 0, 0 };
+    vj_case (c, im, &bands, "3 MB budget (bands)", 1, 1.1);
+    vj_case (c, im, &bands, "3 MB budget (bands)", 0, 1.2);
+    vj_case (tilted, im, &bands, "3 MB budget, tilted features", 0, 1.1);
+    fv_spread tight = { (size_t) 6 << 20, { 0, 0 }, 2, 0 };
+    vj_case (tilted, im, &tight, "6 MB budget on devices 0,0", 1, 1.1);
+    big_vj (c, im);
+  }
   if (c && im) {
     for (size_t i = 0; i < NSPREADS; i++) {
       vj_case (c, im, &spreads[i].s, spreads[i].name, (int) i & 1, 1.1);
@@ -443,6 +481,8 @@ vj_tests (const char *data)
         all.devices[all.ndevices++] = d;
       vj_case (c, im, &all, "all GPUs", 1, 1.1);
       vj_case (c, im, &all, "all GPUs", 0, 1.2);
+      all.max_device_bytes = (size_t) 3 << 20;
+      vj_case (tilted, im, &all, "all GPUs, 3 MB budget", 1, 1.1);
     }
   }
   if (im) {
@@ -450,6 +490,7 @@ vj_tests (const char *data)
     free (im);
   }
   fv_cascade_free (c);
+  fv_cascade_free (tilted);
 }
 
 int

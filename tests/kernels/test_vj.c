@@ -8,6 +8,8 @@
  *    both ways (at least 95% each is the contract);
  *  - frames smaller than the window, 1x1, 3x7: no detection and no error;
  *  - the scalar and SIMD CPU scans, one and several threads, equal on noise;
+ *  - each pyramid level cut into bands of window rows (one row, three,
+ *    half), the bands' raw windows appended: the whole plan's list, in order;
  *  - grouping on hand-made rectangles; bad parameters refused.
  * With --cuda every comparison runs on the GPU plan too, with host and
  * device frames, and the GPU must equal the CPU on random frames. */
@@ -17,6 +19,7 @@
 #include <math.h>
 #include "fvtest.h"
 #include "fv_vj.h"
+#include "fv_vj_plan.h"   /* a plan's levels and rows, to cut it in bands */
 #include "fv_cuda.h"
 
 static const char *data_dir;
@@ -290,50 +293,150 @@ mixed_frame (int w, int h, fvt_rng *rng, const fv_image *photo)
   return im;
 }
 
+/* The four kinds of cascade (HAAR stumps, trees with tilted features, LBP,
+ * HAAR with tilted features), each called on frames of noise with the
+ * astronaut's face in them. */
+typedef void (*cascade_fn) (const fv_cascade *c, const char *name, size_t k,
+    const fv_image *photo, fvt_rng *rng);
+
 static void
-equal_paths (void)
+with_cascades (uint64_t seed, cascade_fn fn)
 {
   char path[1024];
   snprintf (path, sizeof path, "%s/faces/astronaut.pgm", data_dir);
   fv_image *photo = fvt_load_pnm (path);
   const char *names[] = { "haarcascade_frontalface_default.xml", "haarcascade_eye_tree_eyeglasses.xml",
     "lbpcascade_frontalface_improved.xml", "haarcascade_upperbody.xml" };
-  fvt_rng rng = { 1234 };
+  fvt_rng rng = { seed };
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     fv_cascade *c = fv_cascade_load (cascade_path (names[k]));
     FVT_CHECK (c != NULL, "%s", fv_last_error ());
-    for (int t = 0; c && t < 2; t++) {
-      int w = t ? 331 : 640, h = t ? 207 : 480;
-      fv_image im = mixed_frame (w, h, &rng, photo);
-      fv_vj_params p = { w, h, 1.1, 0, 0, 0, 0, 0, 1 };
-      int n1, n2, n3;
-      setenv ("FV_VJ_NO_SIMD", "1", 1);
-      fv_rect *a = detect (c, &p, &im, FV_BACKEND_CPU, &n1, NULL, NULL);
-      unsetenv ("FV_VJ_NO_SIMD");
-      p.threads = 3;
-      fv_rect *b = detect (c, &p, &im, FV_BACKEND_CPU, &n2, NULL, NULL);
-      FVT_CHECK (n1 == n2 && n1 >= 0 && !memcmp (a, b, sizeof *a * n1),
-          "%s %dx%d: scalar one thread %d windows, SIMD three threads %d", names[k], w, h, n1, n2);
-      if (backend == FV_BACKEND_CUDA) {
-        /* room for 8 raw windows at first: the plan must grow it and rerun */
-        setenv ("FV_VJ_KEY_CAP", "8", 1);
-        fv_rect *g = detect (c, &p, &im, FV_BACKEND_CUDA, &n3, NULL, NULL);
-        unsetenv ("FV_VJ_KEY_CAP");
-        FVT_CHECK (n1 == n3 && n3 >= 0 && !memcmp (a, g, sizeof *a * n1),
-            "%s %dx%d: CPU %d windows, CUDA %d", names[k], w, h, n1, n3);
-        printf ("CUDA equals CPU: %-40s %dx%d, %d windows\n", names[k], w, h, n3);
-        free (g);
-      }
-      free (a);
-      free (b);
-      fvt_image_free (&im);
-    }
+    if (c)
+      fn (c, names[k], k, photo, &rng);
     fv_cascade_free (c);
   }
   if (photo) {
     fvt_image_free (photo);
     free (photo);
   }
+}
+
+static void
+equal_paths_one (const fv_cascade *c, const char *name, size_t k, const fv_image *photo,
+    fvt_rng *rng)
+{
+  (void) k;
+  for (int t = 0; t < 2; t++) {
+    int w = t ? 331 : 640, h = t ? 207 : 480;
+    fv_image im = mixed_frame (w, h, rng, photo);
+    fv_vj_params p = { w, h, 1.1, 0, 0, 0, 0, 0, 1 };
+    int n1, n2, n3;
+    setenv ("FV_VJ_NO_SIMD", "1", 1);
+    fv_rect *a = detect (c, &p, &im, FV_BACKEND_CPU, &n1, NULL, NULL);
+    unsetenv ("FV_VJ_NO_SIMD");
+    p.threads = 3;
+    fv_rect *b = detect (c, &p, &im, FV_BACKEND_CPU, &n2, NULL, NULL);
+    FVT_CHECK (n1 == n2 && n1 >= 0 && !memcmp (a, b, sizeof *a * n1),
+        "%s %dx%d: scalar one thread %d windows, SIMD three threads %d", name, w, h, n1, n2);
+    if (backend == FV_BACKEND_CUDA) {
+      /* room for 8 raw windows at first: the plan must grow it and rerun */
+      setenv ("FV_VJ_KEY_CAP", "8", 1);
+      fv_rect *g = detect (c, &p, &im, FV_BACKEND_CUDA, &n3, NULL, NULL);
+      unsetenv ("FV_VJ_KEY_CAP");
+      FVT_CHECK (n1 == n3 && n3 >= 0 && !memcmp (a, g, sizeof *a * n1),
+          "%s %dx%d: CPU %d windows, CUDA %d", name, w, h, n1, n3);
+      printf ("CUDA equals CPU: %-40s %dx%d, %d windows\n", name, w, h, n3);
+      free (g);
+    }
+    free (a);
+    free (b);
+    fvt_image_free (&im);
+  }
+}
+
+static void
+equal_paths (void)
+{
+  with_cascades (1234, equal_paths_one);
+}
+
+/* Appends the raw windows of plan p on im to *out (grown as needed). */
+static int
+append_raw (const fv_cascade *c, const fv_vj_params *p, const fv_image *im, fv_backend be,
+    fv_rect **out, int *n, int *cap)
+{
+  fv_vj_plan *plan;
+  if (fv_vj_plan_create (&plan, c, p, be, 0, NULL) != FV_OK)
+    return 0;
+  const fv_detection *d;
+  int nd, nr;
+  int ok = fv_vj_execute (plan, im, &d, &nd) == FV_OK;
+  const fv_rect *raw = fv_vj_raw (plan, &nr);
+  if (ok && *n + nr > *cap) {
+    *cap = (*n + nr) * 2 + 64;
+    *out = realloc (*out, sizeof **out * *cap);
+  }
+  if (ok) {
+    memcpy (*out + *n, raw, sizeof *raw * nr);
+    *n += nr;
+  }
+  fv_vj_plan_destroy (plan);
+  return ok;
+}
+
+/* Levels cut into bands of window rows (what the CUDA plan does beyond
+ * its device budget): the bands' raw windows, appended level by level and
+ * band by band, are the whole plan's list in its order. */
+static void
+bands_case (const fv_cascade *c, const char *name, const fv_image *im, fv_backend be)
+{
+  fv_vj_params p = { im->width, im->height, 1.1, 0, 0, 0, 0, 0, 1 };
+  fv_vj_plan *whole;
+  FVT_CHECK (fv_vj_plan_create (&whole, c, &p, be, 0, NULL) == FV_OK, "plan: %s", fv_last_error ());
+  const fv_detection *d;
+  int nd, nw;
+  FVT_CHECK (fv_vj_execute (whole, im, &d, &nd) == FV_OK, "execute: %s", fv_last_error ());
+  const fv_rect *ref = fv_vj_raw (whole, &nw);
+  const int levels = whole->py.nlevels;
+  for (int cut = 0; cut < 3; cut++) {
+    fv_rect *got = NULL;
+    int n = 0, cap = 0, ok = 1;
+    for (int l = 0; l < levels && ok; l++) {
+      const int rows = whole->py.lv[l].rows;
+      /* one-row bands only at the first and last levels: many plans */
+      int each = cut == 0 && (l == 0 || l == levels - 1) ? 1 : cut < 2 ? 3 : rows / 2 + 1;
+      fv_vj_params q = p;
+      q.first_level = l;
+      q.levels = 1;
+      q.band_rows = each;
+      for (q.band_first = 0; q.band_first < (rows > 0 ? rows : 1) && ok; q.band_first += each)
+        ok = append_raw (c, &q, im, be, &got, &n, &cap);
+    }
+    FVT_CHECK (ok, "%s bands: %s", name, fv_last_error ());
+    FVT_CHECK (n == nw && (n == 0 || !memcmp (got, ref, sizeof *ref * n)),
+        "%s %dx%d (%s), bands of %s rows: %d raw windows, whole plan %d", name, im->width,
+        im->height, be == FV_BACKEND_CUDA ? "CUDA" : "CPU", cut == 0 ? "1 or 3" : cut == 1 ? "3"
+        : "half the", n, nw);
+    free (got);
+  }
+  FVT_CHECK (nw > 0, "%s: the frame has no raw windows to compare", name);
+  fv_vj_plan_destroy (whole);
+}
+
+static void
+bands_one (const fv_cascade *c, const char *name, size_t k, const fv_image *photo, fvt_rng *rng)
+{
+  fv_image im = mixed_frame (k & 1 ? 331 : 481, k & 1 ? 207 : 359, rng, photo);
+  bands_case (c, name, &im, FV_BACKEND_CPU);
+  if (backend == FV_BACKEND_CUDA)
+    bands_case (c, name, &im, FV_BACKEND_CUDA);
+  fvt_image_free (&im);
+}
+
+static void
+bands (void)
+{
+  with_cascades (99, bands_one);
 }
 
 static void
@@ -416,6 +519,7 @@ main (int argc, char **argv)
   photo_agreement ();
   small_frames ();
   equal_paths ();
+  bands ();
   grouping ();
   bad_input ();
   return fvt_summary (backend == FV_BACKEND_CUDA ? "vj (CUDA)" : "vj (CPU)");
