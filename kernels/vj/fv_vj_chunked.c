@@ -12,10 +12,13 @@
  * its level's group or band. The groups' raw windows, each in OpenCV's
  * order (level, y, x), are appended level by level and band by band: the
  * merged list is the one plan's, and grouping it gives the same boxes.
- * Groups run one after another, on their devices, each device's groups in
- * one workspace as large as the largest (fv_vj_cuda_set_workspace), so a
+ * Each device runs its groups one after another (the devices at once, one
+ * thread each), in one workspace as large as the largest (fv_vj_cuda_set_workspace), so a
  * device holds no more than the budget; a frame on another GPU is copied
  * there once a frame. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fv_vj_plan.h"
@@ -181,14 +184,20 @@ make_groups (const fv_vj_plan *pl, size_t budget, int want, VjGroup **g, int *n)
   return FV_OK;
 }
 
-/* The entry of devices that group k's device first appears as. */
+/* The entry of devices that a device (or group k's) first appears as. */
+static int
+entry_of_device (const VjChunks *c, int device)
+{
+  int d = 0;
+  while (d < c->ndevices - 1 && c->devices[d] != device)
+    d++;
+  return d;
+}
+
 static int
 entry_of (const VjChunks *c, int k)
 {
-  int d = 0;
-  while (d < c->ndevices - 1 && c->devices[d] != c->device[k])
-    d++;
-  return d;
+  return entry_of_device (c, c->device[k]);
 }
 
 static void
@@ -223,7 +232,9 @@ static fv_status
 make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t budget,
     size_t *over)
 {
-  int want = rp->ndevices > pl->p.spread.min_chunks ? rp->ndevices : pl->p.spread.min_chunks;
+  /* several groups a device, so that whole groups can balance them */
+  const int per = rp->ndevices > 1 ? 4 * rp->ndevices : 1;
+  int want = per > pl->p.spread.min_chunks ? per : pl->p.spread.min_chunks;
   want = want < pl->py.nlevels ? want : pl->py.nlevels;
   VjGroup *groups;
   *over = 0;
@@ -235,13 +246,27 @@ make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t b
   memcpy (c->devices, rp->devices, sizeof c->devices);
   c->ndevices = rp->ndevices;
   size_t work[FV_MAX_DEVICE_ENTRIES] = { 0 };
+  /* consecutive groups to each device, about equal windows each */
+  int64_t total = 0, *before = calloc (c->n + 1, sizeof *before);
+  if (st == FV_OK && !before)
+    st = FV_ERR_NOMEM;
+  for (int k = 0; k < c->n && st == FV_OK; k++) {
+    fv_vj_params q = group_params (pl, &groups[k]);
+    fv_vj_pyramid py;
+    st = fv_vj_pyramid_init (&py, pl->cascade, &q);
+    before[k + 1] = before[k] + py.windows;
+    fv_vj_pyramid_clear (&py);
+  }
+  total = st == FV_OK ? before[c->n] : 0;
   fv_cuda_place here;
   fv_cuda_place_save (&here);
   for (int k = 0; k < c->n && st == FV_OK; k++) {
     fv_vj_params q = group_params (pl, &groups[k]);
     fv_spread_whole (&q.spread);
     q.shared_workspace = 1;
-    c->device[k] = rp->devices[(long) k * rp->ndevices / c->n];
+    const int64_t mid = before[k] + (before[k + 1] - before[k]) / 2;
+    const int64_t e = total > 0 ? mid * rp->ndevices / total : (int64_t) k * rp->ndevices / c->n;
+    c->device[k] = rp->devices[e < rp->ndevices ? e : rp->ndevices - 1];
     const int d = entry_of (c, k);
     st = fv_cuda_place_enter (&here, c->device[k]);
     if (st == FV_OK && !c->stream[d])
@@ -267,6 +292,7 @@ make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t b
     fv_vj_cuda_set_workspace (c->sub[k], c->work[entry_of (c, k)]);
   fv_cuda_place_restore (&here);
   free (groups);
+  free (before);
   return st;
 }
 
@@ -336,31 +362,81 @@ frame_for (VjChunks *c, int k, const fv_image *g, unsigned *copied, fv_image *ou
   return FV_OK;
 }
 
+/* One device's share of a frame: its groups in order, on the thread that
+ * runs it (in the caller's context where the device is the caller's). */
+typedef struct {
+  VjChunks *c;
+  const fv_cuda_place *caller;
+  const fv_image *frame;
+  int entry;
+  fv_status status;
+  char error[256];
+} DeviceWork;
+
+static void *
+device_work (void *arg)
+{
+  DeviceWork *w = arg;
+  VjChunks *c = w->c;
+  unsigned copied = 0;
+  w->status = FV_OK;
+  for (int k = 0; k < c->n && w->status == FV_OK; k++) {
+    if (entry_of (c, k) != w->entry)
+      continue;
+    fv_image im;
+    fv_vj_plan *s = c->sub[k];
+    w->status = fv_cuda_place_enter (w->caller, c->device[k]);
+    if (w->status == FV_OK)
+      w->status = frame_for (c, k, w->frame, &copied, &im);
+    if (w->status == FV_OK)
+      w->status = s->be->execute (s, &im);
+  }
+  if (w->status != FV_OK)
+    snprintf (w->error, sizeof w->error, "CUDA device %d: %s", c->devices[w->entry],
+        fv_last_error ());
+  return NULL;
+}
+
+/* Each device runs its groups, the devices at once (the first on this
+ * thread); then the groups' raw windows are appended in group order. */
 fv_status
 fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g)
 {
   VjChunks *c = pl->impl;
   fv_cuda_place here;
   fv_cuda_place_save (&here);
-  unsigned copied = 0;
+  DeviceWork w[FV_MAX_DEVICE_ENTRIES];
+  pthread_t t[FV_MAX_DEVICE_ENTRIES];
+  bool threaded[FV_MAX_DEVICE_ENTRIES] = { false };
+  for (int d = 0; d < c->ndevices; d++) {
+    w[d] = (DeviceWork) { c, &here, g, d, FV_OK, "" };
+    const bool first = d == 0, dup = entry_of_device (c, c->devices[d]) != d;
+    if (!first && !dup && !(threaded[d] = pthread_create (&t[d], NULL, device_work, &w[d]) == 0)) {
+      w[d].status = FV_ERR_NOMEM;
+      snprintf (w[d].error, sizeof w[d].error, "cannot start a thread for CUDA device %d",
+          c->devices[d]);
+    }
+  }
+  device_work (&w[0]);
+  fv_cuda_place_restore (&here);
   fv_status st = FV_OK;
+  for (int d = 0; d < c->ndevices; d++) {
+    if (threaded[d])
+      pthread_join (t[d], NULL);
+    if (w[d].status != FV_OK && st == FV_OK) {
+      st = w[d].status;
+      fv_set_last_error ("%s", w[d].error);
+    }
+  }
   pl->nraw = 0;
   for (int k = 0; k < c->n && st == FV_OK; k++) {
-    fv_image im;
-    fv_vj_plan *s = c->sub[k];
-    st = fv_cuda_place_enter (&here, c->device[k]);
-    if (st == FV_OK)
-      st = frame_for (c, k, g, &copied, &im);
-    if (st == FV_OK)
-      st = s->be->execute (s, &im);
-    if (st == FV_OK)
-      st = fv_vj_raw_reserve (pl, pl->nraw + s->nraw);
+    const fv_vj_plan *s = c->sub[k];
+    st = fv_vj_raw_reserve (pl, pl->nraw + s->nraw);
     if (st == FV_OK) {
       memcpy (pl->raw + pl->nraw, s->raw, sizeof (fv_rect) * s->nraw);
       pl->nraw += s->nraw;
     }
   }
-  fv_cuda_place_restore (&here);
   return st;
 }
 

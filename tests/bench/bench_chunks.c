@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Chunked and multi-device CUDA plans against the whole-frame plan, in one
- * run: the box filter (r=15), the convolution (a 31x31 Gaussian by FFT) and
- * the fill ("shapes"), on GRAY8 device frames of each size (on device 0),
- * per frame, median of 5 after a warm-up.
+ * run: the box filter (r=15), the convolution (a 31x31 Gaussian by FFT),
+ * the fill ("shapes") and the detector (haarcascade_frontalface_default
+ * from FV_CASCADES, scale 1.1, on the same frames), on GRAY8 device frames
+ * of each size (on device 0), per frame, median of 5 after a warm-up.
  *
- *   bench_chunks [--budget BYTES] [--devices 0,1] SIZE...
+ *   bench_chunks [--budget BYTES] [--devices 0,1] [--only NAME] SIZE...
+ *
+ * The detector's "whole frame" is one device with no budget: from 16384²
+ * its sums pass 32-bit offsets, so it runs as level groups there too.
  *
  * Columns: the whole frame on device 0 (never chunked), the same under the
  * budget (one device), and spread over the listed devices (no budget). */
@@ -17,6 +21,7 @@
 #include "fv_box.h"
 #include "fv_conv.h"
 #include "fv_fill.h"
+#include "fv_vj.h"
 #include "fv_cuda.h"
 
 typedef struct {
@@ -60,6 +65,36 @@ fill_create (void **plan, int side, const fv_spread *sp)
   return fv_fill_plan_create ((fv_fill_plan **) plan, &p, FV_BACKEND_CUDA, 0, NULL);
 }
 
+static fv_cascade *cascade;
+
+static fv_status
+vj_create (void **plan, int side, const fv_spread *sp)
+{
+  if (!cascade) {
+    char path[1024];
+    const char *dir = getenv ("FV_CASCADES");
+    snprintf (path, sizeof path, "%s/haarcascades/haarcascade_frontalface_default.xml",
+        dir ? dir : "/usr/share/opencv4");
+    if (!(cascade = fv_cascade_load (path)))
+      return FV_ERR_INVALID;
+  }
+  fv_vj_params p = { side, side, 1.1, 3, 0, 0, 0, 0, 0 };
+  p.spread = *sp;
+  if (p.spread.max_device_bytes == (size_t) -1)   /* one device, its free memory */
+    p.spread.max_device_bytes = 0;
+  return fv_vj_plan_create ((fv_vj_plan **) plan, cascade, &p, FV_BACKEND_CUDA, 0, NULL);
+}
+
+static fv_status
+vj_exec (void *p, const fv_image *s, const fv_image *d)
+{
+  const fv_detection *det;
+  int n;
+  (void) d;
+  return fv_vj_execute (p, s, &det, &n);
+}
+
+static void vj_free (void *p) { fv_vj_plan_destroy (p); }
 static fv_status box_exec (void *p, const fv_image *s, const fv_image *d) { return fv_box_execute (p, s, d); }
 static fv_status conv_exec (void *p, const fv_image *s, const fv_image *d) { return fv_conv_execute (p, s, d); }
 static fv_status fill_exec (void *p, const fv_image *s, const fv_image *d) { return fv_fill_execute (p, s, d); }
@@ -71,6 +106,7 @@ static const Kernel kernels[] = {
   { box_create, box_exec, box_free, "satfilter r=15" },
   { conv_create, conv_exec, conv_free, "fftconvolve 31x31" },
   { fill_create, fill_exec, fill_free, "autofill shapes" },
+  { vj_create, vj_exec, vj_free, "vjdetect shapes" },
 };
 
 /* ms a frame, median of 5 after one; -1 when the plan cannot be made. */
@@ -103,13 +139,15 @@ int
 main (int argc, char **argv)
 {
   size_t budget = (size_t) 1 << 30;
-  const char *devices = "0,1";
+  const char *devices = "0,1", *only = "";
   int sizes[16], nsizes = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--budget") && i + 1 < argc)
       budget = strtoull (argv[++i], NULL, 10);
     else if (!strcmp (argv[i], "--devices") && i + 1 < argc)
       devices = argv[++i];
+    else if (!strcmp (argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
     else if (nsizes < 16)
       sizes[nsizes++] = atoi (argv[i]);
   }
@@ -143,6 +181,8 @@ main (int argc, char **argv)
     }
     fv_cuda_memcpy (src.data, host, bytes);
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+      if (strncmp (kernels[k].name, only, strlen (only)))
+        continue;
       double t0 = time_plan (&kernels[k], side, &whole, &src, &dst);
       double t1 = time_plan (&kernels[k], side, &limited, &src, &dst);
       double t1r = time_plan (&kernels[k], side, &runner, &src, &dst);
@@ -156,5 +196,6 @@ main (int argc, char **argv)
     fv_cuda_free (dst.data);
     free (host);
   }
+  fv_cascade_free (cascade);
   return 0;
 }
