@@ -12,10 +12,12 @@
  * its level's group or band. The groups' raw windows, each in OpenCV's
  * order (level, y, x), are appended level by level and band by band: the
  * merged list is the one plan's, and grouping it gives the same boxes.
- * Each device runs its groups one after another (the devices at once, one
- * thread each), in one workspace as large as the largest (fv_vj_cuda_set_workspace), so a
- * device holds no more than the budget; a frame on another GPU is copied
- * there once a frame. */
+ * Every group has a plan on every device. The devices, one thread each,
+ * take the groups from one queue, largest first, until none is left, so
+ * that they finish together whatever each group costs; a device runs its
+ * groups one after another in one workspace as large as the largest
+ * (fv_vj_cuda_set_workspace), so it holds no more than the budget. A frame
+ * on another GPU is copied there once a frame. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,8 +33,11 @@ typedef struct {
 
 typedef struct {
   int n;                     /* groups */
-  fv_vj_plan **sub;
-  int *device;
+  fv_vj_plan **sub;          /* group k's plan on entry d: sub[k * ndevices + d] (first
+                              * entries of a device only) */
+  int *order;                /* the groups by windows, most first: the queue */
+  int *ran_on;               /* the entry that ran each group this frame */
+  int next;                  /* the queue's head, taken atomically */
   int devices[FV_MAX_DEVICE_ENTRIES], ndevices;
   void *frame[FV_MAX_DEVICE_ENTRIES];   /* per device: the frame, when it lies elsewhere */
   size_t pitch[FV_MAX_DEVICE_ENTRIES];
@@ -102,9 +107,11 @@ push_group (VjGroup **g, int *n, int *cap, VjGroup v)
   return FV_OK;
 }
 
-/* Bands of level l, each within the budget: the fewest of equal height. */
+/* Bands of level l, each within the budget: the fewest of equal height,
+ * and at least min_bands. */
 static fv_status
-make_bands (const fv_vj_plan *pl, int l, size_t budget, VjGroup **g, int *n, int *cap)
+make_bands (const fv_vj_plan *pl, int l, size_t budget, int min_bands, VjGroup **g, int *n,
+    int *cap)
 {
   const int rows = pl->py.lv[l].rows;
   int k = rows, fits = 0;
@@ -122,7 +129,8 @@ make_bands (const fv_vj_plan *pl, int l, size_t budget, VjGroup **g, int *n, int
     else
       hi = mid - 1;
   }
-  for (k = lo; k > 0; k--) {
+  const int most = (rows + min_bands - 1) / (min_bands > 0 ? min_bands : 1);
+  for (k = lo < most ? lo : most; k > 0; k--) {
     const int nb = (rows + k - 1) / k, each = (rows + nb - 1) / nb;
     int all = 1;
     for (int r = 0; r < rows && all; r += each) {
@@ -159,14 +167,17 @@ make_groups (const fv_vj_plan *pl, size_t budget, int want, VjGroup **g, int *n)
     fv_status st = group_fits (pl, &v, budget, &fits);
     if (st != FV_OK)
       return st;
-    if (!fits) {
-      if ((st = make_bands (pl, a, budget, g, n, &cap)) != FV_OK)
+    int64_t win = (int64_t) pl->py.lv[a].rows * ((pl->py.lv[a].work_w + pl->py.lv[a].step - 1)
+        / pl->py.lv[a].step);
+    /* a level beyond the budget, or with more than a group's share of the
+     * windows (so that groups can balance devices), goes in bands */
+    if (!fits || (want > 1 && win > target)) {
+      const int share = want > 1 ? (int) ((win + target - 1) / target) : 1;
+      if ((st = make_bands (pl, a, budget, share, g, n, &cap)) != FV_OK)
         return st;
       a++;
       continue;
     }
-    int64_t win = (int64_t) pl->py.lv[a].rows * ((pl->py.lv[a].work_w + pl->py.lv[a].step - 1)
-        / pl->py.lv[a].step);
     while (a + v.count < L && win < target && L - (a + v.count) > want - *n - 1) {
       VjGroup more = { a, v.count + 1, 0, 0 };
       if ((st = group_fits (pl, &more, budget, &fits)) != FV_OK)
@@ -184,20 +195,14 @@ make_groups (const fv_vj_plan *pl, size_t budget, int want, VjGroup **g, int *n)
   return FV_OK;
 }
 
-/* The entry of devices that a device (or group k's) first appears as. */
-static int
-entry_of_device (const VjChunks *c, int device)
+/* Entries that name a device already listed get no plans: theirs run. */
+static bool
+first_entry (const VjChunks *c, int d)
 {
-  int d = 0;
-  while (d < c->ndevices - 1 && c->devices[d] != device)
-    d++;
-  return d;
-}
-
-static int
-entry_of (const VjChunks *c, int k)
-{
-  return entry_of_device (c, c->device[k]);
+  for (int e = 0; e < d; e++)
+    if (c->devices[e] == c->devices[d])
+      return false;
+  return true;
 }
 
 static void
@@ -205,94 +210,112 @@ destroy_groups (VjChunks *c)
 {
   fv_cuda_place here;
   fv_cuda_place_save (&here);
-  for (int k = 0; k < c->n; k++)
-    if (c->sub && c->sub[k] && fv_cuda_place_enter (&here, c->device[k]) == FV_OK)
-      fv_vj_plan_destroy (c->sub[k]);
   for (int d = 0; d < c->ndevices; d++) {
-    if ((c->frame[d] || c->work[d] || c->stream[d])
-        && fv_cuda_place_enter (&here, c->devices[d]) == FV_OK) {
-      fv_cuda_free (c->frame[d]);
-      fv_cuda_free (c->work[d]);
-      fv_cuda_stream_destroy (c->stream[d]);
-    }
+    if (!first_entry (c, d) || fv_cuda_place_enter (&here, c->devices[d]) != FV_OK)
+      continue;
+    for (int k = 0; c->sub && k < c->n; k++)
+      fv_vj_plan_destroy (c->sub[k * c->ndevices + d]);
+    fv_cuda_free (c->frame[d]);
+    fv_cuda_free (c->work[d]);
+    fv_cuda_stream_destroy (c->stream[d]);
     c->frame[d] = c->work[d] = c->stream[d] = NULL;
   }
   fv_cuda_place_restore (&here);
   free (c->sub);
-  free (c->device);
+  free (c->order);
+  free (c->ran_on);
   c->sub = NULL;
-  c->device = NULL;
+  c->order = c->ran_on = NULL;
   c->n = 0;
 }
 
-/* The groups' plans within budget, and each device's workspace; *over: by
- * how much the largest workspace passed the budget (then nothing is
- * allocated, and a smaller budget is tried). */
+typedef struct {
+  int64_t windows;
+  int k;
+} Ranked;
+
+static int
+more_windows (const void *a, const void *b)
+{
+  const Ranked *x = a, *y = b;
+  return x->windows > y->windows ? -1 : x->windows < y->windows ? 1 : x->k - y->k;
+}
+
+/* The queue: groups by their windows, most first. */
+static fv_status
+order_groups (const fv_vj_plan *pl, VjChunks *c, const VjGroup *groups)
+{
+  Ranked *r = calloc (c->n > 0 ? c->n : 1, sizeof *r);
+  c->order = calloc (c->n > 0 ? c->n : 1, sizeof *c->order);
+  c->ran_on = calloc (c->n > 0 ? c->n : 1, sizeof *c->ran_on);
+  fv_status st = r && c->order && c->ran_on ? FV_OK : FV_ERR_NOMEM;
+  for (int k = 0; k < c->n && st == FV_OK; k++) {
+    fv_vj_params q = group_params (pl, &groups[k]);
+    fv_vj_pyramid py;
+    st = fv_vj_pyramid_init (&py, pl->cascade, &q);
+    r[k] = (Ranked) { py.windows, k };
+    fv_vj_pyramid_clear (&py);
+  }
+  if (st == FV_OK)
+    qsort (r, c->n, sizeof *r, more_windows);
+  for (int i = 0; i < c->n && st == FV_OK; i++)
+    c->order[i] = r[i].k;
+  free (r);
+  return st;
+}
+
+/* The groups' plans on every device within budget, and each device's
+ * workspace; *over: by how much the largest workspace passed the budget
+ * (then nothing is allocated, and a smaller budget is tried). */
 static fv_status
 make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t budget,
     size_t *over)
 {
-  /* several groups a device, so that whole groups can balance them */
-  const int per = rp->ndevices > 1 ? 4 * rp->ndevices : 1;
+  memcpy (c->devices, rp->devices, sizeof c->devices);
+  c->ndevices = rp->ndevices;
+  int distinct = 0;
+  for (int d = 0; d < c->ndevices; d++)
+    distinct += first_entry (c, d);
+  /* several groups a device, so that the queue can balance them */
+  const int per = distinct > 1 ? 4 * distinct : 1;
   int want = per > pl->p.spread.min_chunks ? per : pl->p.spread.min_chunks;
   want = want < pl->py.nlevels ? want : pl->py.nlevels;
   VjGroup *groups;
   *over = 0;
   fv_status st = make_groups (pl, budget, want, &groups, &c->n);
-  c->sub = calloc (c->n > 0 ? c->n : 1, sizeof *c->sub);
-  c->device = calloc (c->n > 0 ? c->n : 1, sizeof *c->device);
-  if (st == FV_OK && (!c->sub || !c->device))
+  c->sub = calloc ((size_t) (c->n > 0 ? c->n : 1) * c->ndevices, sizeof *c->sub);
+  if (st == FV_OK && !c->sub)
     st = FV_ERR_NOMEM;
-  memcpy (c->devices, rp->devices, sizeof c->devices);
-  c->ndevices = rp->ndevices;
+  if (st == FV_OK)
+    st = order_groups (pl, c, groups);
   size_t work[FV_MAX_DEVICE_ENTRIES] = { 0 };
-  /* consecutive groups to each device, about equal windows each */
-  int64_t total = 0, *before = calloc (c->n + 1, sizeof *before);
-  if (st == FV_OK && !before)
-    st = FV_ERR_NOMEM;
-  for (int k = 0; k < c->n && st == FV_OK; k++) {
-    fv_vj_params q = group_params (pl, &groups[k]);
-    fv_vj_pyramid py;
-    st = fv_vj_pyramid_init (&py, pl->cascade, &q);
-    before[k + 1] = before[k] + py.windows;
-    fv_vj_pyramid_clear (&py);
-  }
-  total = st == FV_OK ? before[c->n] : 0;
   fv_cuda_place here;
   fv_cuda_place_save (&here);
-  for (int k = 0; k < c->n && st == FV_OK; k++) {
-    fv_vj_params q = group_params (pl, &groups[k]);
-    fv_spread_whole (&q.spread);
-    q.shared_workspace = 1;
-    const int64_t mid = before[k] + (before[k + 1] - before[k]) / 2;
-    const int64_t e = total > 0 ? mid * rp->ndevices / total : (int64_t) k * rp->ndevices / c->n;
-    c->device[k] = rp->devices[e < rp->ndevices ? e : rp->ndevices - 1];
-    const int d = entry_of (c, k);
-    st = fv_cuda_place_enter (&here, c->device[k]);
-    if (st == FV_OK && !c->stream[d])
-      st = fv_cuda_stream_create (c->device[k], &c->stream[d]);
-    if (st == FV_OK)
-      st = fv_vj_plan_create (&c->sub[k], pl->cascade, &q, FV_BACKEND_CUDA, c->device[k],
-          c->stream[d]);
-    if (st == FV_OK) {
-      const size_t b = fv_vj_cuda_workspace_bytes (c->sub[k]);
-      size_t *w = &work[entry_of (c, k)];
-      *w = b > *w ? b : *w;
-      *over = b > budget && b - budget > *over ? b - budget : *over;
-    }
-  }
-  for (int d = 0; d < c->ndevices && st == FV_OK && !*over; d++) {
-    if (!work[d])
+  for (int d = 0; d < c->ndevices && st == FV_OK; d++) {
+    if (!first_entry (c, d))
       continue;
     st = fv_cuda_place_enter (&here, c->devices[d]);
-    if (st == FV_OK && !(c->work[d] = fv_cuda_malloc (work[d])))
+    if (st == FV_OK)
+      st = fv_cuda_stream_create (c->devices[d], &c->stream[d]);
+    for (int k = 0; k < c->n && st == FV_OK; k++) {
+      fv_vj_params q = group_params (pl, &groups[k]);
+      fv_spread_whole (&q.spread);
+      q.shared_workspace = 1;
+      fv_vj_plan **sub = &c->sub[k * c->ndevices + d];
+      st = fv_vj_plan_create (sub, pl->cascade, &q, FV_BACKEND_CUDA, c->devices[d], c->stream[d]);
+      if (st == FV_OK) {
+        const size_t b = fv_vj_cuda_workspace_bytes (*sub);
+        work[d] = b > work[d] ? b : work[d];
+        *over = b > budget && b - budget > *over ? b - budget : *over;
+      }
+    }
+    if (st == FV_OK && !*over && !(c->work[d] = fv_cuda_malloc (work[d])))
       st = FV_ERR_NOMEM;
+    for (int k = 0; k < c->n && st == FV_OK && !*over; k++)
+      fv_vj_cuda_set_workspace (c->sub[k * c->ndevices + d], c->work[d]);
   }
-  for (int k = 0; k < c->n && st == FV_OK && !*over; k++)
-    fv_vj_cuda_set_workspace (c->sub[k], c->work[entry_of (c, k)]);
   fv_cuda_place_restore (&here);
   free (groups);
-  free (before);
   return st;
 }
 
@@ -335,14 +358,13 @@ fv_vj_chunked_init (fv_vj_plan *pl, int device, void *stream)
   }
 }
 
-/* The frame where group k's device can read it: in place, or copied once
- * a frame to that device (host frames are uploaded by the plan itself). */
+/* The frame where entry d's device can read it: in place, or copied once
+ * a frame to that device (host frames are uploaded by the plans). */
 static fv_status
-frame_for (VjChunks *c, int k, const fv_image *g, unsigned *copied, fv_image *out)
+frame_for (VjChunks *c, int d, const fv_image *g, fv_image *out)
 {
   *out = *g;
-  const int d = entry_of (c, k);
-  if (g->mem == FV_MEM_HOST || fv_cuda_image_on_device (g, c->device[k]))
+  if (g->mem == FV_MEM_HOST || fv_cuda_image_on_device (g, c->devices[d]))
     return FV_OK;
   if (!c->frame[d]) {
     c->pitch[d] = ((size_t) g->width + 255) & ~(size_t) 255;
@@ -350,20 +372,16 @@ frame_for (VjChunks *c, int k, const fv_image *g, unsigned *copied, fv_image *ou
     if (!c->frame[d])
       return FV_ERR_NOMEM;
   }
-  if (!(*copied & (1u << d))) {
-    fv_status st = fv_cuda_copy_rows (c->frame[d], c->pitch[d], g->data, g->stride, g->width,
-        g->height, NULL);
-    if (st != FV_OK)
-      return st;
-    *copied |= 1u << d;
-  }
+  fv_status st = fv_cuda_copy_rows (c->frame[d], c->pitch[d], g->data, g->stride, g->width,
+      g->height, NULL);
   out->data = c->frame[d];
   out->stride = c->pitch[d];
-  return FV_OK;
+  return st;
 }
 
-/* One device's share of a frame: its groups in order, on the thread that
- * runs it (in the caller's context where the device is the caller's). */
+/* One device's share of a frame: groups from the queue until it is empty,
+ * on the thread that runs it (in the caller's context where the device is
+ * the caller's). */
 typedef struct {
   VjChunks *c;
   const fv_cuda_place *caller;
@@ -378,27 +396,29 @@ device_work (void *arg)
 {
   DeviceWork *w = arg;
   VjChunks *c = w->c;
-  unsigned copied = 0;
-  w->status = FV_OK;
-  for (int k = 0; k < c->n && w->status == FV_OK; k++) {
-    if (entry_of (c, k) != w->entry)
-      continue;
-    fv_image im;
-    fv_vj_plan *s = c->sub[k];
-    w->status = fv_cuda_place_enter (w->caller, c->device[k]);
-    if (w->status == FV_OK)
-      w->status = frame_for (c, k, w->frame, &copied, &im);
-    if (w->status == FV_OK)
-      w->status = s->be->execute (s, &im);
+  const int d = w->entry;
+  fv_image im;
+  bool have = false;
+  w->status = fv_cuda_place_enter (w->caller, c->devices[d]);
+  while (w->status == FV_OK) {
+    const int i = __atomic_fetch_add (&c->next, 1, __ATOMIC_RELAXED);
+    if (i >= c->n)
+      break;
+    const int k = c->order[i];
+    if (!have && (w->status = frame_for (c, d, w->frame, &im)) != FV_OK)
+      break;
+    have = true;
+    fv_vj_plan *s = c->sub[k * c->ndevices + d];
+    w->status = s->be->execute (s, &im);
+    c->ran_on[k] = d;
   }
   if (w->status != FV_OK)
-    snprintf (w->error, sizeof w->error, "CUDA device %d: %s", c->devices[w->entry],
-        fv_last_error ());
+    snprintf (w->error, sizeof w->error, "CUDA device %d: %s", c->devices[d], fv_last_error ());
   return NULL;
 }
 
-/* Each device runs its groups, the devices at once (the first on this
- * thread); then the groups' raw windows are appended in group order. */
+/* The devices take groups at once (the first on this thread); then the
+ * groups' raw windows are appended in group order. */
 fv_status
 fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g)
 {
@@ -408,10 +428,11 @@ fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g)
   DeviceWork w[FV_MAX_DEVICE_ENTRIES];
   pthread_t t[FV_MAX_DEVICE_ENTRIES];
   bool threaded[FV_MAX_DEVICE_ENTRIES] = { false };
+  c->next = 0;
   for (int d = 0; d < c->ndevices; d++) {
     w[d] = (DeviceWork) { c, &here, g, d, FV_OK, "" };
-    const bool first = d == 0, dup = entry_of_device (c, c->devices[d]) != d;
-    if (!first && !dup && !(threaded[d] = pthread_create (&t[d], NULL, device_work, &w[d]) == 0)) {
+    if (d > 0 && first_entry (c, d)
+        && !(threaded[d] = pthread_create (&t[d], NULL, device_work, &w[d]) == 0)) {
       w[d].status = FV_ERR_NOMEM;
       snprintf (w[d].error, sizeof w[d].error, "cannot start a thread for CUDA device %d",
           c->devices[d]);
@@ -430,7 +451,7 @@ fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g)
   }
   pl->nraw = 0;
   for (int k = 0; k < c->n && st == FV_OK; k++) {
-    const fv_vj_plan *s = c->sub[k];
+    const fv_vj_plan *s = c->sub[k * c->ndevices + c->ran_on[k]];
     st = fv_vj_raw_reserve (pl, pl->nraw + s->nraw);
     if (st == FV_OK) {
       memcpy (pl->raw + pl->nraw, s->raw, sizeof (fv_rect) * s->nraw);
