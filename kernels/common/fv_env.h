@@ -36,6 +36,9 @@ extern "C" {
 /* satfilter GPU: bands host frames are cut into, to overlap copies and
  * filtering (0: none; unset: chosen from the frame and the radius) */
 #define FV_ENV_BOX_BANDS "FV_BOX_BANDS"
+/* satfilter GPU: "table" or "two-pass" makes the mean and threshold take
+ * that path wherever it can run (unset: the plan's choice, fv_box_cuda.cu) */
+#define FV_ENV_BOX_PATH "FV_BOX_PATH"
 
 /* The variable as a whole number; fallback when unset or not a number. */
 long long fv_env_int (const char *name, long long fallback);

@@ -2,8 +2,12 @@
 /* Box filter on the GPU: a tiled SAT per filtered channel (and one of
  * squares for stddev), then one pass that reads four table entries per
  * pixel (more at the borders, through fv_border_terms) and writes the
- * rounded result with the same integer arithmetic as the CPU path. */
+ * rounded result with the same integer arithmetic as the CPU path. The
+ * mean and the threshold take two passes of window sums instead where
+ * their sums fit 32 bits (fv_box_sep_cuda.cuh): less memory traffic, every
+ * channel at once, the same output. */
 #include <cstdlib>
+#include <cstring>
 #include "fv_box_plan.h"
 #include "fv_box_math.h"
 #include "fv_sat_tiles.cuh"
@@ -31,6 +35,9 @@ struct fv_box_cuda {
   int bands;                /* bands (0: the whole frame at once) */
   int band_rows, band_in;   /* output rows of a band; rows it reads */
   fv_box_plan *lane[LANES]; /* plans for band_in rows, each on its own stream */
+  void *vbuf;               /* column sums of the two-pass path */
+  size_t vpitch;            /* their elements a row */
+  int vbytes;               /* 2 or 4 bytes a column sum; 0: the table path */
 };
 
 static void choose_bands (fv_box_cuda *c, const fv_box_params *p);
@@ -47,6 +54,8 @@ struct BoxArgs {
   int rx, ry, border;
   double k_thr;
   int row0, rows;   /* the output rows written: row y goes to dst + (y - row0) rows */
+  double inv_full;  /* 1 / the whole window's samples: every pixel's divisor but the
+                     * renormalized ones near the edges (no division a pixel) */
 };
 
 /* F(kx, ky) of the border-extended image, from the table. */
@@ -106,13 +115,57 @@ box_from_sat (const TACC *S, const TACC *Q, BoxArgs a)
   const size_t off = (size_t) x * a.channels + a.channel;
   TIN *out = (TIN *) (a.dst + (size_t) (y - a.row0) * a.dst_stride) + off;
   if (MODE == FV_BOX_MEAN) {
-    *out = (TIN) fv_round_mean (s, 1.0 / (double) n);
+    double inv = a.inv_full;
+    if (a.border == FV_BORDER_RENORMALIZE
+        && (x < a.rx || x + a.rx >= a.width || y < a.ry || y + a.ry >= a.height))
+      inv = 1.0 / (double) n;
+    *out = (TIN) fv_round_mean (s, inv);
   } else if (MODE == FV_BOX_STDDEV) {
     *out = (TIN) fv_round_stddev (s, window_sum (Q, a, x, y), n);
   } else {
     const TIN p = *((const TIN *) (a.src + (size_t) y * a.src_stride) + off);
     *out = fv_threshold_above (p, s, n, a.k_thr) ? (TIN) (sizeof (TIN) == 1 ? 255 : 65535) : 0;
   }
+}
+
+}  // namespace
+
+#include "fv_box_sep_cuda.cuh"
+
+namespace {
+
+/* The two passes for every channel of rows [a.row0, + a.rows). */
+template <typename TIN, typename TV>
+cudaError_t
+run_sep (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
+{
+  using namespace fv_sep;
+  const int samples = p->width * p->channels, strip = strip_rows (a.ry);
+  const bool four = sizeof (TIN) == 1 && !((uintptr_t) a.src & 3) && !(a.src_stride & 3)
+      && !(samples & 3);
+  const int per = four ? 4 : 1;
+  dim3 g1 ((samples + COL_THREADS * per - 1) / (COL_THREADS * per), (a.rows + strip - 1) / strip);
+  if (four)
+    box_cols4<TV><<<g1, COL_THREADS, 0, c->ps.stream>>> (a.src, a.src_stride, p->height,
+        samples, a.ry, a.border, a.row0, a.rows, strip, (TV *) c->vbuf, c->vpitch);
+  else
+    box_cols<TIN, TV><<<g1, COL_THREADS, 0, c->ps.stream>>> (a.src, a.src_stride, p->height,
+        samples, a.ry, a.border, a.row0, a.rows, strip, (TV *) c->vbuf, c->vpitch);
+  dim3 g2 ((p->width + seg_pixels (p->channels) - 1) / seg_pixels (p->channels), a.rows);
+  const size_t shb = seg_shared (p->channels, a.rx);
+  const TV *V = (const TV *) c->vbuf;
+  const bool mean = p->mode == FV_BOX_MEAN;
+#define ROWS(C) (mean \
+    ? box_rows<TIN, TV, FV_BOX_MEAN, C><<<g2, ROW_THREADS, shb, c->ps.stream>>> (V, c->vpitch, a, p->channel_mask) \
+    : box_rows<TIN, TV, FV_BOX_THRESHOLD, C><<<g2, ROW_THREADS, shb, c->ps.stream>>> (V, c->vpitch, a, p->channel_mask))
+  switch (p->channels) {
+    case 1: ROWS (1); break;
+    case 2: ROWS (2); break;
+    case 3: ROWS (3); break;
+    default: ROWS (4); break;
+  }
+#undef ROWS
+  return cudaGetLastError ();
 }
 
 template <typename TIN, typename TACC>
@@ -146,10 +199,42 @@ run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
 
 /* Device bytes a plan for `rows` rows of the frame takes: the tables, the
  * tiled SAT's work space and the staging of a host frame in and out. */
+/* Bytes a column sum of the two-pass path takes for these parameters: 2
+ * or 4; 0 where the table path runs. The two passes cannot take the
+ * standard deviation, sums past 32 bits or a halo past shared memory. Where
+ * they can, they run for interleaved channels (one read of the frame for
+ * all: 2.1x the table at 8K RGBA r=15 on the H100) and for one channel of
+ * 16 Mpx and more with radii up to 32 (1.7x at 8K GRAY8 r=15); the table
+ * was faster for one channel below that (4K GRAY8 r=15: 0.115 ms against
+ * 0.134) and for large radii (8K GRAY8 r=100: 0.40 against 0.44).
+ * FV_BOX_PATH=table or two-pass forces either where both can run. */
+static int
+sep_vbytes (const fv_box_params *p, bool acc64)
+{
+  if (acc64 || p->mode == FV_BOX_STDDEV || p->channels > 4
+      || fv_sep::seg_shared (p->channels, p->radius_x) > fv_sep::SHARED_MAX)
+    return 0;
+  const char *path = getenv (FV_ENV_BOX_PATH);
+  const bool forced = path && !strcmp (path, "two-pass");
+  if (path && !strcmp (path, "table"))
+    return 0;
+  const bool big = (long long) p->width * p->height >= (16LL << 20) && p->radius_x <= 32;
+  if (!forced && p->channels == 1 && !big)
+    return 0;
+  /* 16-bit column sums for 8-bit samples and radii up to 128 */
+  return p->sample == FV_U8 && (2ULL * p->radius_y + 1) * 255 <= 65535 ? 2 : 4;
+}
+
 static size_t
 plan_bytes (const fv_box_params *p, long long rows, size_t acc)
 {
   const size_t w = (size_t) p->width, cells = w * (size_t) rows;
+  const int vb = sep_vbytes (p, acc == 8);
+  if (vb) {   /* the column sums and the staging */
+    const size_t pitch = ((w * p->channels * p->sample) + 511) & ~(size_t) 511;
+    return (size_t) vb * ((w * p->channels + 63) & ~(size_t) 63) * (size_t) rows
+        + 2 * pitch * (size_t) rows + ((size_t) 1 << 20);
+  }
   const size_t tables = acc * cells * (p->mode == FV_BOX_STDDEV ? 2 : 1);
   const size_t work = acc * (cells / fv::TILE + (size_t) fv::WARPS * w * (rows / fv::TILE + 1)
       + w) + 4096;
@@ -223,10 +308,16 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
   }
   if (plan_bytes (p, p->height, acc) > budget)
     return choose_chunks (plan, budget, acc);
-  FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, acc));
-  FV_CUDA_TRY (cudaMalloc (&c->sat, acc * cells));
-  if (p->mode == FV_BOX_STDDEV)
-    FV_CUDA_TRY (cudaMalloc (&c->satsq, acc * cells));
+  c->vbytes = sep_vbytes (p, plan->acc64);
+  if (c->vbytes) {
+    c->vpitch = ((size_t) p->width * p->channels + 63) & ~(size_t) 63;
+    FV_CUDA_TRY (cudaMalloc (&c->vbuf, c->vbytes * c->vpitch * p->height));
+  } else {
+    FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, acc));
+    FV_CUDA_TRY (cudaMalloc (&c->sat, acc * cells));
+    if (p->mode == FV_BOX_STDDEV)
+      FV_CUDA_TRY (cudaMalloc (&c->satsq, acc * cells));
+  }
   const size_t row = (size_t) p->width * p->channels * p->sample;
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, row, p->height));
   size_t pitch2;
@@ -264,12 +355,20 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
   a.width = p->width; a.height = p->height; a.channels = p->channels;
   a.rx = p->radius_x; a.ry = p->radius_y; a.border = p->border;
   a.k_thr = 1.0 - p->sensitivity;
+  a.inv_full = 1.0 / ((double) (2LL * p->radius_x + 1) * (double) (2LL * p->radius_y + 1));
   a.row0 = row0;
   a.rows = rows;
-  if (p->channel_mask != (1u << p->channels) - 1)   /* unfiltered channels pass through */
+  if (c->vbytes) {   /* every channel at once, unfiltered ones copied on the way */
+    cudaError_t e;
+    if (p->sample == FV_U8)
+      e = c->vbytes == 2 ? run_sep<uint8_t, uint16_t> (c, p, a) : run_sep<uint8_t, uint32_t> (c, p, a);
+    else
+      e = run_sep<uint16_t, uint32_t> (c, p, a);
+    FV_CUDA_TRY (e);
+  } else if (p->channel_mask != (1u << p->channels) - 1)   /* unfiltered channels pass through */
     FV_CUDA_TRY (cudaMemcpy2DAsync (a.dst, a.dst_stride, a.src + (size_t) row0 * a.src_stride,
         a.src_stride, row, rows, cudaMemcpyDeviceToDevice, c->ps.stream));
-  for (int ch = 0; ch < p->channels; ch++) {
+  for (int ch = 0; ch < p->channels && !c->vbytes; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
     a.channel = ch;
@@ -401,6 +500,7 @@ fv_box_cuda_free (fv_box_plan *plan)
   fv::sat_work_free (&c->work);
   cudaFree (c->sat);
   cudaFree (c->satsq);
+  cudaFree (c->vbuf);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
   c->ps.close ();

@@ -3,7 +3,7 @@
 // Kernel times by CUDA events (median of many runs, inputs rotated so the
 // 50 MB L2 does not hold them), against the device's copy bandwidth and
 // NPP's nppiIntegral when libnppist is present.
-//   bench_sat_cuda [--quick]
+//   bench_sat_cuda [--quick | --sat8k | --box8k]   (the last two for profilers)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -125,6 +125,36 @@ bench_chunks (void)
   return 0;
 }
 
+/* The 8K box means alone, a few runs each, for a profiler to read. */
+static int
+box8k (void)
+{
+  CK (cudaSetDevice (0));
+  CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  for (int ch : {1, 4}) {
+    fv_box_params bp = {};
+    bp.width = 7680; bp.height = 4320; bp.channels = ch;
+    bp.channel_mask = ch == 4 ? 0x7 : 1; bp.sample = FV_U8;
+    bp.radius_x = bp.radius_y = 15; bp.mode = FV_BOX_MEAN;
+    fv_box_plan *plan;
+    if (fv_box_plan_create (&plan, &bp, FV_BACKEND_CUDA, 0, stream) != FV_OK)
+      return 1;
+    const size_t bytes = (size_t) 7680 * 4320 * ch;
+    unsigned char *in, *out;
+    CK (cudaMalloc (&in, bytes));
+    CK (cudaMalloc (&out, bytes));
+    CK (cudaMemset (in, 77, bytes));
+    fv_image a = fv_image_make (in, (size_t) 7680 * ch, 7680, 4320, ch, FV_U8, FV_MEM_DEVICE);
+    fv_image b = fv_image_make (out, (size_t) 7680 * ch, 7680, 4320, ch, FV_U8, FV_MEM_DEVICE);
+    for (int i = 0; i < 3; i++)
+      fv_box_execute (plan, &a, &b);
+    fv_box_plan_destroy (plan);
+    cudaFree (in);
+    cudaFree (out);
+  }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -135,6 +165,8 @@ main (int argc, char **argv)
   }
   bool quick = argc > 1 && !strcmp (argv[1], "--quick");
   bool only8k = argc > 1 && !strcmp (argv[1], "--sat8k");   // for profilers
+  if (argc > 1 && !strcmp (argv[1], "--box8k"))   // for profilers: r=15 GRAY8 and RGBA, 3 runs
+    return box8k ();
   const int reps = quick ? 20 : 100;
   CK (cudaSetDevice (0));
   CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
@@ -202,8 +234,11 @@ main (int argc, char **argv)
     fv_sat_plan_destroy (plan);
     cudaFree (cbuf);
     // box filters, device images
+    for (int path = 0; path < 2; path++)
     for (int ch : {1, 4})
       for (int r : {15, 100}) {
+        /* each path forced (the plan's choice is the faster of the two) */
+        setenv ("FV_BOX_PATH", path ? "table" : "two-pass", 1);
         fv_box_params bp = {};
         bp.width = s.w; bp.height = s.h; bp.channels = ch;
         bp.channel_mask = ch == 4 ? 0x7 : 1; bp.sample = FV_U8;
@@ -229,10 +264,11 @@ main (int argc, char **argv)
         ha.data = hin; ha.mem = FV_MEM_HOST;
         hb.data = hout; hb.mem = FV_MEM_HOST;
         double hms = median_ms ([&] (int) { fv_box_execute (bplan, &ha, &hb); }, reps / 4);
-        printf ("| %s | box mean r=%d %s | %.4f (device) / %.4f (pinned host in+out) | | | | | |\n",
-            s.name, r, ch == 1 ? "GRAY8" : "RGBA", ms, hms);
+        printf ("| %s | box mean r=%d %s, %s | %.4f (device) / %.4f (pinned host in+out) | | | | | |\n",
+            s.name, r, ch == 1 ? "GRAY8" : "RGBA", path ? "table" : "two passes", ms, hms);
         fv_box_plan_destroy (bplan);
         cudaFree (bin); cudaFree (bout); cudaFreeHost (hin); cudaFreeHost (hout);
+        unsetenv ("FV_BOX_PATH");
       }
     for (int i = 0; i < NSETS; i++) {
       cudaFree (src[i]);

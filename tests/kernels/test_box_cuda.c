@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA box filter must equal the CPU one bit for bit (the CPU one is
  * checked against the reference in test_box_cpu), for host and device
- * images. Skipped (77) without a GPU. */
+ * images, on both of its paths: two passes of window sums (the mean and the
+ * threshold where sums fit 32 bits) and the summed-area table, each forced
+ * with FV_BOX_PATH as well as chosen by the plan. Skipped (77) without a
+ * GPU. */
 #include <stdlib.h>
 #include <string.h>
 #include "box_cases.h"
@@ -166,6 +169,24 @@ chunked (fvt_rng *rng)
   fv_box_plan_destroy (plan);
 }
 
+/* Rows wider than one block's segment (1024 pixels of four channels), and
+ * horizontal radii at the two-pass path's limit for four channels (992:
+ * its shared memory) and just past it (993: the table). */
+static void
+segments (fvt_rng *rng)
+{
+  static const int radii[] = { 1, 15, 991, 992, 993 };
+  for (size_t r = 0; r < sizeof radii / sizeof radii[0]; r++)
+    for (int mode = FV_BOX_MEAN; mode <= FV_BOX_THRESHOLD; mode += FV_BOX_THRESHOLD - FV_BOX_MEAN)
+      for (int border = 0; border <= FV_BORDER_ZERO; border++) {
+        fv_box_params p = { 0 };
+        p.width = 2049; p.height = 37; p.channels = 4; p.channel_mask = 0xb;
+        p.sample = FV_U8; p.radius_x = radii[r]; p.radius_y = (int) r * 3;
+        p.mode = (fv_box_mode) mode; p.border = (fv_border) border; p.sensitivity = 0.1;
+        run_case (&p, 5, 3, rng);
+      }
+}
+
 int
 main (void)
 {
@@ -181,5 +202,17 @@ main (void)
   device_images (&rng, 1920, 1080, 4, FV_U8, 7, FV_BOX_STDDEV);
   device_images (&rng, 3840, 2160, 1, FV_U16, 100, FV_BOX_THRESHOLD);
   device_images (&rng, 7680, 4320, 1, FV_U8, 100, FV_BOX_MEAN);
+  device_images (&rng, 7680, 4320, 4, FV_U8, 15, FV_BOX_MEAN);
+  segments (&rng);
+  /* each path forced wherever it can run, so that both stay tested */
+  static const char *paths[] = { "two-pass", "table" };
+  for (int i = 0; i < 2; i++) {
+    setenv ("FV_BOX_PATH", paths[i], 1);
+    box_for_each_case (run_case, &rng);
+    segments (&rng);
+    device_images (&rng, 1920, 1080, 1, FV_U8, 15, FV_BOX_MEAN);
+    device_images (&rng, 7680, 4320, 1, FV_U8, 15, FV_BOX_THRESHOLD);
+  }
+  unsetenv ("FV_BOX_PATH");
   return fvt_summary ("test_box_cuda");
 }
