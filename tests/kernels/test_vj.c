@@ -376,7 +376,7 @@ append_raw (const fv_cascade *c, const fv_vj_params *p, const fv_image *im, fv_b
     *cap = (*n + nr) * 2 + 64;
     *out = realloc (*out, sizeof **out * *cap);
   }
-  if (ok) {
+  if (ok && nr > 0) {
     memcpy (*out + *n, raw, sizeof *raw * nr);
     *n += nr;
   }
