@@ -57,7 +57,7 @@ struct BlobLayout {
  * and the model (uploaded from the host image), the fail and pass words
  * and counters, the window queues, the sums, the frame rows and the keys. */
 struct Workspace {
-  size_t blob, queues, planes, src, keys, bytes;
+  size_t queues, planes, src, keys, bytes;   /* the tables and model at 0 */
   size_t plane_bytes, pitch;
 };
 
@@ -67,7 +67,6 @@ struct fv_vj_cuda {
   unsigned char *d_src;
   size_t d_pitch;
   uint32_t *planes;
-  void *blob;               /* the workspace: tables and the model first */
   void *own;                /* the workspace when the plan allocated it */
   unsigned char *shared;    /* or the one it shares (fv_vj_cuda_set_workspace) */
   unsigned char *host_blob; /* the tables and model, for a shared workspace */
@@ -315,7 +314,6 @@ point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const BlobLayout *o, unsig
 {
   const fv_vj_model *m = &pl->mh.m;
   const bool fast = !m->lbp && m->stumps;
-  c->blob = base;
   Geometry &g = c->g;
   g.lv = (const DevLevel *) (base + o->lv);
   g.row_prefix = (const long long *) (base + o->rowp);
@@ -441,10 +439,7 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
     FV_CUDA_TRY (cudaMalloc (&c->own, c->ws.bytes));
     FV_CUDA_TRY (fill_workspace (c, pl, (unsigned char *) c->own, c->ps.stream));
     FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
-  } else {
-    point_into_blob (c, pl, &c->lay, NULL);   /* the model's host fields; pointers later */
-    c->blob = NULL;
-  }
+  }   /* else filled at each execute (fill_workspace) */
   const int wwh = (m->win_w + 1) * (m->win_h + 1);
   d.win_elems = c->deep_shared && !m->lbp && m->stumps ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
   d.nshared = 0;
