@@ -29,6 +29,7 @@
 typedef struct {
   int first, count;          /* levels */
   int band_first, band_rows; /* window rows of a one-level group (rows 0: all) */
+  int64_t windows;           /* window positions it scans: its size in the queue */
 } VjGroup;
 
 typedef struct {
@@ -87,9 +88,16 @@ fv_vj_cuda_bytes (const fv_vj_plan *pl)
 {
   size_t b = 0;
   int offsets;
-  VjGroup all = { 0, 0, 0, 0 };
+  VjGroup all = { 0, 0, 0, 0, 0 };
   group_bytes (pl, &all, &b, &offsets);
   return b;
+}
+
+/* Window positions in `rows` window rows of a level. */
+static int64_t
+level_windows (const fv_vj_level *lv, int rows)
+{
+  return (int64_t) rows * ((lv->work_w + lv->step - 1) / lv->step);
 }
 
 static fv_status
@@ -140,9 +148,12 @@ make_bands (const fv_vj_plan *pl, int l, size_t budget, int min_bands, VjGroup *
     }
     if (!all)
       continue;
-    for (int r = 0; r < rows; r += each)
-      if ((st = push_group (g, n, cap, (VjGroup) { l, 1, r, each })) != FV_OK)
+    for (int r = 0; r < rows; r += each) {
+      const VjGroup b = { l, 1, r, each,
+        level_windows (&pl->py.lv[l], rows - r < each ? rows - r : each) };
+      if ((st = push_group (g, n, cap, b)) != FV_OK)
         return st;
+    }
     return FV_OK;
   }
   fv_set_last_error ("one window row of pyramid level %d of this %dx%d frame does not fit the "
@@ -162,13 +173,12 @@ make_groups (const fv_vj_plan *pl, size_t budget, int want, VjGroup **g, int *n)
   *g = NULL;
   *n = 0;
   for (int a = 0; a < L;) {
-    VjGroup v = { a, 1, 0, 0 };
+    VjGroup v = { a, 1, 0, 0, level_windows (&pl->py.lv[a], pl->py.lv[a].rows) };
     int fits;
     fv_status st = group_fits (pl, &v, budget, &fits);
     if (st != FV_OK)
       return st;
-    int64_t win = (int64_t) pl->py.lv[a].rows * ((pl->py.lv[a].work_w + pl->py.lv[a].step - 1)
-        / pl->py.lv[a].step);
+    const int64_t win = v.windows;
     /* a level beyond the budget, or with more than a group's share of the
      * windows (so that groups can balance devices), goes in bands */
     if (!fits || (want > 1 && win > target)) {
@@ -178,14 +188,14 @@ make_groups (const fv_vj_plan *pl, size_t budget, int want, VjGroup **g, int *n)
       a++;
       continue;
     }
-    while (a + v.count < L && win < target && L - (a + v.count) > want - *n - 1) {
-      VjGroup more = { a, v.count + 1, 0, 0 };
+    while (a + v.count < L && v.windows < target && L - (a + v.count) > want - *n - 1) {
+      VjGroup more = { a, v.count + 1, 0, 0, 0 };
       if ((st = group_fits (pl, &more, budget, &fits)) != FV_OK)
         return st;
       if (!fits)
         break;
       const fv_vj_level *lv = &pl->py.lv[a + v.count];
-      win += (int64_t) lv->rows * ((lv->work_w + lv->step - 1) / lv->step);
+      v.windows += level_windows (lv, lv->rows);
       v.count++;
     }
     if ((st = push_group (g, n, &cap, v)) != FV_OK)
@@ -243,19 +253,14 @@ more_windows (const void *a, const void *b)
 
 /* The queue: groups by their windows, most first. */
 static fv_status
-order_groups (const fv_vj_plan *pl, VjChunks *c, const VjGroup *groups)
+order_groups (VjChunks *c, const VjGroup *groups)
 {
   Ranked *r = calloc (c->n > 0 ? c->n : 1, sizeof *r);
   c->order = calloc (c->n > 0 ? c->n : 1, sizeof *c->order);
   c->ran_on = calloc (c->n > 0 ? c->n : 1, sizeof *c->ran_on);
   fv_status st = r && c->order && c->ran_on ? FV_OK : FV_ERR_NOMEM;
-  for (int k = 0; k < c->n && st == FV_OK; k++) {
-    fv_vj_params q = group_params (pl, &groups[k]);
-    fv_vj_pyramid py;
-    st = fv_vj_pyramid_init (&py, pl->cascade, &q);
-    r[k] = (Ranked) { py.windows, k };
-    fv_vj_pyramid_clear (&py);
-  }
+  for (int k = 0; k < c->n && st == FV_OK; k++)
+    r[k] = (Ranked) { groups[k].windows, k };
   if (st == FV_OK)
     qsort (r, c->n, sizeof *r, more_windows);
   for (int i = 0; i < c->n && st == FV_OK; i++)
@@ -287,7 +292,7 @@ make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t b
   if (st == FV_OK && !c->sub)
     st = FV_ERR_NOMEM;
   if (st == FV_OK)
-    st = order_groups (pl, c, groups);
+    st = order_groups (c, groups);
   size_t work[FV_MAX_DEVICE_ENTRIES] = { 0 };
   fv_cuda_place here;
   fv_cuda_place_save (&here);
