@@ -197,8 +197,6 @@ run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
 
 }  // namespace
 
-/* Device bytes a plan for `rows` rows of the frame takes: the tables, the
- * tiled SAT's work space and the staging of a host frame in and out. */
 /* Bytes a column sum of the two-pass path takes for these parameters: 2
  * or 4; 0 where the table path runs. The two passes cannot take the
  * standard deviation, sums past 32 bits or a halo past shared memory. Where
@@ -225,21 +223,29 @@ sep_vbytes (const fv_box_params *p, bool acc64)
   return p->sample == FV_U8 && (2ULL * p->radius_y + 1) * 255 <= 65535 ? 2 : 4;
 }
 
+/* Elements a row of the two-pass path's column sums takes. */
+static size_t
+sep_pitch (const fv_box_params *p)
+{
+  return ((size_t) p->width * p->channels + 63) & ~(size_t) 63;
+}
+
+/* Device bytes a plan for `rows` rows of the frame takes: the column sums,
+ * or the tables and the tiled SAT's work space; and the staging of a host
+ * frame in and out. */
 static size_t
 plan_bytes (const fv_box_params *p, long long rows, size_t acc)
 {
   const size_t w = (size_t) p->width, cells = w * (size_t) rows;
+  const size_t pitch = ((w * p->channels * p->sample) + 511) & ~(size_t) 511;
+  const size_t staging = 2 * pitch * (size_t) rows + ((size_t) 1 << 20);
   const int vb = sep_vbytes (p, acc == 8);
-  if (vb) {   /* the column sums and the staging */
-    const size_t pitch = ((w * p->channels * p->sample) + 511) & ~(size_t) 511;
-    return (size_t) vb * ((w * p->channels + 63) & ~(size_t) 63) * (size_t) rows
-        + 2 * pitch * (size_t) rows + ((size_t) 1 << 20);
-  }
+  if (vb)
+    return (size_t) vb * sep_pitch (p) * (size_t) rows + staging;
   const size_t tables = acc * cells * (p->mode == FV_BOX_STDDEV ? 2 : 1);
   const size_t work = acc * (cells / fv::TILE + (size_t) fv::WARPS * w * (rows / fv::TILE + 1)
       + w) + 4096;
-  const size_t pitch = ((w * p->channels * p->sample) + 511) & ~(size_t) 511;
-  return tables + work + 2 * pitch * (size_t) rows + ((size_t) 1 << 20);
+  return tables + work + staging;
 }
 
 extern "C" size_t
@@ -310,7 +316,7 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
     return choose_chunks (plan, budget, acc);
   c->vbytes = sep_vbytes (p, plan->acc64);
   if (c->vbytes) {
-    c->vpitch = ((size_t) p->width * p->channels + 63) & ~(size_t) 63;
+    c->vpitch = sep_pitch (p);
     FV_CUDA_TRY (cudaMalloc (&c->vbuf, c->vbytes * c->vpitch * p->height));
   } else {
     FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, acc));
