@@ -45,8 +45,9 @@ typedef struct {
   /* optional window of the frame to compute (width 0: the whole frame);
    * pixels around it are read from the frame, extended at its borders */
   int roi_x, roi_y, roi_width, roi_height;
-  /* CPU FFT: overlap-add tiles of this many output pixels a side (0: when
-   * the cost model finds it cheaper, -1: never) */
+  /* FFT in tiles of this many output pixels a side: overlap-add on the
+   * CPU, batched overlap-save on the GPU (0: where the CPU's cost model
+   * or the GPU's timing finds them faster; -1: never) */
   int tile;
   /* 1: true convolution, the kernel flipped: out(x, y) = sum K[j][i] *
    * E(x - i + cx, y - j + cy), as scipy.ndimage.convolve and MATLAB's

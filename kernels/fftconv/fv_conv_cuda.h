@@ -27,6 +27,9 @@ fv_status fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int direct, i
 fv_status fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
     const fv_image *dst);
 void fv_conv_cuda_free (void *cuda);
+/* The transforms' layout a plan chose: px x py samples, tiles of them
+ * (1: the whole window); 0s for direct summation. */
+void fv_conv_cuda_layout (void *cuda, int *px, int *py, int *tiles);
 
 /* The GPU half of a CUDA plan, NULL for CPU plans. */
 void *fv_conv_plan_cuda (const fv_conv_plan *plan);

@@ -52,8 +52,9 @@ fv_conv_cuda_bytes (const fv_conv_params *p, int direct, int width, int height)
   const size_t ph = fv_conv_smooth_size (height + p->kernel_height - 1, 3);
   const size_t nc = (pw / 2 + 1) * ph;
   /* real buffer, two spectra, and a spectrum's worth of work area for
-   * each of cuFFT's two plans */
-  return n + sizeof (float) * pw * ph + 4 * 8 * nc;
+   * each of cuFFT's two plans; overlap-save tiles may hold a quarter more
+   * samples (fv_conv_cuda.cu's layout_limit) */
+  return n + (sizeof (float) * pw * ph + 4 * 8 * nc) * 5 / 4;
 }
 
 /* GPU by direct summation (auto: small kernels). */

@@ -30,6 +30,12 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *s, co
 
 void fv_conv_cuda_free (void *cuda) { }
 
+void
+fv_conv_cuda_layout (void *cuda, int *px, int *py, int *tiles)
+{
+  *px = *py = *tiles = 0;
+}
+
 fv_status
 fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *p, const void *src, size_t stride,
     int channel, float *acc, int cols, int rows, int ci, int cj)

@@ -55,10 +55,11 @@ main ()
   cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking);
   struct { const char *name; int w, h; } sizes[] = {
     {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320} };
-  printf ("| size | kernel | FFT size | fastvision FFT ms | fastvision direct ms | plain cuFFT ms |"
-      " plain / ours (best) | copy-bound ms |\n|---|---|---|---|---|---|---|---|\n");
+  printf ("| size | kernel | FFT layout chosen | fastvision FFT ms | whole-frame FFT ms |"
+      " fastvision direct ms | plain cuFFT ms | plain / ours (best) | copy-bound ms |\n"
+      "|---|---|---|---|---|---|---|---|---|\n");
   for (auto &s : sizes)
-    for (int k : {7, 31, 101}) {
+    for (int k : {3, 5, 7, 31, 101}) {
       std::vector<float> kern ((size_t) k * k, 1.0f);
       unsigned char *a, *b;
       cudaMalloc (&a, (size_t) s.w * s.h);
@@ -74,6 +75,16 @@ main ()
       fv_image A = fv_image_make (a, s.w, s.w, s.h, 1, FV_U8, FV_MEM_DEVICE), B = A;
       B.data = b;
       float ours = median_ms (stream, [&] { fv_conv_execute (plan, &A, &B); });
+      int lx, ly, ln;
+      fv_conv_cuda_layout (fv_conv_plan_cuda (plan), &lx, &ly, &ln);
+      float whole_ms = -1;   /* the whole-frame transform, forced */
+      fv_conv_params pw1 = p;
+      pw1.tile = -1;
+      fv_conv_plan *wplan;
+      if (fv_conv_plan_create (&wplan, &pw1, FV_BACKEND_CUDA, 0, stream) == FV_OK) {
+        whole_ms = median_ms (stream, [&] { fv_conv_execute (wplan, &A, &B); });
+        fv_conv_plan_destroy (wplan);
+      }
       float direct = -1;
       if (k <= 31) {   /* shared-memory direct summation */
         fv_conv_params pd = p;
@@ -120,8 +131,8 @@ main ()
         cudaMemcpyAsync (b, a, (size_t) n, cudaMemcpyDeviceToDevice, stream);
       });
       float best = direct > 0 && direct < ours ? direct : ours;
-      printf ("| %s | %d x %d | %dx%d | %.4f | %.4f | %.4f | %.1fx | %.4f |\n", s.name, k, k, pw, ph,
-          ours, direct, plain_ms, plain_ms / best, copy);
+      printf ("| %s | %d x %d | %dx%d x %d | %.4f | %.4f | %.4f | %.4f | %.1fx | %.4f |\n", s.name,
+          k, k, lx, ly, ln, ours, whole_ms, direct, plain_ms, plain_ms / best, copy);
       cufftDestroy (fwd);
       cufftDestroy (inv);
       cudaFree (f); cudaFree (fp); cudaFree (kf); cudaFree (spec); cudaFree (kspec);
@@ -142,16 +153,20 @@ main ()
     cudaMemset (a, 90, (size_t) w * h);
     fv_conv_params p = { w, h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_BORDER_MIRROR,
       FV_CONV_FFT, 0, 0, 0, 0, 0, 0, 0 };
-    fv_conv_grid *g;
-    if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
-      fprintf (stderr, "grid: %s\n", fv_last_error ());
-      return 1;
-    }
     fv_image A = fv_image_make (a, w, w, h, 1, FV_U8, FV_MEM_DEVICE), B = A;
     B.data = b;
-    float ms = median_ms (stream, [&] { fv_conv_grid_execute (g, &A, &B); });
-    printf ("\n| 4K | 3x3 grid of 101 x 101 | %.4f ms |\n", ms);
-    fv_conv_grid_destroy (g);
+    printf ("\n| size | grid | layout | ms |\n|---|---|---|---|\n");
+    for (int tile : { 0, -1 }) {   /* the plan's choice, and whole windows forced */
+      p.tile = tile;
+      fv_conv_grid *g;
+      if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
+        fprintf (stderr, "grid: %s\n", fv_last_error ());
+        return 1;
+      }
+      float ms = median_ms (stream, [&] { fv_conv_grid_execute (g, &A, &B); });
+      printf ("| 4K | 3x3 of 101 x 101 | %s | %.4f |\n", tile ? "whole windows" : "chosen", ms);
+      fv_conv_grid_destroy (g);
+    }
     cudaFree (a);
     cudaFree (b);
   }

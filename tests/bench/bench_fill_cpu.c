@@ -18,14 +18,13 @@ main (int argc, char **argv)
   int quick = argc > 2 && !strcmp (argv[2], "--quick");
   struct { const char *name; int w, h; } sizes[] = {
     {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320} };
-  const char *kinds[] = { "shapes", "rings" };
   for (int si = quick ? 0 : 0; si < (quick ? 1 : 3); si++)
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < FF_KINDS; k++) {
       int w = sizes[si].w, h = sizes[si].h;
       uint8_t *src = malloc ((size_t) w * h), *dst = malloc ((size_t) w * h);
       ff_make (src, w, h, k);
       char path[512];
-      snprintf (path, sizeof path, "%s/%s-%s.pgm", dir, sizes[si].name, kinds[k]);
+      snprintf (path, sizeof path, "%s/%s-%s.pgm", dir, sizes[si].name, ff_kind_names[k]);
       FILE *f = fopen (path, "wb");
       if (f) {
         fprintf (f, "P5\n%d %d\n255\n", w, h);
@@ -47,7 +46,7 @@ main (int argc, char **argv)
         t[i] = now_ms () - t0;
       }
       qsort (t, reps, sizeof (double), cmp_double);
-      printf ("fastvision %s %s fill %.3f\n", sizes[si].name, kinds[k], t[reps / 2]);
+      printf ("fastvision %s %s fill %.3f\n", sizes[si].name, ff_kind_names[k], t[reps / 2]);
       fflush (stdout);
       fv_fill_plan_destroy (plan);
       free (src);

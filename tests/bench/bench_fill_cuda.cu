@@ -95,10 +95,9 @@ main (int argc, char **argv)
   printf ("|---|---|---|---|---|---|\n");
   struct { const char *name; int w, h; } sizes[] = {
     {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320} };
-  const char *kinds[] = { "shapes", "rings" };
   for (auto &s : sizes)
-    for (int k = 0; k < 2; k++) {
-      if (only_size && (strcmp (only_size, s.name) || strcmp (only_kind, kinds[k])))
+    for (int k = 0; k < FF_KINDS; k++) {
+      if (only_size && (strcmp (only_size, s.name) || strcmp (only_kind, ff_kind_names[k])))
         continue;
       const int w = s.w, h = s.h;
       std::vector<unsigned char> host ((size_t) w * h);
@@ -146,7 +145,7 @@ main (int argc, char **argv)
         cudaFree (buf);
         cudaFree (lab);
       }
-      printf ("| %s | %s | %.4f | %.3f | %.3f | %.1fx |\n", s.name, kinds[k], ours, nff, nlm,
+      printf ("| %s | %s | %.4f | %.3f | %.3f | %.1fx |\n", s.name, ff_kind_names[k], ours, nff, nlm,
           nff > 0 ? nff / ours : 0.0);
       fv_fill_plan_destroy (plan);
       cudaFree (din); cudaFree (dout); cudaFree (dpad);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark frames for autofill: one-pixel outlines of random circles and
- * polygons, and a dense grid of rings. */
+ * polygons, a dense grid of rings, lines of letter-like glyphs (closed
+ * bowls, open hooks, strokes: many small holes), and salt noise (many tiny
+ * components on every tile edge). */
 #ifndef FILL_FRAMES_H
 #define FILL_FRAMES_H
 
@@ -43,7 +45,10 @@ ff_circle (uint8_t *im, int w, int h, int cx, int cy, int r)
   }
 }
 
-/* kind 0: random circles and polygons; kind 1: a grid of rings */
+#define FF_KINDS 4
+static const char *const ff_kind_names[FF_KINDS] = { "shapes", "rings", "text", "noise" };
+
+/* kind 0: random circles and polygons; 1: a grid of rings; 2: text; 3: noise */
 static inline void
 ff_make (uint8_t *im, int w, int h, int kind)
 {
@@ -66,6 +71,28 @@ ff_make (uint8_t *im, int w, int h, int kind)
           ff_line (im, w, h, px[j], py[j], px[(j + 1) % k], py[(j + 1) % k]);
       }
     }
+  } else if (kind == 2) {
+    /* 10x14 glyph cells: 'o' (closed), 'c' (open), 'l', 'e' (closed and open) */
+    for (int cy = 2; cy + 12 < h; cy += 16)
+      for (int cx = 1, g = RND (4); cx + 8 < w; cx += 10, g = RND (4)) {
+        if (g == 0 || g == 3) {
+          ff_line (im, w, h, cx, cy + 3, cx + 7, cy + 3);
+          ff_line (im, w, h, cx, cy + 3, cx, cy + 11);
+          ff_line (im, w, h, cx, cy + 11, cx + 7, cy + 11);
+          ff_line (im, w, h, cx + 7, cy + 3, cx + 7, g == 0 ? cy + 11 : cy + 7);
+          if (g == 3)
+            ff_line (im, w, h, cx, cy + 7, cx + 7, cy + 7);
+        } else if (g == 1) {
+          ff_line (im, w, h, cx + 7, cy + 3, cx, cy + 3);
+          ff_line (im, w, h, cx, cy + 3, cx, cy + 11);
+          ff_line (im, w, h, cx, cy + 11, cx + 7, cy + 11);
+        } else {
+          ff_line (im, w, h, cx + 3, cy, cx + 3, cy + 11);
+        }
+      }
+  } else if (kind == 3) {
+    for (size_t i = 0; i < (size_t) w * h; i++)
+      im[i] = RND (100) < 40 ? 255 : 0;
   } else {
     for (int cy = 12; cy < h; cy += 24)
       for (int cx = 12; cx < w; cx += 24) {

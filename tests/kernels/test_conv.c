@@ -13,6 +13,7 @@
 #include "fvtest.h"
 #include "fv_conv.h"
 #include "fv_conv_fftw.h"
+#include "fv_conv_cuda.h"
 #include "fv_env.h"
 #include "fv_parallel.h"
 #include "fv_cuda.h"
@@ -218,26 +219,43 @@ main (int argc, char **argv)
       free (im);
     }
   }
-  /* overlap-add tiles, forced small so that frames hold many of them */
-  if (backend == FV_BACKEND_CPU) {
-    force_tile = 13;
-    for (unsigned si = 4; si < sizeof sizes / sizeof sizes[0]; si++) {
-      run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "tiled 3x3");
-      run (sizes[si][0], sizes[si][1], 3, 0x3, FV_U16, k54, 5, 4, 1, 0, &rng, "tiled 5x4, 16-bit");
-      run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, gauss, 15, 15, 1, 0, &rng, "tiled gaussian");
+  /* tiles (CPU overlap-add, GPU overlap-save batches), forced small so
+   * that frames hold many of them, and forced off */
+  force_tile = 13;
+  for (unsigned si = 4; si < sizeof sizes / sizeof sizes[0]; si++) {
+    run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "tiled 3x3");
+    run (sizes[si][0], sizes[si][1], 3, 0x3, FV_U16, k54, 5, 4, 1, 0, &rng, "tiled 5x4, 16-bit");
+    run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, gauss, 15, 15, 1, 0, &rng, "tiled gaussian");
+  }
+  force_tile = -1;
+  run (64, 48, 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "untiled");
+  run (61, 47, 1, 1, FV_U8, gauss, 15, 15, 1, 0, &rng, "untiled gaussian");
+  force_tile = 0;
+  if (backend == FV_BACKEND_CUDA) {   /* the layouts those runs pinned */
+    for (int t = -1; t <= 13; t += 14) {
+      fv_conv_params p = { 61, 47, 1, 1, FV_U8, gauss, 15, 15, 1, 0, FV_BORDER_MIRROR,
+        FV_CONV_FFT, 0, 0 };
+      p.tile = t;
+      fv_conv_plan *plan;
+      int px = 0, py = 0, n = 0;
+      FVT_CHECK (fv_conv_plan_create (&plan, &p, backend, 0, NULL) == FV_OK, "plan: %s",
+          fv_last_error ());
+      fv_conv_cuda_layout (fv_conv_plan_cuda (plan), &px, &py, &n);
+      FVT_CHECK (t < 0 ? n == 1 && px >= 61 + 14 && py >= 47 + 14
+          : n == 5 * 4 && px == 13 + 14 && py == 13 + 14,
+          "tile %d: layout %dx%d x %d", t, px, py, n);
+      fv_conv_plan_destroy (plan);
     }
-    force_tile = -1;
-    run (64, 48, 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "untiled");
-    force_tile = 0;
   }
   /* kernel grids: 1x1 equals the plain convolution; identical kernels equal
    * it within 1; a varying grid matches the blend of reference results */
-  {
+  for (int tile = 0; tile <= (backend == FV_BACKEND_CUDA ? 11 : 0); tile += 11) {
     for (int border = 0; border <= FV_BORDER_WRAP; border++) {
       int w = 53, h = 37;
       fv_image src = fvt_image_new (w, h, 1, FV_U8, 2, &rng);
       fv_image a = fvt_image_new (w, h, 1, FV_U8, 0, NULL), b = fvt_image_new (w, h, 1, FV_U8, 0, NULL);
       fv_conv_params p = { w, h, 1, 1, FV_U8, k33, 3, 3, 1, 0, border, FV_CONV_FFT, 0, 0 };
+      p.tile = tile;   /* GPU: every cell's window in overlap-save tiles */
       fv_conv_plan *plain;
       FVT_CHECK (fv_conv_plan_create (&plain, &p, backend, 0, NULL) == FV_OK, "plan");
       fv_conv_execute (plain, &src, &a);
@@ -280,7 +298,7 @@ main (int argc, char **argv)
           }
           bad += fabs (fvt_get (&b, x, y, 0) - want) > 1.0;
         }
-      FVT_CHECK (bad == 0, "varying grid, border %d: %ld pixels off", border, bad);
+      FVT_CHECK (bad == 0, "varying grid, border %d, tile %d: %ld pixels off", border, tile, bad);
       /* weights sum to one everywhere */
       for (int x = 0; x < w; x++) {
         double s = 0;
