@@ -66,8 +66,11 @@ sub_destroy (void *plan, void *user)
 size_t
 fv_fill_cuda_bytes (int width, int height)
 {
+  /* frame and result, and per 32x32 tile its 128 edge slots and 32 words
+   * of bits (fv_fill_cuda.cu) */
   const size_t pitch = ((size_t) width + 511) / 512 * 512;
-  return sizeof (int) * (size_t) width * height + 2 * pitch * height + ((size_t) 1 << 20);
+  const size_t tiles = (size_t) ((width + 31) / 32) * ((height + 31) / 32);
+  return 4 * (1 + tiles * 160) + 2 * pitch * height + ((size_t) 1 << 20);
 }
 
 static size_t

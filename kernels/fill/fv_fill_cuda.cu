@@ -1,29 +1,36 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* GPU fill: union-find labelling of the background, then a flag on every
- * component that touches the border, then one write pass.
- *   1. each 32x32 tile labels its background in shared memory (union-find
- *      with shared atomics) and writes, per pixel, the global index of its
- *      tile-local root;
- *   2. pixels on tile edges join their neighbours in other tiles with the
- *      global atomicMin union of Playne and Hawick (roots only decrease, so
- *      concurrent unions never undo each other);
- *   3. border background pixels set bit 31 of their root's entry;
- *   4. each pixel follows its tree to the root and is written from its bit.
- * No step depends on the shape of the components: one background spanning
- * the whole frame costs what many small ones do (unlike a flood fill). */
+/* GPU fill on bit masks: a warp holds a 32x32 tile as 32 words, a row of
+ * background bits a lane, and floods it with word operations (a row's runs
+ * by carries, columns by doubling shifts across lanes), so no pixel needs
+ * a label of its own; union-find runs only over the tiles' edge pixels.
+ *   1. label_edges: each tile's background components that reach its edge,
+ *      one flood from each: every edge pixel ("slot", 128 a tile) gets its
+ *      component's first slot, or 0 when the component touches the frame's
+ *      border (slot 0 is the outside, below every other slot);
+ *   2. join_edges: facing edge pixels of neighbouring tiles united with the
+ *      atomicMin union of Playne and Hawick (roots only decrease, so
+ *      concurrent unions never undo each other, and the outside stays the
+ *      root of whatever joins it);
+ *   3. write_tiles: each tile floods again from its edge pixels whose root
+ *      is the outside and writes every pixel from its bit.
+ * Measured on the H100 (8K "shapes"): 0.66 ms with a label a pixel, the
+ * tile labelled by 256 threads in shared memory; see docs/benchmarks.md. */
 #include <cstdlib>
 #include "fv_fill_plan.h"
 #include "../common/fv_cuda_check.cuh"
 
 namespace {
 
-constexpr int T = 32;                   /* tile side */
-constexpr int OUTSIDE = (int) 0x80000000;
+constexpr int T = 32;         /* tile side: a warp's lanes, a word's bits */
+constexpr int SLOTS = 4 * T;  /* edge pixels a tile: top, bottom, left, right */
 constexpr int WALL = -1;
+constexpr int TILES_A_BLOCK = 8;
+constexpr unsigned ALL = 0xffffffffu;
 
 struct fv_fill_cuda {
   fv::PlanStream ps;
-  int *labels;
+  int *slots;            /* 1 + tiles x SLOTS: the outside, then each tile's edge */
+  unsigned *bits;        /* tiles x T: background rows, kept from pass 1 to 3 */
   unsigned char *d_src, *d_dst;
   size_t d_pitch;
 };
@@ -31,24 +38,182 @@ struct fv_fill_cuda {
 struct Frame {
   const unsigned char *src;
   size_t sstride;
-  int w, h, thr;
+  int w, h, thr, tiles_x, tiles;
   bool conn8;
 };
 
-__device__ __forceinline__ bool
-bg (const Frame &f, int x, int y)
+/* Slot s of tile t: top row 0..31, bottom row 32..63, left column 64..95,
+ * right column 96..127 (corners twice, always equal). */
+__device__ __forceinline__ int
+slot_id (int tile, int s)
 {
-  return f.src[(size_t) y * f.sstride + x] <= f.thr;
+  return 1 + tile * SLOTS + s;
 }
 
+/* This lane's row of the tile: background bits, and the frame's border
+ * pixels in it (outside by definition). */
+struct TileRow {
+  int x0, y0, lane;
+  unsigned bg, border;
+};
+
+__device__ TileRow
+load_row (const Frame &f, int tile)
+{
+  TileRow t;
+  t.lane = threadIdx.x & 31;
+  t.x0 = tile % f.tiles_x * T;
+  t.y0 = tile / f.tiles_x * T;
+  t.bg = 0;
+  /* a row at a time across the warp, coalesced; its ballot is row r's word */
+  for (int r = 0; r < T; r++) {
+    const int x = t.x0 + t.lane, y = t.y0 + r;
+    const bool b = x < f.w && y < f.h && f.src[(size_t) y * f.sstride + x] <= f.thr;
+    const unsigned word = __ballot_sync (ALL, b);
+    if (r == t.lane)
+      t.bg = word;
+  }
+  const int y = t.y0 + t.lane, cols = min (T, f.w - t.x0);
+  const unsigned in_frame = cols == T ? ALL : (1u << cols) - 1;
+  t.border = y == 0 || y == f.h - 1 ? in_frame : 0;
+  if (t.x0 == 0)
+    t.border |= 1u;
+  if (t.x0 + cols == f.w)
+    t.border |= 1u << (cols - 1);
+  if (y >= f.h)
+    t.border = 0;
+  t.border &= t.bg;
+  return t;
+}
+
+/* the bits of s's runs of m (s within m): carries fill toward the high
+ * bits, the same on the reversed words toward the low */
+__device__ __forceinline__ unsigned
+fill_runs (unsigned s, unsigned m)
+{
+  const unsigned up = (((m + s) ^ m) & m) | s;
+  const unsigned rs = __brev (s), rm = __brev (m);
+  return up | __brev ((((rm + rs) ^ rm) & rm) | rs);
+}
+
+/* Masks for the doubling shifts: down[k] has the bits that are background
+ * in this row and the 2^k - 1 rows above it, up[k] in the rows below. */
+struct Columns {
+  unsigned down[5], up[5];
+};
+
+__device__ Columns
+columns (unsigned m, int lane)
+{
+  Columns c;
+  c.down[0] = c.up[0] = m;
+  for (int k = 1, d = 1; k < 5; k++, d *= 2) {
+    const unsigned a = __shfl_up_sync (ALL, c.down[k - 1], d);
+    const unsigned b = __shfl_down_sync (ALL, c.up[k - 1], d);
+    c.down[k] = c.down[k - 1] & (lane >= d ? a : 0);
+    c.up[k] = c.up[k - 1] & (lane + d < T ? b : 0);
+  }
+  return c;
+}
+
+/* Everything background reaches from r (within m) inside the tile: runs
+ * along rows, then columns by shifts of 1, 2, 4, 8, 16 rows (each through
+ * background only), and with 8-connectivity one diagonal step; until no
+ * lane changes. */
+__device__ unsigned
+flood (unsigned r, unsigned m, const Columns &c, int lane, bool conn8)
+{
+  for (;;) {
+    const unsigned old = r;
+    r = fill_runs (r, m);
+    for (int k = 0, d = 1; k < 5; k++, d *= 2) {
+      const unsigned a = __shfl_up_sync (ALL, r, d);
+      r |= lane >= d ? a & c.down[k] : 0;
+    }
+    for (int k = 0, d = 1; k < 5; k++, d *= 2) {
+      const unsigned b = __shfl_down_sync (ALL, r, d);
+      r |= lane + d < T ? b & c.up[k] : 0;
+    }
+    if (conn8) {
+      const unsigned a = __shfl_up_sync (ALL, r, 1), b = __shfl_down_sync (ALL, r, 1);
+      unsigned n = (lane > 0 ? a : 0) | (lane < T - 1 ? b : 0);
+      r |= (n | n << 1 | n >> 1) & m;
+    }
+    if (!__any_sync (ALL, r != old))
+      return r;
+  }
+}
+
+/* The edge pixels of this lane's row: the left and right ends of every row,
+ * all of the first and last. */
+__device__ __forceinline__ unsigned
+edge_mask (int lane)
+{
+  return lane == 0 || lane == T - 1 ? ALL : 0x80000001u;
+}
+
+__global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
+label_edges (Frame f, int *slots, unsigned *bits)
+{
+  __shared__ int lab[TILES_A_BLOCK][SLOTS];
+  const int warp = threadIdx.x / 32, tile = blockIdx.x * TILES_A_BLOCK + warp;
+  if (tile >= f.tiles)
+    return;   /* whole warps: the shuffles below see all their lanes */
+  const TileRow t = load_row (f, tile);
+  const int lane = t.lane;
+  bits[(size_t) tile * T + lane] = t.bg;
+  if (tile == 0 && lane == 0)
+    slots[0] = 0;   /* the outside, its own root */
+  for (int i = lane; i < SLOTS; i += 32)
+    lab[warp][i] = WALL;
+  __syncwarp ();
+  const Columns c = columns (t.bg, lane);
+  unsigned cand = t.bg & edge_mask (lane);
+  for (;;) {
+    const unsigned rows = __ballot_sync (ALL, cand != 0);
+    if (!rows)
+      break;
+    const int lead = __ffs (rows) - 1;
+    const int bit = __ffs (__shfl_sync (ALL, cand, lead)) - 1;
+    const unsigned r = flood (lane == lead ? 1u << bit : 0, t.bg, c, lane, f.conn8);
+    const int first = lead == 0 ? bit : lead == T - 1 ? T + bit : bit == 0 ? 2 * T + lead
+        : 3 * T + lead;
+    const int v = __any_sync (ALL, r & t.border) ? 0 : slot_id (tile, first);
+    const unsigned top = __shfl_sync (ALL, r, 0), bottom = __shfl_sync (ALL, r, T - 1);
+    if (top >> lane & 1)
+      lab[warp][lane] = v;
+    if (bottom >> lane & 1)
+      lab[warp][T + lane] = v;
+    if (r & 1)
+      lab[warp][2 * T + lane] = v;
+    if (r >> 31)
+      lab[warp][3 * T + lane] = v;
+    cand &= ~r;
+  }
+  __syncwarp ();
+  for (int i = lane; i < SLOTS; i += 32)
+    slots[slot_id (tile, i)] = lab[warp][i];
+}
+
+/* The root of p, halving the path on the way (each node visited points
+ * to its grandparent after): the outside's tree spans the whole frame, and
+ * unions link it tile by tile, so without this its paths grow hundreds
+ * long (8K rings). A node's parent only ever moves to an ancestor, which
+ * keeps concurrent unions sound. */
 template <typename P>
 __device__ __forceinline__ int
 root_of (P L, int p)
 {
-  int q;
-  while ((q = L[p]) != p)
-    p = q;
-  return p;
+  for (;;) {
+    const int q = L[p];
+    if (q == p)
+      return p;
+    const int r = L[q];
+    if (r == q)
+      return q;
+    L[p] = r;
+    p = r;
+  }
 }
 
 /* union by smaller index; L volatile so every read sees other threads' writes */
@@ -74,146 +239,129 @@ unite (P L, int a, int b)
   }
 }
 
-__global__ void __launch_bounds__ (T * 8)
-label_tiles (Frame f, int *L)
+/* Edge pixel i of tile (tx, ty)'s side: its slot, or -1 off the grid */
+__device__ __forceinline__ int
+side_slot (const Frame &f, int tx, int ty, int side, int i)
 {
-  __shared__ int s[T * T];
-  __shared__ int root[T * T];   /* filled at run starts only */
-  const int x0 = blockIdx.x * T, y0 = blockIdx.y * T;
-  const int lx = threadIdx.x, ly0 = threadIdx.y;
-  volatile int *vs = s;
-  int starts_at[T / 8];
-  /* a warp per row: each pixel starts out pointing at the first pixel of its
-   * run of background (found with one ballot), so trees start one deep */
-  for (int ly = ly0; ly < T; ly += 8) {
-    const int x = x0 + lx, y = y0 + ly;
-    const bool b = x < f.w && y < f.h && bg (f, x, y);
-    const unsigned m = __ballot_sync (0xffffffffu, b);
-    const unsigned upto = lx == 31 ? 0xffffffffu : (2u << lx) - 1;
-    const unsigned zeros = ~m & upto;
-    const int start = zeros ? 32 - __clz (zeros) : 0;
-    s[ly * T + lx] = b ? ly * T + start : WALL;
-    starts_at[ly / 8] = b ? ly * T + start : WALL;
+  const int tiles_y = f.tiles / f.tiles_x;
+  if (i < 0) {   /* the neighbouring tile's last pixel on that side */
+    if (side >= 2) ty--; else tx--;
+    i = T - 1;
+  } else if (i >= T) {
+    if (side >= 2) ty++; else tx++;
+    i = 0;
   }
-  __syncthreads ();
-  /* join runs of neighbouring rows, once per pair of touching runs: where
-   * either run starts inside the other (and, 8-connected, at the corners) */
-  for (int ly = ly0 + (ly0 == 0 ? 8 : 0); ly < T; ly += 8) {
-    const int i = ly * T + lx;
-    if (s[i] == WALL)
-      continue;
-    const bool starts = lx == 0 || s[i - 1] == WALL;
-    const bool ends = lx == T - 1 || s[i + 1] == WALL;
-    if (s[i - T] != WALL && (starts || lx == 0 || s[i - T - 1] == WALL))
-      unite (vs, i, i - T);
-    if (f.conn8) {
-      if (starts && lx > 0 && s[i - T - 1] != WALL)
-        unite (vs, i, i - T - 1);
-      if (ends && lx < T - 1 && s[i - T + 1] != WALL)
-        unite (vs, i, i - T + 1);
-    }
-  }
-  __syncthreads ();
-  /* unions only ever change run starts, so the other pixels still point at
-   * their run's start: find the roots of the starts alone, then look up */
-  for (int ly = ly0; ly < T; ly += 8)
-    if (starts_at[ly / 8] == ly * T + lx)
-      root[ly * T + lx] = root_of (vs, ly * T + lx);
-  __syncthreads ();
-  for (int ly = ly0; ly < T; ly += 8) {
-    const int x = x0 + lx, y = y0 + ly;
-    if (x >= f.w || y >= f.h)
-      continue;
-    const int st = starts_at[ly / 8];
-    int r = st == WALL ? WALL : root[st];
-    L[(size_t) y * f.w + x] = r == WALL ? WALL : (y0 + r / T) * f.w + x0 + r % T;
-  }
+  if (tx < 0 || ty < 0 || tx >= f.tiles_x || ty >= tiles_y)
+    return -1;
+  return slot_id (ty * f.tiles_x + tx, side * T + i);
 }
 
-/* One thread per pixel on a tile edge: grid.y < ncols runs down the tile
- * columns (x = multiple of T and the column before it), the rest along the
- * tile rows (y = multiple of T). Inside a tile every backward neighbour is
- * in the same tile, already joined. */
+/* One thread per edge pixel on the right side (blockIdx.y 0) or the bottom
+ * side (1) of every tile but the last column (row): joined to the facing
+ * pixel of the next tile, and with 8-connectivity to its two neighbours.
+ * Unions another pair already makes are skipped: a straight pair whose
+ * both pixels carry the labels of the pair before it (the same components
+ * at the time of reading; sets only ever merge), a diagonal one where
+ * either pixel's straight partner is background (joined through it). */
 __global__ void
-join_tiles (Frame f, int *L, int ncols)
+join_edges (Frame f, int *slots)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int x, y;
-  if ((int) blockIdx.y < ncols) {
-    const int c = blockIdx.y;   /* between tile columns c and c+1: their facing columns */
-    if (i >= 2 * f.h)
-      return;
-    x = i < f.h ? (c + 1) * T : c * T + T - 1;
-    y = i < f.h ? i : i - f.h;
-  } else {
-    const int r = blockIdx.y - ncols + 1;   /* tile rows 1.. */
-    x = i;
-    y = r * T;
-    if (x >= f.w)
-      return;
+  if (i >= f.tiles * T)
+    return;
+  const int tile = i / T, j = i % T, tx = tile % f.tiles_x, ty = tile / f.tiles_x;
+  const bool right = blockIdx.y == 0;
+  if (right ? tx + 1 >= f.tiles_x : ty + 1 >= f.tiles / f.tiles_x)
+    return;
+  const int own = right ? 3 : 1, side = right ? 2 : 0;   /* next tile's left column, top row */
+  const int a = slot_id (tile, own * T + j);
+  const int la = slots[a];
+  if (la == WALL)
+    return;
+  volatile int *vL = slots;
+  const int nx = right ? tx + 1 : tx, ny = right ? ty : ty + 1;
+  const int b = side_slot (f, nx, ny, side, j), lb = slots[b];
+  if (lb != WALL && !(j > 0 && slots[a - 1] == la && slots[b - 1] == lb))
+    unite (vL, a, b);
+  if (!f.conn8 || lb != WALL)
+    return;
+  for (int d = -1; d <= 1; d += 2) {
+    const int bd = side_slot (f, nx, ny, side, j + d), ad = side_slot (f, tx, ty, own, j + d);
+    if (bd >= 0 && slots[bd] != WALL && (ad < 0 || slots[ad] == WALL))
+      unite (vL, a, bd);
   }
-  if (x >= f.w || y >= f.h)
+}
+
+__global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
+write_tiles (Frame f, const int *slots, const unsigned *bits, unsigned char *dst,
+    size_t dstride, unsigned char fv, unsigned char on_contour, bool aligned)
+{
+  const int warp = threadIdx.x / 32, tile = blockIdx.x * TILES_A_BLOCK + warp;
+  if (tile >= f.tiles)
     return;
-  const int tx = x % T, ty = y % T;
-  const int p = y * f.w + x;
-  if (L[p] == WALL)
-    return;
-  volatile int *vL = L;
-  if (tx == 0 && x > 0 && L[p - 1] != WALL)
-    unite (vL, p, p - 1);
-  if (y > 0) {
-    /* across a tile's top edge, once per pair of touching runs */
-    if (ty == 0 && L[p - f.w] != WALL
-        && (x == 0 || L[p - 1] == WALL || L[p - f.w - 1] == WALL))
-      unite (vL, p, p - f.w);
-    if (f.conn8) {
-      if (x > 0 && (tx == 0 || ty == 0) && L[p - f.w - 1] != WALL)
-        unite (vL, p, p - f.w - 1);
-      if (x + 1 < f.w && (tx == T - 1 || ty == 0) && L[p - f.w + 1] != WALL)
-        unite (vL, p, p - f.w + 1);
+  const int lane = threadIdx.x & 31;
+  const int x0 = tile % f.tiles_x * T, y0 = tile / f.tiles_x * T;
+  const unsigned m = bits[(size_t) tile * T + lane];
+  /* seeds: edge pixels whose root is the outside, and the frame's border */
+  TileRow t;
+  {
+    const int y = y0 + lane, cols = min (T, f.w - x0);
+    const unsigned in_frame = cols == T ? ALL : (1u << cols) - 1;
+    t.border = y == 0 || y == f.h - 1 ? in_frame : 0;
+    if (x0 == 0)
+      t.border |= 1u;
+    if (x0 + cols == f.w)
+      t.border |= 1u << (cols - 1);
+    t.border = y < f.h ? t.border & m : 0;
+  }
+  /* whether this lane's slot of side k reaches the outside: one chase per
+   * distinct label across the warp (a tile's 128 slots hold a few; every
+   * slot chasing its own cost 140 us at 8K noise), plain loads, as the
+   * unions are over */
+  auto outside = [&] (int k) {
+    const int v = slots[slot_id (tile, k * T + lane)];
+    const int leader = __ffs (__match_any_sync (ALL, v)) - 1;
+    int root = v;
+    if (lane == leader && v != WALL)
+      while (slots[root] != root)
+        root = slots[root];
+    root = __shfl_sync (ALL, root, leader);
+    return v != WALL && root == 0;
+  };
+  const unsigned top = __ballot_sync (ALL, outside (0));
+  const unsigned bottom = __ballot_sync (ALL, outside (1));
+  const bool left = outside (2), right = outside (3);
+  unsigned seed = t.border | (left ? 1u : 0) | (right ? 1u << 31 : 0);
+  seed |= lane == 0 ? top : 0;
+  seed |= lane == T - 1 ? bottom : 0;
+  const Columns c = columns (m, lane);
+  const unsigned out = flood (seed & m, m, c, lane, f.conn8);
+  if (aligned) {   /* four rows at a time, four pixels a lane */
+    const int q = lane % 8 * 4, x = x0 + q;
+    for (int r0 = 0; r0 < T; r0 += 4) {
+      const int r = r0 + lane / 8, y = y0 + r;
+      const unsigned bg = __shfl_sync (ALL, m, r) >> q, o = __shfl_sync (ALL, out, r) >> q;
+      unsigned word = 0;
+      for (int k = 0; k < 4; k++)
+        word |= (unsigned) (!(bg >> k & 1) ? on_contour : (o >> k & 1) ? 0 : fv) << 8 * k;
+      unsigned char *row = dst + (size_t) y * dstride;
+      if (y >= f.h || x >= f.w)
+        continue;
+      if (x + 3 < f.w)
+        *(unsigned *) (row + x) = word;
+      else
+        for (int k = 0; x + k < f.w; k++)
+          row[x + k] = (unsigned char) (word >> 8 * k);
     }
-  }
-}
-
-/* Root of p once roots may carry the OUTSIDE bit. */
-__device__ __forceinline__ int
-root_masked (const int *L, int p)
-{
-  int q;
-  while ((q = L[p] & ~OUTSIDE) != p)
-    p = q;
-  return p;
-}
-
-__global__ void
-mark_border (Frame f, int *L)
-{
-  const int i = blockIdx.x * blockDim.x + threadIdx.x, W = f.w, H = f.h;
-  int x, y;
-  if (i < W) { x = i; y = 0; }
-  else if (i < 2 * W) { x = i - W; y = H - 1; }
-  else if (i < 2 * W + H) { x = 0; y = i - 2 * W; }
-  else if (i < 2 * W + 2 * H) { x = W - 1; y = i - 2 * W - H; }
-  else return;
-  const int p = y * W + x;
-  if (L[p] != WALL)
-    atomicOr (&L[root_masked (L, p)], OUTSIDE);
-}
-
-__global__ void
-write_output (Frame f, const int *L, unsigned char *dst, size_t dstride, unsigned char fv,
-    unsigned char on_contour)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= f.w || y >= f.h)
     return;
-  const int p = y * f.w + x;
-  unsigned char v;
-  if (L[p] == WALL)
-    v = on_contour;
-  else
-    v = (L[root_masked (L, p)] & OUTSIDE) ? 0 : fv;
-  dst[(size_t) y * dstride + x] = v;
+  }
+  /* a row at a time across the warp again, coalesced */
+  for (int r = 0; r < T; r++) {
+    const unsigned bg = __shfl_sync (ALL, m, r), o = __shfl_sync (ALL, out, r);
+    const int x = x0 + lane, y = y0 + r;
+    if (x < f.w && y < f.h)
+      dst[(size_t) y * dstride + x] = !(bg >> lane & 1) ? on_contour : (o >> lane & 1) ? 0 : fv;
+  }
 }
 
 }  // namespace
@@ -227,7 +375,9 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
     return FV_ERR_NOMEM;
   pl->cuda = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
-  FV_CUDA_TRY (cudaMalloc (&c->labels, sizeof (int) * (size_t) p->width * p->height));
+  const size_t tiles = (size_t) ((p->width + T - 1) / T) * ((p->height + T - 1) / T);
+  FV_CUDA_TRY (cudaMalloc (&c->slots, sizeof (int) * (1 + tiles * SLOTS)));
+  FV_CUDA_TRY (cudaMalloc (&c->bits, sizeof (unsigned) * tiles * T));
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, p->width, p->height));
   size_t pitch2;
   FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, p->width, p->height));
@@ -240,8 +390,9 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
   const fv_fill_params *p = &pl->p;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  const int tiles_x = (p->width + T - 1) / T, tiles = tiles_x * ((p->height + T - 1) / T);
   Frame f = { (const unsigned char *) src->data, src->stride, p->width, p->height,
-    (int) p->threshold, p->connectivity == 8 };
+    (int) p->threshold, tiles_x, tiles, p->connectivity == 8 };
   if (src->mem == FV_MEM_HOST) {
     FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride, p->width,
         p->height, cudaMemcpyHostToDevice, c->ps.stream));
@@ -250,19 +401,14 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   }
   unsigned char *out = dst->mem == FV_MEM_HOST ? c->d_dst : (unsigned char *) dst->data;
   size_t ostride = dst->mem == FV_MEM_HOST ? c->d_pitch : dst->stride;
-  dim3 tiles ((p->width + T - 1) / T, (p->height + T - 1) / T);
-  dim3 block (32, 8), grid ((p->width + 31) / 32, (p->height + 7) / 8);
-  label_tiles<<<tiles, dim3 (T, 8), 0, c->ps.stream>>> (f, c->labels);
-  const int ncols = tiles.x - 1, nrows = tiles.y - 1;   /* inner tile edges */
-  const int edge_len = 2 * p->height > p->width ? 2 * p->height : p->width;
-  if (ncols + nrows > 0)
-    join_tiles<<<dim3 ((edge_len + 255) / 256, ncols + nrows), 256, 0, c->ps.stream>>> (f,
-        c->labels, ncols);
-  const int nb = 2 * p->width + 2 * p->height;
-  mark_border<<<(nb + 255) / 256, 256, 0, c->ps.stream>>> (f, c->labels);
+  const int blocks = (tiles + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
+  label_edges<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits);
+  if (tiles > 1)
+    join_edges<<<dim3 ((tiles * T + 255) / 256, 2), 256, 0, c->ps.stream>>> (f, c->slots);
   const unsigned char fv = (unsigned char) p->fill_value;
-  write_output<<<grid, block, 0, c->ps.stream>>> (f, c->labels, out, ostride, fv,
-      p->output == FV_FILL_FILLED ? fv : 0);
+  const bool aligned = ((uintptr_t) out | ostride) % 4 == 0;   /* word stores */
+  write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
+      ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned);
   FV_CUDA_TRY (cudaGetLastError ());
   if (dst->mem == FV_MEM_HOST)
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, p->width,
@@ -288,7 +434,8 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   if (!c)
     return;
   fv_cuda_use_device (c->ps.device);
-  cudaFree (c->labels);
+  cudaFree (c->slots);
+  cudaFree (c->bits);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
   c->ps.close ();
