@@ -119,14 +119,15 @@ columns (unsigned m, int lane)
 
 /* Everything background reaches from r (within m) inside the tile: runs
  * along rows, then columns by shifts of 1, 2, 4, 8, 16 rows (each through
- * background only), and with 8-connectivity one diagonal step; until no
- * lane changes. */
+ * background only), and with 8-connectivity one diagonal step; until the
+ * column steps add nothing to the filled runs (then both are closed: a
+ * component of one run costs one round, not two). */
 __device__ unsigned
 flood (unsigned r, unsigned m, const Columns &c, int lane, bool conn8)
 {
   for (;;) {
-    const unsigned old = r;
     r = fill_runs (r, m);
+    const unsigned old = r;
     for (int k = 0, d = 1; k < 5; k++, d *= 2) {
       const unsigned a = __shfl_up_sync (ALL, r, d);
       r |= lane >= d ? a & c.down[k] : 0;
