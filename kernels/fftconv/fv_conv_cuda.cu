@@ -77,9 +77,9 @@ plan_batch (const CufftApi *api, cufftHandle_t *h, int px, int py, int batch, in
  * window's padded transform). */
 struct Tiles {
   int px, py, tw, th, nx, ny;
-  int count () const { return nx * ny; }
-  size_t reals () const { return (size_t) px * py * count (); }
-  size_t spectrum () const { return (size_t) (px / 2 + 1) * py; }
+  __host__ __device__ int count () const { return nx * ny; }
+  __host__ __device__ size_t reals () const { return (size_t) px * py * count (); }
+  __host__ __device__ size_t spectrum () const { return (size_t) (px / 2 + 1) * py; }
 };
 
 struct ConvCuda {
@@ -232,6 +232,59 @@ conjugate (cplx *k, size_t n)
     k[i].y = -k[i].y;
 }
 
+/* A grid cell as the blending pass sees it: its edge factors and window. */
+struct CellInfo {
+  const float *scale;   /* per window pixel (renormalize), or NULL */
+  float uniform;
+  int rx, ry, ow;
+};
+
+/* grid.y: the (cell, tile) pair; the tile's spectrum times the cell's */
+__global__ void
+pair_multiply (const cplx *spec, const cplx *kspec, const int *pair_tile, const int *pair_cell,
+    cplx *prod, size_t n, float norm)
+{
+  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  const int pr = blockIdx.y;
+  const cplx a = spec[(size_t) pair_tile[pr] * n + i], b = kspec[(size_t) pair_cell[pr] * n + i];
+  prod[(size_t) pr * n + i] = cplx { (a.x * b.x - a.y * b.y) * norm, (a.x * b.y + a.y * b.x) * norm };
+}
+
+/* Each pixel: the weighted sum of the (at most 2 x 2) cells that weigh on
+ * it, each read from its pair's result in the pixel's tile, in the cells'
+ * order (the per-cell path's order); then bias, rounding, clamping. */
+template <typename TIN>
+__global__ void
+blend (const float *raw, Geo g, const int *pair_of, const CellInfo *cells, int cols, int rows,
+    float bias, float maxv, char *dst, size_t stride)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.w || y >= g.h)
+    return;
+  const int tx = x / g.t.tw, ty = y / g.t.th, tile = ty * g.t.nx + tx;
+  const size_t at = (size_t) (y - ty * g.t.th) * g.t.px + x - tx * g.t.tw;
+  const size_t per = (size_t) g.t.px * g.t.py;
+  float acc = 0.0f;
+  for (int j = 0; j < rows; j++) {
+    const float wy = fv_conv_cell_weight (y, g.h, rows, j);
+    if (wy <= 0.0f)
+      continue;
+    for (int i = 0; i < cols; i++) {
+      const float wx = fv_conv_cell_weight (x, g.w, cols, i);
+      if (wx <= 0.0f)
+        continue;
+      const int c = j * cols + i, pr = pair_of[(size_t) c * g.t.count () + tile];
+      const CellInfo ci = cells[c];
+      const float s = ci.scale ? ci.scale[(size_t) (y - ci.ry) * ci.ow + x - ci.rx] : ci.uniform;
+      acc += wx * wy * (raw[pr * per + at] * s);
+    }
+  }
+  const float v = fminf (fmaxf (acc + bias, 0.0f), maxv);
+  ((TIN *) (dst + (size_t) y * stride))[(size_t) x * g.channels + g.channel] = (TIN) (v + 0.5f);
+}
+
 }  // namespace
 
 #define CUFFT_TRY(call)                                                         \
@@ -276,28 +329,30 @@ correlate (ConvCuda *c, const CufftApi *api, const char *src, size_t stride, con
 }
 
 /* Median time (ms) of what a channel costs in cuFFT's part for the layout
- * t: the forward transforms, the product and the inverse ones; negative
- * when it cannot be measured. */
+ * t: the forward transforms, then `inverses` products and inverse ones
+ * (the tiles' count for one kernel, the (cell, tile) pairs for a grid);
+ * negative when it cannot be measured. */
 static float
-time_layout (const CufftApi *api, const Tiles &t)
+time_layout (const CufftApi *api, const Tiles &t, int inverses)
 {
-  const size_t nr = t.reals (), nc = t.spectrum ();
+  const int n = inverses > t.count () ? inverses : t.count ();
+  const size_t nr = (size_t) t.px * t.py * n, nc = t.spectrum ();
   float *buf = nullptr, best = -1.f;
   cplx *spec = nullptr, *kspec = nullptr;
   cufftHandle_t fwd = 0, inv = 0;
   cudaEvent_t a = nullptr, b = nullptr;
   bool ok = cudaMalloc (&buf, sizeof (float) * nr) == cudaSuccess
-      && cudaMalloc (&spec, sizeof (cplx) * nc * t.count ()) == cudaSuccess
+      && cudaMalloc (&spec, sizeof (cplx) * nc * n) == cudaSuccess
       && cudaMalloc (&kspec, sizeof (cplx) * nc) == cudaSuccess
       && cudaMemset (buf, 0, sizeof (float) * nr) == cudaSuccess
       && cudaMemset (kspec, 0, sizeof (cplx) * nc) == cudaSuccess
       && plan_batch (api, &fwd, t.px, t.py, t.count (), CUFFT_R2C_) == 0
-      && plan_batch (api, &inv, t.px, t.py, t.count (), CUFFT_C2R_) == 0
+      && plan_batch (api, &inv, t.px, t.py, inverses, CUFFT_C2R_) == 0
       && cudaEventCreate (&a) == cudaSuccess && cudaEventCreate (&b) == cudaSuccess;
   for (int i = 0; ok && i < 4; i++) {   /* the first run warms up */
     float ms;
     ok = cudaEventRecord (a) == cudaSuccess && api->r2c (fwd, buf, spec) == 0;
-    multiply<<<dim3 ((unsigned) ((nc + 255) / 256), t.count ()), 256>>> (spec, kspec, nc, 1.f);
+    multiply<<<dim3 ((unsigned) ((nc + 255) / 256), inverses), 256>>> (spec, kspec, nc, 1.f);
     ok = ok && api->c2r (inv, spec, buf) == 0 && cudaEventRecord (b) == cudaSuccess
         && cudaEventSynchronize (b) == cudaSuccess && cudaEventElapsedTime (&ms, a, b) == cudaSuccess;
     if (ok && i > 0 && (best < 0 || ms < best))
@@ -341,11 +396,35 @@ layout_limit (int w, int h, int kw, int kh)
   return 1.25 * fv_conv_smooth_size (w + kw - 1, 3) * (double) fv_conv_smooth_size (h + kh - 1, 3);
 }
 
+/* The layouts worth timing for a w x h window: the whole window's
+ * transform first, then the eight tiled layouts with the fewest samples
+ * (transform sides cuFFT does well, at least twice the kernel, within
+ * layout_limit). */
+static std::vector<Tiles>
+layout_candidates (int w, int h, int kw, int kh, int pw, int ph)
+{
+  static const int sides[] = { 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072,
+    4096 };
+  std::vector<Tiles> cands;
+  for (int sx : sides)
+    for (int sy : sides) {
+      if (sx < 2 * kw || sy < 2 * kh || sx >= pw || sy >= ph)
+        continue;
+      Tiles t = tiled (w, h, kw, kh, sx - kw + 1, sy - kh + 1);
+      if ((double) t.reals () <= layout_limit (w, h, kw, kh))
+        cands.push_back (t);
+    }
+  std::stable_sort (cands.begin (), cands.end (),
+      [] (const Tiles &a, const Tiles &b) { return a.reals () < b.reals (); });
+  if (cands.size () > 8)
+    cands.resize (8);
+  cands.insert (cands.begin (), whole (w, h, pw, ph));
+  return cands;
+}
+
 /* The layout for a w x h window: tile forces tiles of that many outputs
- * a side, -1 the whole window; 0 times the whole window's transform
- * against the tiled layouts with the fewest samples (transform sides
- * cuFFT does well, at least twice the kernel) and keeps the fastest, once
- * per window, kernel size and device in the process. */
+ * a side, -1 the whole window; 0 times the candidates and keeps the
+ * fastest, once per window, kernel size and device in the process. */
 static Tiles
 choose_layout (const CufftApi *api, int w, int h, int kw, int kh, int pw, int ph, int tile,
     int device)
@@ -361,27 +440,13 @@ choose_layout (const CufftApi *api, int w, int h, int kw, int kh, int pw, int ph
   auto it = chosen.find (key);
   if (it != chosen.end ())
     return it->second;
-  static const int sides[] = { 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072,
-    4096 };
-  std::vector<std::pair<double, Tiles>> cands;
-  for (int sx : sides)
-    for (int sy : sides) {
-      if (sx < 2 * kw || sy < 2 * kh || sx >= pw || sy >= ph)
-        continue;
-      Tiles t = tiled (w, h, kw, kh, sx - kw + 1, sy - kh + 1);
-      if ((double) t.reals () <= layout_limit (w, h, kw, kh))
-        cands.push_back (std::make_pair ((double) t.reals (), t));
-    }
-  std::stable_sort (cands.begin (), cands.end (),
-      [] (const std::pair<double, Tiles> &a, const std::pair<double, Tiles> &b) {
-        return a.first < b.first; });
   Tiles best = whole (w, h, pw, ph);
-  float best_ms = time_layout (api, best);
-  for (size_t i = 0; i < cands.size () && i < 8 && best_ms >= 0; i++) {
-    const float ms = time_layout (api, cands[i].second);
-    if (ms >= 0 && ms < best_ms) {
+  float best_ms = -1.f;
+  for (const Tiles &t : layout_candidates (w, h, kw, kh, pw, ph)) {
+    const float ms = time_layout (api, t, t.count ());
+    if (ms >= 0 && (best_ms < 0 || ms < best_ms)) {
       best_ms = ms;
-      best = cands[i].second;
+      best = t;
     }
   }
   chosen.emplace (key, best);
@@ -408,7 +473,7 @@ fv_conv_cuda_pick_size (int ew, int eh, int device, int *pw, int *ph)
     float best_t = -1.f;
     for (int maxp : { 7, 5, 3 }) {
       int w = fv_conv_smooth_size (ew, maxp), h = fv_conv_smooth_size (eh, maxp);
-      float t = time_layout (api, whole (w, h, w, h));
+      float t = time_layout (api, whole (w, h, w, h), 1);
       if (t >= 0 && (best_t < 0 || t < best_t)) {
         best_t = t;
         best = std::make_pair (w, h);
@@ -578,13 +643,226 @@ fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *grid_params, const vo
   return FV_OK;
 }
 
+/* A grid's shared transforms: the frame's tiles transformed once for every
+ * cell (for the largest kernel: a smaller one sits in it at the same
+ * anchor), then for each (cell, tile) pair where the cell weighs on the
+ * tile, the product with the cell's spectrum and its inverse, all pairs in
+ * one batch; one pass blends the cells at each pixel. Each cell's own
+ * window transforms (the other path) do the forward work about four times
+ * over for a 3x3 grid. */
+struct GridShared {
+  Tiles t;
+  int kw, kh, npairs;
+  cufftHandle_t fwd, inv;
+  bool have_fwd, have_inv;
+  float *buf;          /* the tiles' samples, then the pairs' results */
+  cplx *spec, *prod, *kspec;   /* tiles' spectra, pairs' products, cells' spectra */
+  int *pair_of;        /* [cell * tiles + tile]: its pair, or -1 */
+  int *pair_tile, *pair_cell;
+  CellInfo *cells;
+};
+
 /* The grid's device side: the frame, the result and the float sum. */
 struct GridCuda {
   fv::PlanStream ps;
   char *d_src, *d_dst;
   size_t pitch;
   float *acc;
+  GridShared *shared;   /* NULL: each cell transforms its own window */
 };
+
+static void
+shared_free (GridShared *sh)
+{
+  if (!sh)
+    return;
+  const CufftApi *api = cufft ();
+  if (api && sh->have_fwd)
+    api->destroy (sh->fwd);
+  if (api && sh->have_inv)
+    api->destroy (sh->inv);
+  cudaFree (sh->buf);
+  cudaFree (sh->spec);
+  cudaFree (sh->prod);
+  cudaFree (sh->kspec);
+  cudaFree (sh->pair_of);
+  cudaFree (sh->pair_tile);
+  cudaFree (sh->pair_cell);
+  cudaFree (sh->cells);
+  free (sh);
+}
+
+/* Builds the shared path for cells that all go by FFT; leaves g->shared
+ * NULL (the per-cell path) where they do not, or where its buffers do not
+ * fit the device. */
+static fv_status
+shared_init (GridCuda *g, const fv_conv_params *p, void *const *cellv, int cols, int rows)
+{
+  const CufftApi *api = cufft ();
+  const int n = cols * rows;
+  int kw = 1, kh = 1;
+  for (int k = 0; k < n; k++) {
+    const ConvCuda *c = (const ConvCuda *) cellv[k];
+    if (!c)
+      continue;
+    if (c->direct || !api)
+      return FV_OK;
+    kw = c->p.kernel_width > kw ? c->p.kernel_width : kw;
+    kh = c->p.kernel_height > kh ? c->p.kernel_height : kh;
+  }
+  int pw = fv_conv_fast_size (p->width + kw - 1), ph = fv_conv_fast_size (p->height + kh - 1);
+  fv_conv_cuda_pick_size (p->width + kw - 1, p->height + kh - 1, g->ps.device, &pw, &ph);
+  GridShared *sh = (GridShared *) calloc (1, sizeof (GridShared));
+  if (!sh)
+    return FV_ERR_NOMEM;
+  sh->kw = kw;
+  sh->kh = kh;
+  /* the pairs of a layout: every cell with the tiles its window meets */
+  std::vector<int> pair_of, pair_tile, pair_cell;
+  auto make_pairs = [&] (const Tiles &t) {
+    pair_of.assign ((size_t) n * t.count (), -1);
+    pair_tile.clear ();
+    pair_cell.clear ();
+    for (int k = 0; k < n; k++) {
+      const ConvCuda *c = (const ConvCuda *) cellv[k];
+      for (int ty = 0; c && ty < t.ny; ty++)
+        for (int tx = 0; tx < t.nx; tx++)
+          if (tx * t.tw < c->rx + c->ow && (tx + 1) * t.tw > c->rx
+              && ty * t.th < c->ry + c->oh && (ty + 1) * t.th > c->ry) {
+            pair_of[(size_t) k * t.count () + ty * t.nx + tx] = (int) pair_tile.size ();
+            pair_tile.push_back (ty * t.nx + tx);
+            pair_cell.push_back (k);
+          }
+    }
+    return (int) pair_tile.size ();
+  };
+  /* forced, or timed by the grid's own cost: a forward batch of the tiles
+   * and an inverse batch of the pairs */
+  sh->t = choose_layout (api, p->width, p->height, kw, kh, pw, ph, p->tile ? p->tile : -1,
+      g->ps.device);
+  if (!p->tile) {
+    float best_ms = -1.f;
+    /* (tiles of half a cell, whose edges fall where the cells' weights
+     * start and stop, so that each meets at most 2 x 2 cells, were timed
+     * too and never won: 100 pairs of 768x486 against 40 of 2048x640 at
+     * 4K 3x3) */
+    for (const Tiles &t : layout_candidates (p->width, p->height, kw, kh, pw, ph)) {
+      const float ms = time_layout (api, t, make_pairs (t));
+      if (ms >= 0 && (best_ms < 0 || ms < best_ms)) {
+        best_ms = ms;
+        sh->t = t;
+      }
+    }
+  }
+  const Tiles &t = sh->t;
+  const int tiles = t.count ();
+  make_pairs (t);
+  std::vector<CellInfo> info (n, CellInfo { nullptr, 0.0f, 0, 0, 1 });
+  for (int k = 0; k < n; k++) {
+    const ConvCuda *c = (const ConvCuda *) cellv[k];
+    if (c)
+      info[k] = CellInfo { c->scale, c->uniform, c->rx, c->ry, c->ow };
+  }
+  sh->npairs = (int) pair_tile.size ();
+  const size_t nc = t.spectrum (), per = (size_t) t.px * t.py;
+  const size_t nbuf = per * (size_t) (tiles > sh->npairs ? tiles : sh->npairs);
+  bool ok = sh->npairs > 0
+      && cudaMalloc (&sh->buf, sizeof (float) * nbuf) == cudaSuccess
+      && cudaMalloc (&sh->spec, sizeof (cplx) * nc * tiles) == cudaSuccess
+      && cudaMalloc (&sh->prod, sizeof (cplx) * nc * sh->npairs) == cudaSuccess
+      && cudaMalloc (&sh->kspec, sizeof (cplx) * nc * n) == cudaSuccess
+      && cudaMalloc (&sh->pair_of, sizeof (int) * pair_of.size ()) == cudaSuccess
+      && cudaMalloc (&sh->pair_tile, sizeof (int) * sh->npairs) == cudaSuccess
+      && cudaMalloc (&sh->pair_cell, sizeof (int) * sh->npairs) == cudaSuccess
+      && cudaMalloc (&sh->cells, sizeof (CellInfo) * n) == cudaSuccess
+      && (sh->have_fwd = plan_batch (api, &sh->fwd, t.px, t.py, tiles, CUFFT_R2C_) == 0)
+      && (sh->have_inv = plan_batch (api, &sh->inv, t.px, t.py, sh->npairs, CUFFT_C2R_) == 0);
+  if (!ok) {   /* too large for the device: the per-cell path */
+    cudaGetLastError ();
+    shared_free (sh);
+    return FV_OK;
+  }
+  cudaStream_t st = g->ps.stream;
+  CUFFT_TRY (api->set_stream (sh->fwd, st));
+  CUFFT_TRY (api->set_stream (sh->inv, st));
+  FV_CUDA_TRY (cudaMemcpyAsync (sh->pair_of, pair_of.data (), sizeof (int) * pair_of.size (),
+      cudaMemcpyHostToDevice, st));
+  FV_CUDA_TRY (cudaMemcpyAsync (sh->pair_tile, pair_tile.data (), sizeof (int) * sh->npairs,
+      cudaMemcpyHostToDevice, st));
+  FV_CUDA_TRY (cudaMemcpyAsync (sh->pair_cell, pair_cell.data (), sizeof (int) * sh->npairs,
+      cudaMemcpyHostToDevice, st));
+  FV_CUDA_TRY (cudaMemcpyAsync (sh->cells, info.data (), sizeof (CellInfo) * n,
+      cudaMemcpyHostToDevice, st));
+  /* each cell's spectrum: its kernel in the first tile, at the largest
+   * kernel's anchor (kw/2 - its kw/2 in), zeros elsewhere */
+  for (int k = 0; k < n; k++) {
+    const ConvCuda *c = (const ConvCuda *) cellv[k];
+    if (!c)
+      continue;
+    const int ox = kw / 2 - c->p.kernel_width / 2, oy = kh / 2 - c->p.kernel_height / 2;
+    FV_CUDA_TRY (cudaMemsetAsync (sh->buf, 0, sizeof (float) * per * tiles, st));
+    FV_CUDA_TRY (cudaMemcpy2DAsync (sh->buf + (size_t) oy * t.px + ox, sizeof (float) * t.px,
+        c->p.kernel, sizeof (float) * c->p.kernel_width, sizeof (float) * c->p.kernel_width,
+        c->p.kernel_height, cudaMemcpyHostToDevice, st));
+    CUFFT_TRY (api->r2c (sh->fwd, sh->buf, sh->spec));
+    FV_CUDA_TRY (cudaMemcpyAsync (sh->kspec + nc * k, sh->spec, sizeof (cplx) * nc,
+        cudaMemcpyDeviceToDevice, st));
+  }
+  conjugate<<<(unsigned) ((nc * n + 255) / 256), 256, 0, st>>> (sh->kspec, nc * n);
+  FV_CUDA_TRY (cudaGetLastError ());
+  FV_CUDA_TRY (cudaStreamSynchronize (st));
+  g->shared = sh;
+  return FV_OK;
+}
+
+/* One channel of the frame through the shared transforms into dst. */
+static fv_status
+shared_channel (GridCuda *g, const fv_conv_params *p, int cols, int rows, const char *src,
+    size_t sstride, int ch, char *dst, size_t dstride)
+{
+  GridShared *sh = g->shared;
+  const CufftApi *api = cufft ();
+  cudaStream_t st = g->ps.stream;
+  const Tiles &t = sh->t;
+  const size_t nc = t.spectrum ();
+  const Geo geo = { p->width, p->height, p->channels, ch, sh->kw, sh->kh, (int) p->border, 0, 0,
+    p->width, p->height, t };
+  dim3 blk (32, 8), gpad ((t.px + 31) / 32, (t.py + 7) / 8, t.count ()),
+      gout ((p->width + 31) / 32, (p->height + 7) / 8);
+  if (p->sample == FV_U8)
+    extend<uint8_t><<<gpad, blk, 0, st>>> (src, sstride, geo, sh->buf);
+  else
+    extend<uint16_t><<<gpad, blk, 0, st>>> (src, sstride, geo, sh->buf);
+  CUFFT_TRY (api->r2c (sh->fwd, sh->buf, sh->spec));
+  pair_multiply<<<dim3 ((unsigned) ((nc + 255) / 256), sh->npairs), 256, 0, st>>> (sh->spec,
+      sh->kspec, sh->pair_tile, sh->pair_cell, sh->prod, nc, 1.0f / ((float) t.px * t.py));
+  CUFFT_TRY (api->c2r (sh->inv, sh->prod, sh->buf));
+  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
+  if (p->sample == FV_U8)
+    blend<uint8_t><<<gout, blk, 0, st>>> (sh->buf, geo, sh->pair_of, sh->cells, cols, rows,
+        (float) p->bias, maxv, dst, dstride);
+  else
+    blend<uint16_t><<<gout, blk, 0, st>>> (sh->buf, geo, sh->pair_of, sh->cells, cols, rows,
+        (float) p->bias, maxv, dst, dstride);
+  FV_CUDA_TRY (cudaGetLastError ());
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_conv_cuda_grid_share (void *grid, const fv_conv_params *p, void *const *cells, int cols,
+    int rows)
+{
+  GridCuda *g = (GridCuda *) grid;
+  FV_CUDA_TRY (fv_cuda_use_device (g->ps.device));
+  return shared_init (g, p, cells, cols, rows);
+}
+
+extern "C" int
+fv_conv_cuda_grid_pairs (void *grid)
+{
+  const GridCuda *g = (const GridCuda *) grid;
+  return g && g->shared ? g->shared->npairs : 0;
+}
 
 extern "C" fv_status
 fv_conv_cuda_grid_init (void **out, const fv_conv_params *p, int device, void *stream)
@@ -634,6 +912,12 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
   for (int ch = 0; ch < p->channels; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
+    if (g->shared) {
+      fv_status r = shared_channel (g, p, cols, rows, s, sstride, ch, d, dstride);
+      if (r != FV_OK)
+        return r;
+      continue;
+    }
     FV_CUDA_TRY (cudaMemsetAsync (g->acc, 0, sizeof (float) * p->width * p->height, st));
     for (int k = 0; k < cols * rows; k++) {
       if (!cells[k])
@@ -666,6 +950,7 @@ fv_conv_cuda_grid_free (void *grid)
   if (!g)
     return;
   fv_cuda_use_device (g->ps.device);
+  shared_free (g->shared);
   cudaFree (g->d_src);
   cudaFree (g->d_dst);
   cudaFree (g->acc);

@@ -45,6 +45,15 @@ fv_status fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *
 void fv_conv_cuda_grid_free (void *grid);
 /* The grid's stream, for its cells' plans, so that they run in order. */
 void *fv_conv_cuda_grid_stream (void *grid);
+/* Once the cells are planned: one forward transform of the frame's tiles
+ * shared by every cell, where all cells go by FFT and the buffers fit
+ * (else each cell keeps transforming its own window). */
+fv_status fv_conv_cuda_grid_share (void *grid, const fv_conv_params *p, void *const *cells,
+    int cols, int rows);
+/* The (cell, tile) pairs the shared transforms run; 0 on the per-cell path. */
+int fv_conv_cuda_grid_pairs (void *grid);
+/* The same for a grid (tests and benchmarks: which path it took). */
+int fv_conv_grid_shared_pairs (const fv_conv_grid *grid);
 
 #ifdef __cplusplus
 }

@@ -61,3 +61,12 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
 void fv_conv_cuda_grid_free (void *grid) { }
 
 void *fv_conv_cuda_grid_stream (void *grid) { return NULL; }
+
+fv_status
+fv_conv_cuda_grid_share (void *grid, const fv_conv_params *p, void *const *cells, int cols,
+    int rows)
+{
+  return FV_ERR_NO_CUDA;
+}
+
+int fv_conv_cuda_grid_pairs (void *grid) { return 0; }

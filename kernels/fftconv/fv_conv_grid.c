@@ -121,6 +121,13 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
       }
       g->cells[c] = fv_conv_plan_cuda (g->plans[c]);
     }
+  if (g->cuda) {
+    fv_status st = fv_conv_cuda_grid_share (g->cuda, base, g->cells, cols, rows);
+    if (st != FV_OK) {
+      fv_conv_grid_destroy (g);
+      return st;
+    }
+  }
   *out = g;
   return FV_OK;
 }
@@ -180,6 +187,12 @@ fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
     }
   }
   return FV_OK;
+}
+
+int
+fv_conv_grid_shared_pairs (const fv_conv_grid *g)
+{
+  return g->cuda ? fv_conv_cuda_grid_pairs (g->cuda) : 0;
 }
 
 void

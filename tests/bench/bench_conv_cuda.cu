@@ -156,7 +156,7 @@ main ()
     fv_image A = fv_image_make (a, w, w, h, 1, FV_U8, FV_MEM_DEVICE), B = A;
     B.data = b;
     printf ("\n| size | grid | layout | ms |\n|---|---|---|---|\n");
-    for (int tile : { 0, -1 }) {   /* the plan's choice, and whole windows forced */
+    for (int tile : { 0, -1 }) {   /* the plan's choice, and the whole frame forced */
       p.tile = tile;
       fv_conv_grid *g;
       if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
@@ -164,7 +164,8 @@ main ()
         return 1;
       }
       float ms = median_ms (stream, [&] { fv_conv_grid_execute (g, &A, &B); });
-      printf ("| 4K | 3x3 of 101 x 101 | %s | %.4f |\n", tile ? "whole windows" : "chosen", ms);
+      printf ("| 4K | 3x3 of 101 x 101 | %s, %d shared pairs | %.4f |\n",
+          tile ? "whole frame" : "chosen", fv_conv_grid_shared_pairs (g), ms);
       fv_conv_grid_destroy (g);
     }
     cudaFree (a);

@@ -249,13 +249,18 @@ main (int argc, char **argv)
   }
   /* kernel grids: 1x1 equals the plain convolution; identical kernels equal
    * it within 1; a varying grid matches the blend of reference results */
-  for (int tile = 0; tile <= (backend == FV_BACKEND_CUDA ? 11 : 0); tile += 11) {
+  /* GPU: FFT cells share the frame's forward transforms; auto makes the
+   * 3x3 and 1x1 kernels direct, and a grid with a direct cell transforms
+   * each cell's window (both paths run, and are checked to be the ones) */
+  for (int tile = 0; tile <= (backend == FV_BACKEND_CUDA ? 11 : 0); tile += 11)
+  for (int method = FV_CONV_FFT; method >= (backend == FV_BACKEND_CUDA ? FV_CONV_AUTO : FV_CONV_FFT);
+      method--) {
     for (int border = 0; border <= FV_BORDER_WRAP; border++) {
       int w = 53, h = 37;
       fv_image src = fvt_image_new (w, h, 1, FV_U8, 2, &rng);
       fv_image a = fvt_image_new (w, h, 1, FV_U8, 0, NULL), b = fvt_image_new (w, h, 1, FV_U8, 0, NULL);
-      fv_conv_params p = { w, h, 1, 1, FV_U8, k33, 3, 3, 1, 0, border, FV_CONV_FFT, 0, 0 };
-      p.tile = tile;   /* GPU: every cell's window in overlap-save tiles */
+      fv_conv_params p = { w, h, 1, 1, FV_U8, k33, 3, 3, 1, 0, border, method, 0, 0 };
+      p.tile = tile;   /* GPU: overlap-save tiles of the frame or of each window */
       fv_conv_plan *plain;
       FVT_CHECK (fv_conv_plan_create (&plain, &p, backend, 0, NULL) == FV_OK, "plan");
       fv_conv_execute (plain, &src, &a);
@@ -265,11 +270,16 @@ main (int argc, char **argv)
       fv_conv_grid *g;
       FVT_CHECK (fv_conv_grid_create (&g, &p, 1, 1, ks, kws, khs, backend, 0, NULL) == FV_OK, "grid 1x1");
       fv_conv_grid_execute (g, &src, &b);
+      /* bit for bit, except where the GPU times its layouts (tile 0, FFT):
+       * the grid's choice, by its own cost, may differ from the plain
+       * plan's, and with it the float rounding (within the bound of 1) */
+      const int slack = backend == FV_BACKEND_CUDA && tile == 0 && method == FV_CONV_FFT ? 1 : 0;
       long bad = 0;
       for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
-          bad += fvt_get (&a, x, y, 0) != fvt_get (&b, x, y, 0);
-      FVT_CHECK (bad == 0, "1x1 grid differs from the plain convolution at %ld pixels", bad);
+          bad += abs ((int) fvt_get (&a, x, y, 0) - (int) fvt_get (&b, x, y, 0)) > slack;
+      FVT_CHECK (bad == 0, "1x1 grid differs from the plain convolution by more than %d at %ld "
+          "pixels", slack, bad);
       fv_conv_grid_destroy (g);
       FVT_CHECK (fv_conv_grid_create (&g, &p, 4, 3, ks, kws, khs, backend, 0, NULL) == FV_OK, "grid 4x3");
       fv_conv_grid_execute (g, &src, &b);
@@ -283,6 +293,9 @@ main (int argc, char **argv)
       const float *kv[6] = { k33, gauss, one, big, k33, one };
       int kvw[6] = { 3, 15, 1, 41, 3, 1 }, kvh[6] = { 3, 15, 1, 37, 3, 1 };
       FVT_CHECK (fv_conv_grid_create (&g, &p, 3, 2, kv, kvw, kvh, backend, 0, NULL) == FV_OK, "grid 3x2");
+      if (backend == FV_BACKEND_CUDA)
+        FVT_CHECK ((fv_conv_grid_shared_pairs (g) > 0) == (method == FV_CONV_FFT),
+            "grid 3x2, method %d: %d shared pairs", method, fv_conv_grid_shared_pairs (g));
       fv_conv_grid_execute (g, &src, &b);
       bad = 0;
       for (int y = 0; y < h; y++)
@@ -298,7 +311,8 @@ main (int argc, char **argv)
           }
           bad += fabs (fvt_get (&b, x, y, 0) - want) > 1.0;
         }
-      FVT_CHECK (bad == 0, "varying grid, border %d, tile %d: %ld pixels off", border, tile, bad);
+      FVT_CHECK (bad == 0, "varying grid, border %d, tile %d, method %d: %ld pixels off", border,
+          tile, method, bad);
       /* weights sum to one everywhere */
       for (int x = 0; x < w; x++) {
         double s = 0;
