@@ -6,7 +6,10 @@
 // convert back), and against the device's copy bandwidth.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include "fv_conv.h"
@@ -48,8 +51,12 @@ median_ms (cudaStream_t stream, F &&fn)
 }
 
 int
-main ()
+main (int argc, char **argv)
 {
+  /* bench_conv_cuda [SIZE TAPS]: one frame of one case through the plan's
+   * FFT, for profilers (ncu --profile-from-start off ./bench_conv_cuda 4K 101) */
+  const char *only_size = argc > 2 ? argv[1] : nullptr;
+  const int only_k = argc > 2 ? atoi (argv[2]) : 0;
   cudaStream_t stream;
   cudaSetDevice (0);
   cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking);
@@ -60,6 +67,8 @@ main ()
       "|---|---|---|---|---|---|---|---|---|\n");
   for (auto &s : sizes)
     for (int k : {3, 5, 7, 31, 101}) {
+      if (only_size && (strcmp (only_size, s.name) || k != only_k))
+        continue;
       std::vector<float> kern ((size_t) k * k, 1.0f);
       unsigned char *a, *b;
       cudaMalloc (&a, (size_t) s.w * s.h);
@@ -74,6 +83,14 @@ main ()
       }
       fv_image A = fv_image_make (a, s.w, s.w, s.h, 1, FV_U8, FV_MEM_DEVICE), B = A;
       B.data = b;
+      if (only_size) {   /* one frame, planned (and timed) before the profiler starts */
+        fv_conv_execute (plan, &A, &B);
+        cudaProfilerStart ();
+        fv_conv_execute (plan, &A, &B);
+        cudaProfilerStop ();
+        fv_conv_plan_destroy (plan);
+        return 0;
+      }
       float ours = median_ms (stream, [&] { fv_conv_execute (plan, &A, &B); });
       int lx, ly, ln;
       fv_conv_cuda_layout (fv_conv_plan_cuda (plan), &lx, &ly, &ln);
