@@ -270,6 +270,21 @@ finish (const float *buf, Geo g, const float *scale, float uniform, float bias, 
   const int ux = x0 - tx * g.t.tw;
   const float *r = buf + ((size_t) (ty * g.t.nx + tx) * g.t.py + y - ty * g.t.th) * g.t.px + ux;
   TIN *d = (TIN *) (dst + (size_t) y * stride) + g.channel;
+  if (sizeof (TIN) == 1 && g.words && !scale && ux + SPAN <= g.t.tw && x0 + SPAN <= g.w) {
+    /* four outputs of one tile row: one 16-byte load, one 4-byte store
+     * (g.words: tile sides, dst and its stride multiples of 4, 8-bit, one
+     * channel) */
+    const float4 q = *(const float4 *) r;
+    const float raw[4] = { q.x, q.y, q.z, q.w };
+    uint32_t word = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      const float v = fminf (fmaxf (raw[k] * uniform + bias, 0.0f), maxv);
+      word |= (uint32_t) (uint8_t) (v + 0.5f) << (8 * k);
+    }
+    *(uint32_t *) (d + x0) = word;
+    return;
+  }
 #pragma unroll
   for (int k = 0; k < SPAN; k++) {
     const int x = x0 + k;
@@ -681,10 +696,12 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
   for (int ch = 0; ch < p->channels; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
-    const Geo g = make_geo (c, p->width, p->height, p->channels, ch, 0, 0);
+    Geo g = make_geo (c, p->width, p->height, p->channels, ch, 0, 0);
     fv_status r = correlate (c, api, s, sstride, g, p->sample, norm);
     if (r != FV_OK)
       return r;
+    g.words = words_ok (d, dstride, p->channels, p->sample) && c->t.tw % 4 == 0
+        && c->t.px % 4 == 0;   /* finish's word path */
     if (p->sample == FV_U8)
       finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, (float) p->bias,
           maxv, d, dstride);

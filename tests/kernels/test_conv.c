@@ -227,6 +227,13 @@ main (int argc, char **argv)
     run (sizes[si][0], sizes[si][1], 3, 0x3, FV_U16, k54, 5, 4, 1, 0, &rng, "tiled 5x4, 16-bit");
     run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, gauss, 15, 15, 1, 0, &rng, "tiled gaussian");
   }
+  if (backend == FV_BACKEND_CUDA) {   /* tiles of a multiple of 4: the word loads and stores */
+    force_tile = 12;
+    for (unsigned si = 4; si < sizeof sizes / sizeof sizes[0]; si++) {
+      run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "tiled by 12, 3x3");
+      run (sizes[si][0], sizes[si][1], 1, 1, FV_U8, gauss, 15, 15, 1, 0, &rng, "tiled by 12");
+    }
+  }
   force_tile = -1;
   run (64, 48, 1, 1, FV_U8, k33, 3, 3, 1, 0, &rng, "untiled");
   run (61, 47, 1, 1, FV_U8, gauss, 15, 15, 1, 0, &rng, "untiled gaussian");
