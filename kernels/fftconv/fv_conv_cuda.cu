@@ -108,7 +108,6 @@ struct Geo {
    * 185 us to extend an 8K frame's tiles at 29% of DRAM bandwidth) */
   int ox, oy;
   float inv_tw, inv_th, inv_nx;
-  bool words;   /* 8-bit, one channel, rows 4-byte aligned: extend loads words */
 };
 
 Geo
@@ -116,11 +115,11 @@ geo_make (int w, int h, int channels, int channel, int kw, int kh, int border, i
     int fw, int fh, const Tiles &t)
 {
   return Geo { w, h, channels, channel, kw, kh, border, rx, ry, fw, fh, t, rx - kw / 2,
-    ry - kh / 2, 1.0f / (float) t.tw, 1.0f / (float) t.th, 1.0f / (float) t.nx, false };
+    ry - kh / 2, 1.0f / (float) t.tw, 1.0f / (float) t.th, 1.0f / (float) t.nx };
 }
 
 Geo
-make_geo (const ConvCuda *c, int w, int h, int channels, int channel, int rx, int ry)
+plan_geo (const ConvCuda *c, int w, int h, int channels, int channel, int rx, int ry)
 {
   const fv_conv_params &p = c->p;
   return geo_make (w, h, channels, channel, p.kernel_width, p.kernel_height, (int) p.border, rx,
@@ -137,19 +136,35 @@ div_by (int a, int b, float inv)
   return q;
 }
 
-/* Whether extend may read a frame's rows as aligned words */
+/* Whether a frame's rows (8-bit, one channel) may be read or written as
+ * aligned words */
 bool
-words_ok (const char *src, size_t stride, int channels, fv_sample sample)
+words_ok (const char *data, size_t stride, int channels, fv_sample sample)
 {
-  return sample == FV_U8 && channels == 1 && ((uintptr_t) src | stride) % 4 == 0;
+  return sample == FV_U8 && channels == 1 && ((uintptr_t) data | stride) % 4 == 0;
+}
+
+/* Where window pixel (x, y) lies in the transforms: its tile, its column
+ * in the tile's outputs, and its sample's offset in the tile */
+struct TileAt {
+  int tile, ux;
+  size_t off;
+};
+
+__device__ __forceinline__ TileAt
+tile_at (const Geo &g, int x, int y)
+{
+  const int tx = div_by (x, g.t.tw, g.inv_tw), ty = div_by (y, g.t.th, g.inv_th);
+  const int ux = x - tx * g.t.tw;
+  return TileAt { ty * g.t.nx + tx, ux, (size_t) (y - ty * g.t.th) * g.t.px + ux };
 }
 
 /* The raw correlation at window pixel (x, y): in its tile's transform */
 __device__ __forceinline__ float
 raw_at (const float *buf, const Geo &g, int x, int y)
 {
-  const int tx = div_by (x, g.t.tw, g.inv_tw), ty = div_by (y, g.t.th, g.inv_th);
-  return buf[((size_t) (ty * g.t.nx + tx) * g.t.py + y - ty * g.t.th) * g.t.px + x - tx * g.t.tw];
+  const TileAt a = tile_at (g, x, y);
+  return buf[(size_t) a.tile * g.t.px * g.t.py + a.off];
 }
 
 /* Samples a thread of extend and finish handles, neighbours along a row:
@@ -165,7 +180,7 @@ constexpr int EXT_SPAN = 8;
  * (tile's first output + u, + v), zero past the window's reach. */
 template <typename TIN>
 __global__ void
-extend (const char *src, size_t stride, Geo g, float *buf)
+extend (const char *src, size_t stride, Geo g, bool words, float *buf)
 {
   const int u0 = (blockIdx.x * blockDim.x + threadIdx.x) * EXT_SPAN;
   const int v = blockIdx.y * blockDim.y + threadIdx.y;
@@ -180,7 +195,7 @@ extend (const char *src, size_t stride, Geo g, float *buf)
   const bool inside = x0 >= 0 && x0 + EXT_SPAN <= g.fw && wx0 + EXT_SPAN <= g.w + g.kw - 1;
   float val[EXT_SPAN];
   const int a = x0 & ~3;
-  if (sizeof (TIN) == 1 && g.words && inside && sy >= 0 && a + 12 <= g.fw) {
+  if (sizeof (TIN) == 1 && words && inside && sy >= 0 && a + 12 <= g.fw) {
     const uint32_t *w = (const uint32_t *) (line + a);
     const uint32_t w0 = w[0], w1 = w[1], w2 = w[2], sh = (x0 & 3) * 8;
     const uint32_t lo = __funnelshift_r (w0, w1, sh), hi = __funnelshift_r (w1, w2, sh);
@@ -244,6 +259,14 @@ direct_sum (const char *src, size_t stride, Geo g, const float *kern, float *buf
   buf[(size_t) y * g.t.px + x] = acc;
 }
 
+/* a times b, scaled: the one product of spectra, so that every path
+ * rounds it alike */
+__device__ __forceinline__ cplx
+cmul_norm (cplx a, cplx b, float norm)
+{
+  return cplx { (a.x * b.x - a.y * b.y) * norm, (a.x * b.y + a.y * b.x) * norm };
+}
+
 /* grid.y: the tile; every tile's spectrum times the one kernel spectrum */
 __global__ void
 multiply (cplx *spec, const cplx *k, size_t n, float norm)
@@ -252,27 +275,25 @@ multiply (cplx *spec, const cplx *k, size_t n, float norm)
   if (i >= n)
     return;
   cplx *s = spec + (size_t) blockIdx.y * n;
-  const cplx a = s[i], b = k[i];
-  s[i].x = (a.x * b.x - a.y * b.y) * norm;
-  s[i].y = (a.x * b.y + a.y * b.x) * norm;
+  s[i] = cmul_norm (s[i], k[i], norm);
 }
 
 template <typename TIN>
 __global__ void
-finish (const float *buf, Geo g, const float *scale, float uniform, float bias, float maxv,
-    char *dst, size_t stride)
+finish (const float *buf, Geo g, bool words, const float *scale, float uniform, float bias,
+    float maxv, char *dst, size_t stride)
 {
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * SPAN;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x0 >= g.w || y >= g.h)
     return;
-  const int tx = div_by (x0, g.t.tw, g.inv_tw), ty = div_by (y, g.t.th, g.inv_th);
-  const int ux = x0 - tx * g.t.tw;
-  const float *r = buf + ((size_t) (ty * g.t.nx + tx) * g.t.py + y - ty * g.t.th) * g.t.px + ux;
+  const TileAt at = tile_at (g, x0, y);
+  const int ux = at.ux;
+  const float *r = buf + (size_t) at.tile * g.t.px * g.t.py + at.off;
   TIN *d = (TIN *) (dst + (size_t) y * stride) + g.channel;
-  if (sizeof (TIN) == 1 && g.words && !scale && ux + SPAN <= g.t.tw && x0 + SPAN <= g.w) {
+  if (sizeof (TIN) == 1 && words && !scale && ux + SPAN <= g.t.tw && x0 + SPAN <= g.w) {
     /* four outputs of one tile row: one 16-byte load, one 4-byte store
-     * (g.words: tile sides, dst and its stride multiples of 4, 8-bit, one
+     * (words: tile sides, dst and its stride multiples of 4, 8-bit, one
      * channel) */
     const float4 q = *(const float4 *) r;
     const float raw[4] = { q.x, q.y, q.z, q.w };
@@ -347,8 +368,8 @@ pair_multiply (const cplx *spec, const cplx *kspec, const int *pair_tile, const 
   if (i >= n)
     return;
   const int pr = blockIdx.y;
-  const cplx a = spec[(size_t) pair_tile[pr] * n + i], b = kspec[(size_t) pair_cell[pr] * n + i];
-  prod[(size_t) pr * n + i] = cplx { (a.x * b.x - a.y * b.y) * norm, (a.x * b.y + a.y * b.x) * norm };
+  prod[(size_t) pr * n + i] = cmul_norm (spec[(size_t) pair_tile[pr] * n + i],
+      kspec[(size_t) pair_cell[pr] * n + i], norm);
 }
 
 /* Each pixel: the weighted sum of the (at most 2 x 2) cells that weigh on
@@ -362,9 +383,7 @@ blend (const float *raw, Geo g, const int *pair_of, const CellInfo *cells, int c
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= g.w || y >= g.h)
     return;
-  const int tx = div_by (x, g.t.tw, g.inv_tw), ty = div_by (y, g.t.th, g.inv_th);
-  const int tile = ty * g.t.nx + tx;
-  const size_t at = (size_t) (y - ty * g.t.th) * g.t.px + x - tx * g.t.tw;
+  const TileAt at = tile_at (g, x, y);
   const size_t per = (size_t) g.t.px * g.t.py;
   float acc = 0.0f;
   for (int j = 0; j < rows; j++) {
@@ -375,10 +394,10 @@ blend (const float *raw, Geo g, const int *pair_of, const CellInfo *cells, int c
       const float wx = fv_conv_cell_weight (x, g.w, cols, i);
       if (wx <= 0.0f)
         continue;
-      const int c = j * cols + i, pr = pair_of[(size_t) c * g.t.count () + tile];
+      const int c = j * cols + i, pr = pair_of[(size_t) c * g.t.count () + at.tile];
       const CellInfo ci = cells[c];
       const float s = ci.scale ? ci.scale[(size_t) (y - ci.ry) * ci.ow + x - ci.rx] : ci.uniform;
-      acc += wx * wy * (raw[pr * per + at] * s);
+      acc += wx * wy * (raw[pr * per + at.off] * s);
     }
   }
   const float v = fminf (fmaxf (acc + bias, 0.0f), maxv);
@@ -396,6 +415,38 @@ blend (const float *raw, Geo g, const int *pair_of, const CellInfo *cells, int c
     }                                                                           \
   } while (0)
 
+/* The extended window of one channel into buf, as g.t's tiles */
+static void
+launch_extend (const char *src, size_t stride, const Geo &g, fv_sample sample, float *buf,
+    cudaStream_t st)
+{
+  dim3 blk (32, 8), grid ((g.t.px + 32 * EXT_SPAN - 1) / (32 * EXT_SPAN), (g.t.py + 7) / 8,
+      g.t.count ());
+  const bool words = words_ok (src, stride, g.channels, sample);
+  if (sample == FV_U8)
+    extend<uint8_t><<<grid, blk, 0, st>>> (src, stride, g, words, buf);
+  else
+    extend<uint16_t><<<grid, blk, 0, st>>> (src, stride, g, words, buf);
+}
+
+/* A kernel's conjugated spectrum at the layout t into out: the kernel at
+ * (ox, oy) of buf's first tile, zeros elsewhere, through fwd (a forward
+ * batch of t's tiles writing spec). */
+static fv_status
+kernel_spectrum (const CufftApi *api, cufftHandle_t fwd, const Tiles &t, float *buf, cplx *spec,
+    const float *kernel, int kw, int kh, int ox, int oy, cplx *out, cudaStream_t st)
+{
+  const size_t nc = t.spectrum ();
+  FV_CUDA_TRY (cudaMemsetAsync (buf, 0, sizeof (float) * t.reals (), st));
+  FV_CUDA_TRY (cudaMemcpy2DAsync (buf + (size_t) oy * t.px + ox, sizeof (float) * t.px, kernel,
+      sizeof (float) * kw, sizeof (float) * kw, kh, cudaMemcpyHostToDevice, st));
+  CUFFT_TRY (api->r2c (fwd, buf, spec));
+  FV_CUDA_TRY (cudaMemcpyAsync (out, spec, sizeof (cplx) * nc, cudaMemcpyDeviceToDevice, st));
+  conjugate<<<(unsigned) ((nc + 255) / 256), 256, 0, st>>> (out, nc);
+  FV_CUDA_TRY (cudaGetLastError ());
+  return FV_OK;
+}
+
 /* The raw correlation of one channel into c->buf (laid out as c->t),
  * directly or through the spectra. */
 static fv_status
@@ -403,9 +454,8 @@ correlate (ConvCuda *c, const CufftApi *api, const char *src, size_t stride, con
     fv_sample sample, float norm)
 {
   cudaStream_t st = c->ps.stream;
-  dim3 blk (32, 8);
   if (c->direct) {
-    dim3 grid ((g.w + 31) / 32, (g.h + 7) / 8);
+    dim3 blk (32, 8), grid ((g.w + 31) / 32, (g.h + 7) / 8);
     const size_t smem = sizeof (float) * (32 + g.kw - 1) * (8 + g.kh - 1);
     if (sample == FV_U8)
       direct_sum<uint8_t><<<grid, blk, smem, st>>> (src, stride, g, c->kern, c->buf);
@@ -416,13 +466,7 @@ correlate (ConvCuda *c, const CufftApi *api, const char *src, size_t stride, con
   }
   const Tiles &t = c->t;
   const size_t nc = t.spectrum ();
-  dim3 gpad ((t.px + 32 * EXT_SPAN - 1) / (32 * EXT_SPAN), (t.py + 7) / 8, t.count ());
-  Geo ge = g;
-  ge.words = words_ok (src, stride, g.channels, sample);
-  if (sample == FV_U8)
-    extend<uint8_t><<<gpad, blk, 0, st>>> (src, stride, ge, c->buf);
-  else
-    extend<uint16_t><<<gpad, blk, 0, st>>> (src, stride, ge, c->buf);
+  launch_extend (src, stride, g, sample, c->buf, st);
   CUFFT_TRY (api->r2c (c->fwd, c->buf, c->spec));
   multiply<<<dim3 ((unsigned) ((nc + 255) / 256), t.count ()), 256, 0, st>>> (c->spec, c->kspec,
       nc, norm);
@@ -524,6 +568,24 @@ layout_candidates (int w, int h, int kw, int kh, int pw, int ph)
   return cands;
 }
 
+/* The fastest of cands, each timed with inverses (t) inverse transforms;
+ * the first when none can be timed. */
+template <typename F>
+static Tiles
+fastest (const CufftApi *api, const std::vector<Tiles> &cands, F inverses)
+{
+  Tiles best = cands[0];
+  float best_ms = -1.f;
+  for (const Tiles &t : cands) {
+    const float ms = time_layout (api, t, inverses (t));
+    if (ms >= 0 && (best_ms < 0 || ms < best_ms)) {
+      best_ms = ms;
+      best = t;
+    }
+  }
+  return best;
+}
+
 /* The layout for a w x h window: tile forces tiles of that many outputs
  * a side, -1 the whole window; 0 times the candidates and keeps the
  * fastest, once per window, kernel size and device in the process. */
@@ -542,15 +604,8 @@ choose_layout (const CufftApi *api, int w, int h, int kw, int kh, int pw, int ph
   auto it = chosen.find (key);
   if (it != chosen.end ())
     return it->second;
-  Tiles best = whole (w, h, pw, ph);
-  float best_ms = -1.f;
-  for (const Tiles &t : layout_candidates (w, h, kw, kh, pw, ph)) {
-    const float ms = time_layout (api, t, t.count ());
-    if (ms >= 0 && (best_ms < 0 || ms < best_ms)) {
-      best_ms = ms;
-      best = t;
-    }
-  }
+  const Tiles best = fastest (api, layout_candidates (w, h, kw, kh, pw, ph),
+      [] (const Tiles &t) { return t.count (); });
   chosen.emplace (key, best);
   return best;
 }
@@ -653,17 +708,11 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int 
   c->have_inv = true;
   CUFFT_TRY (api->set_stream (c->fwd, c->ps.stream));
   CUFFT_TRY (api->set_stream (c->inv, c->ps.stream));
-  /* the kernel's spectrum, once: the first tile's of a batch holding the
-   * kernel there and zeros elsewhere */
-  FV_CUDA_TRY (cudaMemsetAsync (c->buf, 0, sizeof (float) * nr, c->ps.stream));
-  FV_CUDA_TRY (cudaMemcpy2DAsync (c->buf, sizeof (float) * t.px, p->kernel,
-      sizeof (float) * p->kernel_width, sizeof (float) * p->kernel_width, p->kernel_height,
-      cudaMemcpyHostToDevice, c->ps.stream));
-  CUFFT_TRY (api->r2c (c->fwd, c->buf, c->spec));
-  FV_CUDA_TRY (cudaMemcpyAsync (c->kspec, c->spec, sizeof (cplx) * nc, cudaMemcpyDeviceToDevice,
-      c->ps.stream));
-  conjugate<<<(unsigned) ((nc + 255) / 256), 256, 0, c->ps.stream>>> (c->kspec, nc);
-  FV_CUDA_TRY (cudaGetLastError ());
+  /* the kernel's spectrum, once */
+  fv_status r = kernel_spectrum (api, c->fwd, t, c->buf, c->spec, p->kernel, p->kernel_width,
+      p->kernel_height, 0, 0, c->kspec, c->ps.stream);
+  if (r != FV_OK)
+    return r;
   FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
   return FV_OK;
 }
@@ -696,18 +745,18 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
   for (int ch = 0; ch < p->channels; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
-    Geo g = make_geo (c, p->width, p->height, p->channels, ch, 0, 0);
+    const Geo g = plan_geo (c, p->width, p->height, p->channels, ch, 0, 0);
     fv_status r = correlate (c, api, s, sstride, g, p->sample, norm);
     if (r != FV_OK)
       return r;
-    g.words = words_ok (d, dstride, p->channels, p->sample) && c->t.tw % 4 == 0
-        && c->t.px % 4 == 0;   /* finish's word path */
+    const bool words = words_ok (d, dstride, p->channels, p->sample) && c->t.tw % 4 == 0
+        && c->t.px % 4 == 0;
     if (p->sample == FV_U8)
-      finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, (float) p->bias,
-          maxv, d, dstride);
+      finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, words, c->scale, c->uniform,
+          (float) p->bias, maxv, d, dstride);
     else
-      finish<uint16_t><<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, (float) p->bias,
-          maxv, d, dstride);
+      finish<uint16_t><<<gout, blk, 0, st>>> (c->buf, g, words, c->scale, c->uniform,
+          (float) p->bias, maxv, d, dstride);
   }
   FV_CUDA_TRY (cudaGetLastError ());
   if (dst->mem == FV_MEM_HOST)
@@ -737,7 +786,7 @@ fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *grid_params, const vo
   cudaStream_t st = c->ps.stream;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   const float norm = 1.0f / ((float) c->t.px * (float) c->t.py);
-  const Geo g = make_geo (c, c->ow, c->oh, p->channels, channel, c->rx, c->ry);
+  const Geo g = plan_geo (c, c->ow, c->oh, p->channels, channel, c->rx, c->ry);
   dim3 blk (32, 8), gout ((c->ow + 31) / 32, (c->oh + 7) / 8);
   fv_status r = correlate (c, api, (const char *) src, stride, g, p->sample, norm);
   if (r != FV_OK)
@@ -841,23 +890,13 @@ shared_init (GridCuda *g, const fv_conv_params *p, void *const *cellv, int cols,
     return (int) pair_tile.size ();
   };
   /* forced, or timed by the grid's own cost: a forward batch of the tiles
-   * and an inverse batch of the pairs */
-  sh->t = choose_layout (api, p->width, p->height, kw, kh, pw, ph, p->tile ? p->tile : -1,
-      g->ps.device);
-  if (!p->tile) {
-    float best_ms = -1.f;
-    /* (tiles of half a cell, whose edges fall where the cells' weights
-     * start and stop, so that each meets at most 2 x 2 cells, were timed
-     * too and never won: 100 pairs of 768x486 against 40 of 2048x640 at
-     * 4K 3x3) */
-    for (const Tiles &t : layout_candidates (p->width, p->height, kw, kh, pw, ph)) {
-      const float ms = time_layout (api, t, make_pairs (t));
-      if (ms >= 0 && (best_ms < 0 || ms < best_ms)) {
-        best_ms = ms;
-        sh->t = t;
-      }
-    }
-  }
+   * and an inverse batch of the pairs (tiles of half a cell, whose edges
+   * fall where the cells' weights start and stop, so that each meets at
+   * most 2 x 2 cells, were timed too and never won: 100 pairs of 768x486
+   * against 40 of 2048x640 at 4K 3x3) */
+  sh->t = p->tile ? choose_layout (api, p->width, p->height, kw, kh, pw, ph, p->tile,
+      g->ps.device) : fastest (api, layout_candidates (p->width, p->height, kw, kh, pw, ph),
+      make_pairs);
   const Tiles &t = sh->t;
   const int tiles = t.count ();
   make_pairs (t);
@@ -897,23 +936,17 @@ shared_init (GridCuda *g, const fv_conv_params *p, void *const *cellv, int cols,
       cudaMemcpyHostToDevice, st));
   FV_CUDA_TRY (cudaMemcpyAsync (sh->cells, info.data (), sizeof (CellInfo) * n,
       cudaMemcpyHostToDevice, st));
-  /* each cell's spectrum: its kernel in the first tile, at the largest
-   * kernel's anchor (kw/2 - its kw/2 in), zeros elsewhere */
+  /* each cell's spectrum, at the largest kernel's anchor */
   for (int k = 0; k < n; k++) {
     const ConvCuda *c = (const ConvCuda *) cellv[k];
     if (!c)
       continue;
-    const int ox = kw / 2 - c->p.kernel_width / 2, oy = kh / 2 - c->p.kernel_height / 2;
-    FV_CUDA_TRY (cudaMemsetAsync (sh->buf, 0, sizeof (float) * per * tiles, st));
-    FV_CUDA_TRY (cudaMemcpy2DAsync (sh->buf + (size_t) oy * t.px + ox, sizeof (float) * t.px,
-        c->p.kernel, sizeof (float) * c->p.kernel_width, sizeof (float) * c->p.kernel_width,
-        c->p.kernel_height, cudaMemcpyHostToDevice, st));
-    CUFFT_TRY (api->r2c (sh->fwd, sh->buf, sh->spec));
-    FV_CUDA_TRY (cudaMemcpyAsync (sh->kspec + nc * k, sh->spec, sizeof (cplx) * nc,
-        cudaMemcpyDeviceToDevice, st));
+    fv_status r = kernel_spectrum (api, sh->fwd, t, sh->buf, sh->spec, c->p.kernel,
+        c->p.kernel_width, c->p.kernel_height, kw / 2 - c->p.kernel_width / 2,
+        kh / 2 - c->p.kernel_height / 2, sh->kspec + nc * k, st);
+    if (r != FV_OK)
+      return r;
   }
-  conjugate<<<(unsigned) ((nc * n + 255) / 256), 256, 0, st>>> (sh->kspec, nc * n);
-  FV_CUDA_TRY (cudaGetLastError ());
   FV_CUDA_TRY (cudaStreamSynchronize (st));
   g->shared = sh;
   return FV_OK;
@@ -929,16 +962,10 @@ shared_channel (GridCuda *g, const fv_conv_params *p, int cols, int rows, const 
   cudaStream_t st = g->ps.stream;
   const Tiles &t = sh->t;
   const size_t nc = t.spectrum ();
-  Geo geo = geo_make (p->width, p->height, p->channels, ch, sh->kw, sh->kh,
+  const Geo geo = geo_make (p->width, p->height, p->channels, ch, sh->kw, sh->kh,
       (int) p->border, 0, 0, p->width, p->height, t);
-  geo.words = words_ok (src, sstride, p->channels, p->sample);
-  dim3 blk (32, 8), gpad ((t.px + 32 * EXT_SPAN - 1) / (32 * EXT_SPAN), (t.py + 7) / 8,
-      t.count ()),
-      gout ((p->width + 31) / 32, (p->height + 7) / 8);
-  if (p->sample == FV_U8)
-    extend<uint8_t><<<gpad, blk, 0, st>>> (src, sstride, geo, sh->buf);
-  else
-    extend<uint16_t><<<gpad, blk, 0, st>>> (src, sstride, geo, sh->buf);
+  dim3 blk (32, 8), gout ((p->width + 31) / 32, (p->height + 7) / 8);
+  launch_extend (src, sstride, geo, p->sample, sh->buf, st);
   CUFFT_TRY (api->r2c (sh->fwd, sh->buf, sh->spec));
   pair_multiply<<<dim3 ((unsigned) ((nc + 255) / 256), sh->npairs), 256, 0, st>>> (sh->spec,
       sh->kspec, sh->pair_tile, sh->pair_cell, sh->prod, nc, 1.0f / ((float) t.px * t.py));

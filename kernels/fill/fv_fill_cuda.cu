@@ -58,6 +58,22 @@ struct TileRow {
   unsigned bg, border;
 };
 
+/* The frame's border pixels that are background in row y0 + lane of the
+ * tile at (x0, y0), whose background bits are bg */
+__device__ __forceinline__ unsigned
+border_bits (const Frame &f, int x0, int y0, int lane, unsigned bg)
+{
+  const int y = y0 + lane, cols = min (T, f.w - x0);
+  if (y >= f.h)
+    return 0;
+  unsigned b = y == 0 || y == f.h - 1 ? (cols == T ? ALL : (1u << cols) - 1) : 0;
+  if (x0 == 0)
+    b |= 1u;
+  if (x0 + cols == f.w)
+    b |= 1u << (cols - 1);
+  return b & bg;
+}
+
 __device__ TileRow
 load_row (const Frame &f, int tile)
 {
@@ -76,16 +92,7 @@ load_row (const Frame &f, int tile)
     if (r == t.lane)
       t.bg = word;
   }
-  const int y = t.y0 + t.lane, cols = min (T, f.w - t.x0);
-  const unsigned in_frame = cols == T ? ALL : (1u << cols) - 1;
-  t.border = y == 0 || y == f.h - 1 ? in_frame : 0;
-  if (t.x0 == 0)
-    t.border |= 1u;
-  if (t.x0 + cols == f.w)
-    t.border |= 1u << (cols - 1);
-  if (y >= f.h)
-    t.border = 0;
-  t.border &= t.bg;
+  t.border = border_bits (f, t.x0, t.y0, t.lane, t.bg);
   return t;
 }
 
@@ -313,17 +320,6 @@ write_tiles (Frame f, const int *slots, const unsigned *bits, unsigned char *dst
   const int x0 = tile % f.tiles_x * T, y0 = tile / f.tiles_x * T;
   const unsigned m = bits[(size_t) tile * T + lane];
   /* seeds: edge pixels whose root is the outside, and the frame's border */
-  TileRow t;
-  {
-    const int y = y0 + lane, cols = min (T, f.w - x0);
-    const unsigned in_frame = cols == T ? ALL : (1u << cols) - 1;
-    t.border = y == 0 || y == f.h - 1 ? in_frame : 0;
-    if (x0 == 0)
-      t.border |= 1u;
-    if (x0 + cols == f.w)
-      t.border |= 1u << (cols - 1);
-    t.border = y < f.h ? t.border & m : 0;
-  }
   /* whether this lane's slot of side k reaches the outside: one chase per
    * distinct label across the warp (a tile's 128 slots hold a few; every
    * slot chasing its own cost 140 us at 8K noise), plain loads, as the
@@ -341,7 +337,7 @@ write_tiles (Frame f, const int *slots, const unsigned *bits, unsigned char *dst
   const unsigned top = __ballot_sync (ALL, outside (0));
   const unsigned bottom = __ballot_sync (ALL, outside (1));
   const bool left = outside (2), right = outside (3);
-  unsigned seed = t.border | (left ? 1u : 0) | (right ? 1u << 31 : 0);
+  unsigned seed = border_bits (f, x0, y0, lane, m) | (left ? 1u : 0) | (right ? 1u << 31 : 0);
   seed |= lane == 0 ? top : 0;
   seed |= lane == T - 1 ? bottom : 0;
   const Columns c = columns (m, lane);
