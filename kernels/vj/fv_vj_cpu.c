@@ -15,6 +15,7 @@ typedef struct {
   uint8_t **scratch;            /* per thread */
   int threads;
   int avx2;                     /* fv_vj_scan_row_avx2 applies */
+  fv_vj_model_host split;       /* its offsets for levels of step 2, built split */
 } cpu_state;
 
 void
@@ -30,6 +31,7 @@ fv_vj_cpu_destroy (fv_vj_plan *pl)
     for (int t = 0; t < cs->threads; t++)
       free (cs->scratch[t]);
   free (cs->scratch);
+  fv_vj_model_clear (&cs->split);
   free (cs);
   pl->impl = NULL;
 }
@@ -47,6 +49,12 @@ fv_vj_cpu_init (fv_vj_plan *pl)
   /* slack: the SIMD scan reads up to 15 windows' worth past a row's end */
   cs->planes = calloc ((size_t) (py->plane * nplanes + 64), sizeof (uint32_t));
   cs->avx2 = fv_vj_avx2_usable (&pl->mh.m, pl->mh.nweak) && !fv_env_set (FV_ENV_VJ_NO_SIMD);
+  if (cs->avx2) {
+    fv_status st = fv_vj_model_init_split (&cs->split, pl->cascade, py->stride, py->stride / 2,
+        py->plane);
+    if (st != FV_OK)
+      return st;
+  }
   cs->row_level = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
   cs->row_y = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
   cs->scratch = calloc (cs->threads, sizeof *cs->scratch);
@@ -75,7 +83,7 @@ scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, in
   const uint32_t *row = cs->planes + lv->origin + (int64_t) y * py->stride;
   int n = 0;
   if (cs->avx2) {
-    n = fv_vj_scan_row_avx2 (m, lv, row, xs);
+    n = fv_vj_scan_row_avx2 (lv->step == 2 ? &cs->split.m : m, lv, row, xs);
     for (int i = 0; i < n; i++)
       out[i] = fv_vj_key (l, y, xs[i]);
     return n;
@@ -109,7 +117,7 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
 #pragma omp for schedule(dynamic, 1)
     for (int l = 0; l < nlevels; l++)
       fv_vj_level_build (py, l, gray->data, gray->stride, scratch,
-          cs->planes, has_tilted);
+          cs->planes, has_tilted, cs->avx2);
 
     /* each thread keeps its windows, then appends them under a lock */
     int cap = 256, n = 0;

@@ -24,34 +24,30 @@ fv_vj_avx2_usable (const fv_vj_model *m, int nweak)
   return __builtin_cpu_supports ("avx2");
 }
 
-/* p[o], p[o + step], ... p[o + 7 step] for step 1 or 2 */
+/* p[o], ... p[o + 7]: eight neighbouring windows' samples */
 static INLINE AVX2 __m256i
-load8 (const uint32_t *p, int step)
+load8 (const uint32_t *p)
 {
-  if (step == 1)
-    return _mm256_loadu_si256 ((const __m256i *) p);
-  __m256 a = _mm256_loadu_ps ((const float *) p), b = _mm256_loadu_ps ((const float *) p + 8);
-  __m256 e = _mm256_shuffle_ps (a, b, 0x88);   /* a0 a2 b0 b2 | a4 a6 b4 b6 */
-  return _mm256_castpd_si256 (_mm256_permute4x64_pd (_mm256_castps_pd (e), 0xD8));
+  return _mm256_loadu_si256 ((const __m256i *) p);
 }
 
 static INLINE AVX2 __m256i
-rect8 (const uint32_t *p, const int32_t *o, int step)
+rect8 (const uint32_t *p, const int32_t *o)
 {
-  __m256i s = _mm256_sub_epi32 (load8 (p + o[0], step), load8 (p + o[1], step));
-  s = _mm256_sub_epi32 (s, load8 (p + o[2], step));
-  return _mm256_add_epi32 (s, load8 (p + o[3], step));
+  __m256i s = _mm256_sub_epi32 (load8 (p + o[0]), load8 (p + o[1]));
+  s = _mm256_sub_epi32 (s, load8 (p + o[2]));
+  return _mm256_add_epi32 (s, load8 (p + o[3]));
 }
 
 /* The variance test of eight windows: their factors and the lanes that pass. */
 static INLINE AVX2 int
-norm8 (const fv_vj_model *m, const uint32_t *p, int step, __m256 *nf)
+norm8 (const fv_vj_model *m, const uint32_t *p, __m256 *nf)
 {
   if (m->lbp) {
     *nf = _mm256_set1_ps (1.0f);
     return 0xff;
   }
-  __m256i s = rect8 (p, m->norm_ofs, step), q = rect8 (p + m->sq_plane, m->norm_ofs, step);
+  __m256i s = rect8 (p, m->norm_ofs), q = rect8 (p + m->sq_plane, m->norm_ofs);
   const __m256d area = _mm256_set1_pd (m->norm_area), one = _mm256_set1_pd (1.0);
   __m128 f[2];
   int pass = 0;
@@ -74,25 +70,25 @@ norm8 (const fv_vj_model *m, const uint32_t *p, int step, __m256 *nf)
 }
 
 static INLINE AVX2 __m256
-haar8 (const fv_vj_haar *f, const uint32_t *p, int step, __m256 nf)
+haar8 (const fv_vj_haar *f, const uint32_t *p, __m256 nf)
 {
   __m256 r = _mm256_add_ps (
-      _mm256_mul_ps (_mm256_set1_ps (f->weight[0]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[0], step))),
-      _mm256_mul_ps (_mm256_set1_ps (f->weight[1]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[1], step))));
+      _mm256_mul_ps (_mm256_set1_ps (f->weight[0]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[0]))),
+      _mm256_mul_ps (_mm256_set1_ps (f->weight[1]), _mm256_cvtepi32_ps (rect8 (p, f->ofs[1]))));
   if (f->weight[2] != 0.0f)
     r = _mm256_add_ps (r, _mm256_mul_ps (_mm256_set1_ps (f->weight[2]),
-            _mm256_cvtepi32_ps (rect8 (p, f->ofs[2], step))));
+            _mm256_cvtepi32_ps (rect8 (p, f->ofs[2]))));
   return _mm256_mul_ps (r, nf);
 }
 
 /* LBP codes of eight windows (fv_vj_lbp_code lane by lane). */
 static INLINE AVX2 __m256i
-lbp8 (const fv_vj_lbp *f, const uint32_t *p, int step)
+lbp8 (const fv_vj_lbp *f, const uint32_t *p)
 {
   const int32_t *o = f->ofs;
   __m256i v[16];
   for (int k = 0; k < 16; k++)
-    v[k] = load8 (p + o[k], step);
+    v[k] = load8 (p + o[k]);
 #define BLOCK(a, b, c, d) _mm256_add_epi32 (_mm256_sub_epi32 (_mm256_sub_epi32 (v[a], v[b]), v[c]), v[d])
   const __m256i c = BLOCK (5, 6, 9, 10);
   const __m256i blocks[8] = { BLOCK (0, 1, 4, 5), BLOCK (1, 2, 5, 6), BLOCK (2, 3, 6, 7),
@@ -109,13 +105,13 @@ lbp8 (const fv_vj_lbp *f, const uint32_t *p, int step)
 
 /* Lanes (all ones) that go left at node k (stump or tree node). */
 static INLINE AVX2 __m256
-go_left8 (const fv_vj_model *m, int k, int feature, float threshold, const uint32_t *p, int step,
+go_left8 (const fv_vj_model *m, int k, int feature, float threshold, const uint32_t *p,
     __m256 nf)
 {
   if (!m->lbp)
-    return _mm256_cmp_ps (haar8 (&m->haar[feature], p, step, nf), _mm256_set1_ps (threshold),
+    return _mm256_cmp_ps (haar8 (&m->haar[feature], p, nf), _mm256_set1_ps (threshold),
         _CMP_LT_OQ);
-  __m256i code = lbp8 (&m->lbpf[feature], p, step);
+  __m256i code = lbp8 (&m->lbpf[feature], p);
   __m256i words = _mm256_loadu_si256 ((const __m256i *) (m->subset + 8 * k));
   __m256i w = _mm256_permutevar8x32_epi32 (words, _mm256_srli_epi32 (code, 5));
   __m256i bit = _mm256_and_si256 (_mm256_srlv_epi32 (w, _mm256_and_si256 (code,
@@ -125,12 +121,12 @@ go_left8 (const fv_vj_model *m, int k, int feature, float threshold, const uint3
 
 /* Leaf values of weak classifier i for eight windows. */
 static INLINE AVX2 __m256
-weak8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
+weak8 (const fv_vj_model *m, int i, const uint32_t *p, __m256 nf)
 {
   if (m->stumps) {
     const fv_vj_stump *w = &m->stump[i];
     return _mm256_blendv_ps (_mm256_set1_ps (w->right), _mm256_set1_ps (w->left),
-        go_left8 (m, i, w->feature, w->threshold, p, step, nf));
+        go_left8 (m, i, w->feature, w->threshold, p, nf));
   }
   const fv_vj_tree *t = &m->tree[i];
   /* children come after their parents: visiting the nodes in order walks
@@ -142,7 +138,7 @@ weak8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
     if (_mm256_testz_si256 (here, here))
       continue;
     const fv_vj_node *n = &m->node[t->first_node + k];
-    __m256 left = go_left8 (m, t->first_node + k, n->feature, n->threshold, p, step, nf);
+    __m256 left = go_left8 (m, t->first_node + k, n->feature, n->threshold, p, nf);
     __m256i next = _mm256_castps_si256 (_mm256_blendv_ps (
             _mm256_castsi256_ps (_mm256_set1_epi32 (n->right ? n->right : INT32_MIN)),
             _mm256_castsi256_ps (_mm256_set1_epi32 (n->left ? n->left : INT32_MIN)),
@@ -161,10 +157,10 @@ weak8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
 /* A HAAR stump's leaf values for eight windows: the common case, kept
  * free of the general path's branches. */
 static INLINE AVX2 __m256
-haar_stump8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf)
+haar_stump8 (const fv_vj_model *m, int i, const uint32_t *p, __m256 nf)
 {
   const fv_vj_stump *w = &m->stump[i];
-  __m256 left = _mm256_cmp_ps (haar8 (&m->haar[w->feature], p, step, nf),
+  __m256 left = _mm256_cmp_ps (haar8 (&m->haar[w->feature], p, nf),
       _mm256_set1_ps (w->threshold), _CMP_LT_OQ);
   return _mm256_blendv_ps (_mm256_set1_ps (w->right), _mm256_set1_ps (w->left), left);
 }
@@ -172,12 +168,12 @@ haar_stump8 (const fv_vj_model *m, int i, const uint32_t *p, int step, __m256 nf
 /* Stage s on eight windows: the lanes whose sum reaches the threshold.
  * haar_stumps is a constant at each call, so each case gets its own loop. */
 static INLINE AVX2 int
-stage8 (const fv_vj_model *m, int s, const uint32_t *p, int step, __m256 nf, const int haar_stumps)
+stage8 (const fv_vj_model *m, int s, const uint32_t *p, __m256 nf, const int haar_stumps)
 {
   const fv_vj_stage *st = &m->stages[s];
   __m256d lo = _mm256_setzero_pd (), hi = _mm256_setzero_pd ();
   for (int i = st->first; i < st->first + st->count; i++) {
-    __m256 leaf = haar_stumps ? haar_stump8 (m, i, p, step, nf) : weak8 (m, i, p, step, nf);
+    __m256 leaf = haar_stumps ? haar_stump8 (m, i, p, nf) : weak8 (m, i, p, nf);
     lo = _mm256_add_pd (lo, _mm256_cvtps_pd (_mm256_castps256_ps128 (leaf)));
     hi = _mm256_add_pd (hi, _mm256_cvtps_pd (_mm256_extractf128_ps (leaf, 1)));
   }
@@ -190,14 +186,14 @@ static INLINE AVX2 int
 scan_row (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *out,
     const int haar_stumps)
 {
-  const int step = lv->step, npos = (lv->work_w + step - 1) / step;
+  const int npos = (lv->work_w + lv->step - 1) / lv->step;
   int n = 0, next = 0;   /* next: the first position OpenCV visits in this block */
   for (int b = 0; b < npos; b += 8) {
-    const uint32_t *p = row + b * step;
+    const uint32_t *p = row + b;
     const int lanes = npos - b < 8 ? npos - b : 8, valid = (1 << lanes) - 1;
     __m256 nf;
-    int var = norm8 (m, p, step, &nf) & valid;
-    int alive = m->nstages ? stage8 (m, 0, p, step, nf, haar_stumps) & var : var;
+    int var = norm8 (m, p, &nf) & valid;
+    int alive = m->nstages ? stage8 (m, 0, p, nf, haar_stumps) & var : var;
     /* OpenCV's walk: a window that fails the first stage (after passing
      * the variance test) makes it skip the next one */
     int visited = 0;
@@ -209,16 +205,18 @@ scan_row (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int 
     alive &= visited;
     /* even one live lane is cheaper here than the scalar code */
     for (int s = 1; alive && s < m->nstages; s++)
-      alive &= stage8 (m, s, p, step, nf, haar_stumps);
+      alive &= stage8 (m, s, p, nf, haar_stumps);
     for (int k = 0; k < 8; k++)
       if ((alive >> k) & 1)
-        out[n++] = (b + k) * step;
+        out[n++] = (b + k) * lv->step;
   }
   return n;
 }
 
-/* Windows x = 0, step, ... < work_w of one row; the x of each window that
- * passes every stage goes to out, in order. Returns their count. */
+/* Windows x = 0, ... < work_w of one row; the x of each window that
+ * passes every stage goes to out, in order. Returns their count. Levels of
+ * step 2 must be built split (m with the split offsets): eight neighbouring
+ * windows are then eight neighbouring elements, one load. */
 AVX2 int
 fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *out)
 {

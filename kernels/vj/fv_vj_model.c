@@ -5,19 +5,29 @@
 #include <string.h>
 #include "fv_vj_plan.h"
 
+/* The offset of column x, row y from a window's corner. In split rows
+ * (half > 0) even columns come first and odd ones half elements on, so
+ * that windows two columns apart are neighbours in memory. */
+static int32_t
+at (int x, int y, int stride, int half)
+{
+  return (half ? (x >> 1) + (x & 1) * half : x) + stride * y;
+}
+
 static void
-rect_ofs (int32_t o[4], int x, int y, int w, int h, int stride, int tilted, int64_t tplane)
+rect_ofs (int32_t o[4], int x, int y, int w, int h, int stride, int half, int tilted,
+    int64_t tplane)
 {
   if (tilted) {   /* OpenCV's corners of a 45-degree rectangle in the tilted integral */
-    o[0] = (int32_t) (tplane + x + stride * y);
-    o[1] = (int32_t) (tplane + x - h + stride * (y + h));
-    o[2] = (int32_t) (tplane + x + w + stride * (y + w));
-    o[3] = (int32_t) (tplane + x + w - h + stride * (y + w + h));
+    o[0] = (int32_t) (tplane + at (x, y, stride, half));
+    o[1] = (int32_t) (tplane + at (x - h, y + h, stride, half));
+    o[2] = (int32_t) (tplane + at (x + w, y + w, stride, half));
+    o[3] = (int32_t) (tplane + at (x + w - h, y + w + h, stride, half));
   } else {
-    o[0] = x + stride * y;
-    o[1] = x + w + stride * y;
-    o[2] = x + stride * (y + h);
-    o[3] = x + w + stride * (y + h);
+    o[0] = at (x, y, stride, half);
+    o[1] = at (x + w, y, stride, half);
+    o[2] = at (x, y + h, stride, half);
+    o[3] = at (x + w, y + h, stride, half);
   }
 }
 
@@ -46,7 +56,7 @@ model_alloc (fv_vj_model_host *mh, const fv_cascade *c)
 /* Features as offsets for one row stride: LBP's 4x4 block corners, HAAR's
  * rectangles (tilted ones in the tilted plane). */
 static void
-model_features (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t plane)
+model_features (fv_vj_model_host *mh, const fv_cascade *c, int stride, int half, int64_t plane)
 {
   fv_vj_model *m = &mh->m;
   for (int f = 0; f < c->nfeatures; f++) {
@@ -57,13 +67,14 @@ model_features (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t p
       const fv_cascade_rect *r = &cf->rect[0];
       for (int j = 0; j < 4; j++)
         for (int i = 0; i < 4; i++)
-          mh->lbpf[f].ofs[j * 4 + i] = (r->x + i * r->w) + stride * (r->y + j * r->h);
+          mh->lbpf[f].ofs[j * 4 + i] = at (r->x + i * r->w, r->y + j * r->h, stride, half);
       continue;
     }
     for (int r = 0; r < 3; r++) {
       if (r < cf->nrects) {
         const fv_cascade_rect *q = &cf->rect[r];
-        rect_ofs (mh->haar[f].ofs[r], q->x, q->y, q->w, q->h, stride, cf->tilted, 2 * plane);
+        rect_ofs (mh->haar[f].ofs[r], q->x, q->y, q->w, q->h, stride, half, cf->tilted,
+            2 * plane);
         mh->haar[f].weight[r] = q->weight;
       } else {   /* a harmless rectangle with no weight */
         memset (mh->haar[f].ofs[r], 0, sizeof mh->haar[f].ofs[r]);
@@ -74,7 +85,8 @@ model_features (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t p
 }
 
 fv_status
-fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t plane)
+fv_vj_model_init_split (fv_vj_model_host *mh, const fv_cascade *c, int stride, int half,
+    int64_t plane)
 {
   memset (mh, 0, sizeof *mh);
   fv_vj_model *m = &mh->m;
@@ -127,9 +139,9 @@ fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t
   }
   if (!m->stumps)
     memcpy (mh->leaf, c->leaves, sizeof (float) * c->nleaves);
-  model_features (mh, c, stride, plane);
+  model_features (mh, c, stride, half, plane);
   /* the variance is taken over the window less a one-pixel border */
-  rect_ofs (m->norm_ofs, 1, 1, c->width - 2, c->height - 2, stride, 0, 0);
+  rect_ofs (m->norm_ofs, 1, 1, c->width - 2, c->height - 2, stride, half, 0, 0);
   m->norm_area = (double) (c->width - 2) * (c->height - 2);
   m->sq_plane = plane;
   m->stages = mh->stages;
@@ -141,6 +153,12 @@ fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t
   m->haar = mh->haar;
   m->lbpf = mh->lbpf;
   return FV_OK;
+}
+
+fv_status
+fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t plane)
+{
+  return fv_vj_model_init_split (mh, c, stride, 0, plane);
 }
 
 void

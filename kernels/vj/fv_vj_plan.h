@@ -66,14 +66,21 @@ typedef struct {
 
 /* planes: sums, squared sums, then tilted sums when a feature is tilted. */
 fv_status fv_vj_model_init (fv_vj_model_host *mh, const fv_cascade *c, int stride, int64_t plane);
+/* The same for levels built split (fv_vj_level_build): offsets for windows
+ * at even columns 2j, taken from row + j. */
+fv_status fv_vj_model_init_split (fv_vj_model_host *mh, const fv_cascade *c, int stride,
+    int half, int64_t plane);
 void fv_vj_model_clear (fv_vj_model_host *mh);
 
 /* CPU: resize the frame into level l and write its integrals into the
  * planes starting at base; tmp holds fv_vj_scratch_bytes(). src is the
- * whole frame; the level reads rows [py->src_y0, + py->src_h) of it. */
+ * whole frame; the level reads rows [py->src_y0, + py->src_h) of it.
+ * split (levels of step 2 only, which own their rows): each row holds the
+ * even columns, then from py->stride / 2 on the odd ones, so that the SIMD
+ * scan loads eight windows two columns apart as one vector. */
 size_t fv_vj_scratch_bytes (const fv_vj_pyramid *py);
 void fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
-    uint8_t *tmp, uint32_t *base, int tilted);
+    uint8_t *tmp, uint32_t *base, int tilted, int split);
 
 /* The raw rectangle of a window, as OpenCV rounds it. */
 static inline fv_rect
@@ -116,6 +123,7 @@ void fv_vj_cuda_destroy (fv_vj_plan *pl);
 
 /* AVX2 row scan (fv_vj_cpu_avx2.c): HAAR and LBP, stumps and small trees. */
 int fv_vj_avx2_usable (const fv_vj_model *m, int nweak);
+/* levels of step 2 built split, with the split model's offsets */
 int fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *xs);
 
 /* Window keys (fv_vj_key) sorted, so that grouping sees

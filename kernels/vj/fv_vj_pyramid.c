@@ -165,19 +165,21 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
       return st;
   }
   /* Levels side by side on shelves as wide as the first level, one row
-   * stride for all, so feature offsets are the same at every level. */
+   * stride for all, so feature offsets are the same at every level. A level
+   * of step 2 has its rows to itself, so that they can be built split. */
   if (py->nlevels) {
     py->stride = ((py->lv[0].w + 1) + 31) & ~31;
     int64_t x = 0, y = 0, shelf = py->lv[0].h + 1;
     for (int l = 0; l < py->nlevels; l++) {
       fv_vj_level *lv = &py->lv[l];
-      if (x + lv->w + 1 > py->stride) {
+      const int own = lv->step == 2;
+      if (x + lv->w + 1 > py->stride || (own && x > 0)) {
         x = 0;
         y += shelf;
         shelf = lv->h + 1;
       }
       lv->origin = y * py->stride + x;
-      x += lv->w + 1;
+      x = own ? py->stride : x + lv->w + 1;
     }
     py->plane = (y + shelf) * py->stride;
   }
@@ -251,13 +253,20 @@ resize_level (const fv_vj_level *lv, const uint8_t *src, size_t sstride, int sh,
   }
 }
 
+/* Where column c of a row goes: in place, or split (half > 0). */
+static inline int
+col (int c, int half)
+{
+  return half ? (c >> 1) + (c & 1) * half : c;
+}
+
 /* Sums and squared sums (modulo 2^32, as OpenCV's 32-bit integrals; window
  * sums come out exact), with a zero first row and column. */
 static void
-integrals (const uint8_t *img, int w, int h, uint32_t *sum, uint32_t *sq, int stride)
+integrals (const uint8_t *img, int w, int h, uint32_t *sum, uint32_t *sq, int stride, int half)
 {
-  memset (sum, 0, sizeof (uint32_t) * (w + 1));
-  memset (sq, 0, sizeof (uint32_t) * (w + 1));
+  for (int x = 0; x <= w; x++)
+    sum[col (x, half)] = sq[col (x, half)] = 0;
   for (int y = 0; y < h; y++) {
     const uint8_t *r = img + (size_t) y * w;
     uint32_t *s = sum + (size_t) (y + 1) * stride, *q = sq + (size_t) (y + 1) * stride;
@@ -265,10 +274,11 @@ integrals (const uint8_t *img, int w, int h, uint32_t *sum, uint32_t *sq, int st
     uint32_t rs = 0, rq = 0;
     s[0] = q[0] = 0;
     for (int x = 0; x < w; x++) {
+      const int c = col (x + 1, half);
       rs += r[x];
       rq += (uint32_t) r[x] * r[x];
-      s[x + 1] = ps[x + 1] + rs;
-      q[x + 1] = pq[x + 1] + rq;
+      s[c] = ps[c] + rs;
+      q[c] = pq[c] + rq;
     }
   }
 }
@@ -278,13 +288,14 @@ integrals (const uint8_t *img, int w, int h, uint32_t *sum, uint32_t *sq, int st
  * the prefix sum of row y up to column c, T(X, Y) = A(X + Y - 2) - B(X - Y - 1)
  * where A(k) sums R(y, k - y) and B(m) sums R(y, m + y) over y < Y. */
 static void
-tilted (const uint8_t *img, int w, int h, uint32_t *t, int stride, uint32_t *scratch)
+tilted (const uint8_t *img, int w, int h, uint32_t *t, int stride, int half, uint32_t *scratch)
 {
   const int n = w + h + 2;
   uint32_t *A = scratch, *B = A + n, *R = B + n;
   memset (A, 0, sizeof *A * 2 * n);
   /* A is indexed by k + 2, B by m + h + 1 */
-  memset (t, 0, sizeof (uint32_t) * (w + 1));
+  for (int X = 0; X <= w; X++)
+    t[col (X, half)] = 0;
   for (int Y = 1; Y <= h; Y++) {
     const uint8_t *r = img + (size_t) (Y - 1) * w;
     uint32_t acc = 0;
@@ -303,7 +314,7 @@ tilted (const uint8_t *img, int w, int h, uint32_t *t, int stride, uint32_t *scr
     }
     uint32_t *row = t + (size_t) Y * stride;
     for (int X = 0; X <= w; X++)
-      row[X] = A[X + Y - 2 + 2] - B[X - Y - 1 + h + 1];
+      row[col (X, half)] = A[X + Y - 2 + 2] - B[X - Y - 1 + h + 1];
   }
 }
 
@@ -319,7 +330,7 @@ fv_vj_scratch_bytes (const fv_vj_pyramid *py)
 
 void
 fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
-    uint8_t *tmp, uint32_t *base, int has_tilted)
+    uint8_t *tmp, uint32_t *base, int has_tilted, int split)
 {
   src += (size_t) py->src_y0 * src_stride;
   const fv_vj_level *lv = &py->lv[l];
@@ -327,7 +338,8 @@ fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t sr
   uint16_t *lines = (uint16_t *) scratch;
   resize_level (lv, src, src_stride, py->src_h, tmp, lines, lines + lv->w);
   uint32_t *sum = base + lv->origin;
-  integrals (tmp, lv->w, lv->h, sum, sum + py->plane, py->stride);
+  const int half = split && lv->step == 2 ? py->stride / 2 : 0;
+  integrals (tmp, lv->w, lv->h, sum, sum + py->plane, py->stride, half);
   if (has_tilted)
-    tilted (tmp, lv->w, lv->h, sum + 2 * py->plane, py->stride, scratch);
+    tilted (tmp, lv->w, lv->h, sum + 2 * py->plane, py->stride, half, scratch);
 }
