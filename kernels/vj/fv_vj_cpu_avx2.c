@@ -193,7 +193,8 @@ scan_row (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int 
     const int lanes = npos - b < 8 ? npos - b : 8, valid = (1 << lanes) - 1;
     __m256 nf;
     int var = norm8 (m, p, &nf) & valid;
-    int alive = m->nstages ? stage8 (m, 0, p, nf, haar_stumps) & var : var;
+    /* a block whose windows all fail the variance test needs no stage */
+    int alive = var && m->nstages ? stage8 (m, 0, p, nf, haar_stumps) & var : var;
     /* OpenCV's walk: a window that fails the first stage (after passing
      * the variance test) makes it skip the next one */
     int visited = 0;

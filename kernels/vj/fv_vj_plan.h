@@ -16,11 +16,21 @@ extern "C" {
 /* One axis of OpenCV's bit-exact linear resize: destination i reads source
  * ofs[i] and ofs[i]+1 with weights coef[2i], coef[2i+1] (8 fraction bits);
  * i < lo repeats source 0, i >= hi repeats the last source sample. */
+typedef struct fv_vj_hblock fv_vj_hblock;
 typedef struct {
   int32_t *ofs;
   uint16_t *coef;
   int lo, hi;
+  fv_vj_hblock *blocks;   /* the CPU's shuffles for outputs lo, lo + 8, ... (fv_vj_hline.c) */
+  int nblocks;
 } fv_vj_axis;
+
+/* The horizontal axis's shuffle blocks (none where the CPU lacks SSSE3 or
+ * memory runs out: the plain loop then does it all), and one source row of
+ * src_w bytes resized to dst outputs with 8 fraction bits. */
+void fv_vj_hblocks_init (fv_vj_axis *a, int src_w);
+void fv_vj_hblocks_clear (fv_vj_axis *a);
+void fv_vj_hline (const fv_vj_axis *a, const uint8_t *s, int dst, uint16_t *out);
 
 typedef struct {
   float scale;           /* frame pixels per level pixel, as OpenCV keeps it (float) */

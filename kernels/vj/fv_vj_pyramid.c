@@ -45,6 +45,7 @@ axis_init (fv_vj_axis *a, int src, int dst)
 static void
 axis_clear (fv_vj_axis *a)
 {
+  fv_vj_hblocks_clear (a);
   free (a->ofs);
   free (a->coef);
   a->ofs = NULL;
@@ -157,6 +158,7 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
     fv_status st;
     if ((st = axis_init (&lv->ax, W, lv->w)) != FV_OK || (st = axis_init (&lv->ay, H, lv->h)) != FV_OK)
       return st;
+    fv_vj_hblocks_init (&lv->ax, W);
   }
   py->src_h = H;
   if (p->band_rows > 0) {
@@ -197,20 +199,14 @@ fv_vj_pyramid_clear (fv_vj_pyramid *py)
   memset (py, 0, sizeof *py);
 }
 
-/* One source row resized horizontally, 8 fraction bits. */
+/* Two horizontally resized rows blended vertically. The pointers do not
+ * alias, which lets the compiler vectorize (a byte store could alias them). */
 static void
-hline (const fv_vj_axis *a, const uint8_t *s, int dst, uint16_t *out)
+blend_lines (const uint16_t *restrict l0, const uint16_t *restrict l1, uint32_t c0, uint32_t c1,
+    uint8_t *restrict d, int w)
 {
-  int i = 0;
-  for (; i < a->lo && i < dst; i++)
-    out[i] = (uint16_t) (s[0] << 8);
-  for (; i < a->hi; i++) {
-    const uint8_t *q = s + a->ofs[i];
-    out[i] = (uint16_t) (q[0] * a->coef[2 * i] + q[1] * a->coef[2 * i + 1]);
-  }
-  const uint16_t last = (uint16_t) (s[a->ofs[dst - 1]] << 8);
-  for (; i < dst; i++)
-    out[i] = last;
+  for (int x = 0; x < w; x++)
+    d[x] = (uint8_t) ((l0[x] * c0 + l1[x] * c1 + 32768) >> 16);
 }
 
 static void
@@ -228,7 +224,7 @@ resize_level (const fv_vj_level *lv, const uint8_t *src, size_t sstride, int sh,
     uint8_t *d = dst + (size_t) y * lv->w;
     if (y < ay->lo || y >= ay->hi) {
       int r = y < ay->lo ? 0 : sh - 1;
-      hline (&lv->ax, src + r * sstride, lv->w, line0);
+      fv_vj_hline (&lv->ax, src + r * sstride, lv->w, line0);
       have0 = -1;
       for (int x = 0; x < lv->w; x++)
         d[x] = (uint8_t) ((line0[x] + 128) >> 8);
@@ -241,15 +237,13 @@ resize_level (const fv_vj_level *lv, const uint8_t *src, size_t sstride, int sh,
         line0 = line1;
         line1 = t;
       } else {
-        hline (&lv->ax, src + r * sstride, lv->w, line0);
+        fv_vj_hline (&lv->ax, src + r * sstride, lv->w, line0);
       }
       have0 = r;
-      hline (&lv->ax, src + (r + 1) * sstride, lv->w, line1);
+      fv_vj_hline (&lv->ax, src + (r + 1) * sstride, lv->w, line1);
       have1 = r + 1;
     }
-    const uint32_t c0 = ay->coef[2 * y], c1 = ay->coef[2 * y + 1];
-    for (int x = 0; x < lv->w; x++)
-      d[x] = (uint8_t) ((line0[x] * c0 + line1[x] * c1 + 32768) >> 16);
+    blend_lines (line0, line1, ay->coef[2 * y], ay->coef[2 * y + 1], d, lv->w);
   }
 }
 
@@ -260,26 +254,52 @@ col (int c, int half)
   return half ? (c >> 1) + (c & 1) * half : c;
 }
 
-/* Sums and squared sums (modulo 2^32, as OpenCV's 32-bit integrals; window
- * sums come out exact), with a zero first row and column. */
+/* dst[i] = above[i] + add[i]: the vectorizable half of a row of sums. */
 static void
-integrals (const uint8_t *img, int w, int h, uint32_t *sum, uint32_t *sq, int stride, int half)
+add_rows (const uint32_t *restrict above, const uint32_t *restrict add, uint32_t *restrict dst,
+    int n)
 {
-  for (int x = 0; x <= w; x++)
-    sum[col (x, half)] = sq[col (x, half)] = 0;
+  for (int i = 0; i < n; i++)
+    dst[i] = above[i] + add[i];
+}
+
+/* Sums and squared sums (modulo 2^32, as OpenCV's 32-bit integrals; window
+ * sums come out exact), with a zero first row and column. Each row's
+ * running sums go to rs and rq in the row's own column order, then are
+ * added to the row above in one vectorized sweep. */
+static void
+integrals (const uint8_t *img, int w, int h, uint32_t *sum, uint32_t *sq, int stride, int half,
+    uint32_t *rs, uint32_t *rq)
+{
+  /* the columns' span in the row: [0, w], or the evens and the gap up to
+   * the odds (zero in rs and rq, so the gap keeps the first row's zeros) */
+  const int span = half ? half + (w + 1) / 2 : w + 1;
+  memset (sum, 0, sizeof *sum * span);
+  memset (sq, 0, sizeof *sq * span);
+  memset (rs, 0, sizeof *rs * span);
+  memset (rq, 0, sizeof *rq * span);
   for (int y = 0; y < h; y++) {
     const uint8_t *r = img + (size_t) y * w;
     uint32_t *s = sum + (size_t) (y + 1) * stride, *q = sq + (size_t) (y + 1) * stride;
-    const uint32_t *ps = s - stride, *pq = q - stride;
-    uint32_t rs = 0, rq = 0;
-    s[0] = q[0] = 0;
-    for (int x = 0; x < w; x++) {
-      const int c = col (x + 1, half);
-      rs += r[x];
-      rq += (uint32_t) r[x] * r[x];
-      s[c] = ps[c] + rs;
-      q[c] = pq[c] + rq;
+    uint32_t a = 0, b = 0;
+    if (half) {   /* pixel x ends column x + 1: odd columns from half on */
+      for (int x = 0; x < w; x++) {
+        const int c = x & 1 ? (x + 1) >> 1 : half + (x >> 1);
+        a += r[x];
+        b += (uint32_t) r[x] * r[x];
+        rs[c] = a;
+        rq[c] = b;
+      }
+    } else {
+      for (int x = 0; x < w; x++) {
+        a += r[x];
+        b += (uint32_t) r[x] * r[x];
+        rs[x + 1] = a;
+        rq[x + 1] = b;
+      }
     }
+    add_rows (s - stride, rs, s, span);
+    add_rows (q - stride, rq, q, span);
   }
 }
 
@@ -325,7 +345,10 @@ fv_vj_scratch_bytes (const fv_vj_pyramid *py)
   if (!py->nlevels)
     return 0;
   const fv_vj_level *lv = &py->lv[0];
-  return (((size_t) lv->w * lv->h + 15) & ~(size_t) 15) + 4 * (3 * (size_t) lv->w + 2 * lv->h + 8);
+  /* the level's image, then the larger of the resize's two lines, the
+   * tilted sums' three arrays and the rows of running sums */
+  return (((size_t) lv->w * lv->h + 15) & ~(size_t) 15)
+      + 4 * (3 * (size_t) lv->w + 2 * lv->h + 8 + 2 * (size_t) py->stride);
 }
 
 void
@@ -339,7 +362,8 @@ fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t sr
   resize_level (lv, src, src_stride, py->src_h, tmp, lines, lines + lv->w);
   uint32_t *sum = base + lv->origin;
   const int half = split && lv->step == 2 ? py->stride / 2 : 0;
-  integrals (tmp, lv->w, lv->h, sum, sum + py->plane, py->stride, half);
+  integrals (tmp, lv->w, lv->h, sum, sum + py->plane, py->stride, half, scratch,
+      scratch + py->stride);
   if (has_tilted)
     tilted (tmp, lv->w, lv->h, sum + 2 * py->plane, py->stride, half, scratch);
 }
