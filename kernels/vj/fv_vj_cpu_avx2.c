@@ -49,13 +49,26 @@ norm8 (const fv_vj_model *m, const uint32_t *p, __m256 *nf)
   }
   __m256i s = rect8 (p, m->norm_ofs), q = rect8 (p + m->sq_plane, m->norm_ofs);
   const __m256d area = _mm256_set1_pd (m->norm_area), one = _mm256_set1_pd (1.0);
-  __m128 f[2];
-  int pass = 0;
+  __m256d vs[2];
   for (int h = 0; h < 2; h++) {
     __m128i sh = h ? _mm256_extracti128_si256 (s, 1) : _mm256_castsi256_si128 (s);
     __m128i qh = h ? _mm256_extracti128_si256 (q, 1) : _mm256_castsi256_si128 (q);
     __m256d sd = _mm256_cvtepi32_pd (sh), qd = _mm256_cvtepi32_pd (qh);
-    __m256d v = _mm256_sub_pd (_mm256_mul_pd (area, qd), _mm256_mul_pd (sd, sd));
+    vs[h] = _mm256_sub_pd (_mm256_mul_pd (area, qd), _mm256_mul_pd (sd, sd));
+  }
+  /* A window passes only where area / sqrt(v), rounded to float, is below
+   * 0.1: v above about 100 area^2. Below 99.99 area^2 it surely fails, so a
+   * block of such windows (flat image) skips the square roots. */
+  const __m256d sure_fail = _mm256_set1_pd (99.99 * m->norm_area * m->norm_area);
+  if (!(_mm256_movemask_pd (_mm256_cmp_pd (vs[0], sure_fail, _CMP_GE_OQ))
+          | _mm256_movemask_pd (_mm256_cmp_pd (vs[1], sure_fail, _CMP_GE_OQ)))) {
+    *nf = _mm256_set1_ps (1.0f);
+    return 0;
+  }
+  __m128 f[2];
+  int pass = 0;
+  for (int h = 0; h < 2; h++) {
+    const __m256d v = vs[h];
     __m256d pos = _mm256_cmp_pd (v, _mm256_setzero_pd (), _CMP_GT_OQ);
     __m256d safe = _mm256_blendv_pd (one, v, pos);
     __m128 ff = _mm256_cvtpd_ps (_mm256_div_pd (one, _mm256_sqrt_pd (safe)));
