@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* CPU detector: the levels are built in parallel, then window rows of every
- * level come from one dynamic queue, so the cores stay busy however unevenly
- * the cascade rejects windows. */
+/* CPU detector: one task per level builds the level, then its window rows
+ * go out in small tasks that any thread may take. The thread that built a
+ * level mostly scans it while its planes are still in cache, and idle
+ * threads take rows of the largest levels, so the cores stay busy however
+ * unevenly the cascade rejects windows. */
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
@@ -9,10 +11,20 @@
 #include "../common/fv_env.h"
 #include "../common/fv_parallel.h"
 
+#define ROWS_A_TASK 4
+
+/* One thread's windows found so far, and its scan buffers. */
+typedef struct {
+  uint64_t *keys;
+  int n, cap, failed;
+  uint64_t *row;
+  int *xs;
+  uint8_t *scratch;             /* the level build's */
+} thread_state;
+
 typedef struct {
   uint32_t *planes;
-  int32_t *row_level, *row_y;   /* the queue: one entry per window row */
-  uint8_t **scratch;            /* per thread */
+  thread_state *ts;
   int threads;
   int avx2;                     /* fv_vj_scan_row_avx2 applies */
   fv_vj_model_host split;       /* its offsets for levels of step 2, built split */
@@ -25,12 +37,14 @@ fv_vj_cpu_destroy (fv_vj_plan *pl)
   if (!cs)
     return;
   free (cs->planes);
-  free (cs->row_level);
-  free (cs->row_y);
-  if (cs->scratch)
-    for (int t = 0; t < cs->threads; t++)
-      free (cs->scratch[t]);
-  free (cs->scratch);
+  if (cs->ts)
+    for (int t = 0; t < cs->threads; t++) {
+      free (cs->ts[t].keys);
+      free (cs->ts[t].row);
+      free (cs->ts[t].xs);
+      free (cs->ts[t].scratch);
+    }
+  free (cs->ts);
   fv_vj_model_clear (&cs->split);
   free (cs);
   pl->impl = NULL;
@@ -55,20 +69,20 @@ fv_vj_cpu_init (fv_vj_plan *pl)
     if (st != FV_OK)
       return st;
   }
-  cs->row_level = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
-  cs->row_y = malloc (sizeof (int32_t) * (size_t) (py->rows + 1));
-  cs->scratch = calloc (cs->threads, sizeof *cs->scratch);
-  if (!cs->planes || !cs->row_level || !cs->row_y || !cs->scratch)
+  cs->ts = calloc (cs->threads, sizeof *cs->ts);
+  if (!cs->planes || !cs->ts)
     return FV_ERR_NOMEM;
-  for (int t = 0; t < cs->threads; t++)
-    if (!(cs->scratch[t] = malloc (fv_vj_scratch_bytes (py) + 64)))
+  const int widest = py->nlevels ? py->lv[0].work_w : 0;
+  for (int t = 0; t < cs->threads; t++) {
+    thread_state *ts = &cs->ts[t];
+    ts->cap = 256;
+    ts->keys = malloc (sizeof *ts->keys * ts->cap);
+    ts->row = malloc (sizeof *ts->row * (widest + 1));
+    ts->xs = malloc (sizeof *ts->xs * (widest + 8));
+    ts->scratch = malloc (fv_vj_scratch_bytes (py) + 64);
+    if (!ts->keys || !ts->row || !ts->xs || !ts->scratch)
       return FV_ERR_NOMEM;
-  int64_t r = 0;
-  for (int l = 0; l < py->nlevels; l++)
-    for (int y = 0; y < py->lv[l].work_h; y += py->lv[l].step) {
-      cs->row_level[r] = l;
-      cs->row_y[r++] = y;
-    }
+  }
   return FV_OK;
 }
 
@@ -98,6 +112,28 @@ scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, in
   return n;
 }
 
+/* Scans window row y of level l into the calling thread's keys. */
+static void
+scan_into (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, int l, int y)
+{
+  thread_state *ts = &cs->ts[omp_get_thread_num ()];
+  const int k = scan_row (cs, m, py, l, y, ts->row, ts->xs);
+  if (ts->n + k > ts->cap) {
+    int cap = ts->cap;
+    while (ts->n + k > cap)
+      cap *= 2;
+    uint64_t *g = realloc (ts->keys, sizeof *g * cap);
+    if (!g) {
+      ts->failed = 1;
+      return;
+    }
+    ts->keys = g;
+    ts->cap = cap;
+  }
+  memcpy (ts->keys + ts->n, ts->row, sizeof *ts->row * k);
+  ts->n += k;
+}
+
 fv_status
 fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
 {
@@ -105,68 +141,38 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
   const fv_vj_pyramid *py = &pl->py;
   const fv_vj_model *m = &pl->mh.m;
   const int has_tilted = pl->mh.has_tilted;
-  const int nlevels = py->nlevels;
-  const int64_t nrows = py->rows;
-  uint64_t *keys = NULL;
-  int nkeys = 0, failed = 0;
   pl->nraw = 0;
+  for (int t = 0; t < cs->threads; t++)
+    cs->ts[t].n = cs->ts[t].failed = 0;
 
 #pragma omp parallel num_threads(cs->threads)
-  {
-    uint8_t *scratch = cs->scratch[omp_get_thread_num ()];
-#pragma omp for schedule(dynamic, 1)
-    for (int l = 0; l < nlevels; l++)
-      fv_vj_level_build (py, l, gray->data, gray->stride, scratch,
-          cs->planes, has_tilted, cs->avx2);
-
-    /* each thread keeps its windows, then appends them under a lock */
-    int cap = 256, n = 0;
-    uint64_t *mine = malloc (sizeof *mine * cap);
-    const int widest = py->nlevels ? py->lv[0].work_w : 0;
-    uint64_t *row = malloc (sizeof *row * (widest + 1));
-    int *xs = malloc (sizeof *xs * (widest + 8));
-    if (!mine || !row || !xs) {
-#pragma omp atomic write
-      failed = 1;
-    }
-#pragma omp for schedule(dynamic, 2)
-    for (int64_t r = 0; r < nrows; r++) {
-      if (!mine || !row || !xs)
-        continue;
-      int k = scan_row (cs, m, py, cs->row_level[r], cs->row_y[r], row, xs);
-      if (n + k > cap) {
-        while (n + k > cap)
-          cap *= 2;
-        uint64_t *g = realloc (mine, sizeof *mine * cap);
-        if (!g) {
-#pragma omp atomic write
-          failed = 1;
-          continue;
-        }
-        mine = g;
-      }
-      memcpy (mine + n, row, sizeof *row * k);
-      n += k;
-    }
-#pragma omp critical
+#pragma omp single
+  for (int l = 0; l < py->nlevels; l++) {
+#pragma omp task firstprivate(l)
     {
-      uint64_t *g = realloc (keys, sizeof *keys * (nkeys + n + 1));
-      if (g) {
-        keys = g;
-        if (mine)
-          memcpy (keys + nkeys, mine, sizeof *mine * n);
-        nkeys += n;
-      } else {
-        failed = 1;
-      }
+      /* no scheduling point inside the build: the scratch stays this thread's */
+      fv_vj_level_build (py, l, gray->data, gray->stride, cs->ts[omp_get_thread_num ()].scratch,
+          cs->planes, has_tilted, cs->avx2);
+      const fv_vj_level *lv = &py->lv[l];
+#pragma omp taskloop grainsize(ROWS_A_TASK)
+      for (int r = 0; r < lv->rows; r++)
+        scan_into (cs, m, py, l, r * lv->step);
     }
-    free (mine);
-    free (row);
-    free (xs);
   }
-  if (failed || fv_vj_raw_reserve (pl, nkeys) != FV_OK) {
-    free (keys);
+
+  int nkeys = 0, failed = 0;
+  for (int t = 0; t < cs->threads; t++) {
+    nkeys += cs->ts[t].n;
+    failed |= cs->ts[t].failed;
+  }
+  if (failed || fv_vj_raw_reserve (pl, nkeys) != FV_OK)
     return FV_ERR_NOMEM;
+  uint64_t *keys = malloc (sizeof *keys * (nkeys + 1));
+  if (!keys)
+    return FV_ERR_NOMEM;
+  for (int t = 0, at = 0; t < cs->threads; t++) {
+    memcpy (keys + at, cs->ts[t].keys, sizeof *keys * cs->ts[t].n);
+    at += cs->ts[t].n;
   }
   fv_vj_keys_to_raw (pl, keys, nkeys);
   free (keys);
