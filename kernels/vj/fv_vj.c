@@ -49,7 +49,7 @@ fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
   pl->backend = backend;
   pl->be = &backends[backend];
   pl->cascade = c;
-  fv_status st = fv_vj_pyramid_init (&pl->py, c, p);
+  fv_status st = fv_vj_pyramid_init (&pl->py, c, p, backend == FV_BACKEND_CPU);
   int chunked = 0;
   if (st == FV_OK && backend == FV_BACKEND_CUDA) {
     /* plans whose level groups' sums need 32-bit offsets past 2^31 chunk too */

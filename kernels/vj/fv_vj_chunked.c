@@ -65,7 +65,7 @@ group_bytes (const fv_vj_plan *pl, const VjGroup *g, size_t *bytes, int *offsets
 {
   fv_vj_params q = group_params (pl, g);
   fv_vj_pyramid py;
-  fv_status st = fv_vj_pyramid_init (&py, pl->cascade, &q);
+  fv_status st = fv_vj_pyramid_init (&py, pl->cascade, &q, 0);
   *bytes = (size_t) q.width * py.src_h + (size_t) py.plane * 12 + (size_t) py.windows * 8
       + ((size_t) 2 << 20);
   *offsets_fit = py.plane * 3 < INT32_MAX;

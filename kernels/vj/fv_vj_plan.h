@@ -53,10 +53,15 @@ typedef struct {
   int64_t rows;          /* window rows over all levels */
   int64_t windows;       /* upper bound of windows over all levels */
   int src_y0, src_h;     /* the frame rows the levels read (a band reads fewer) */
+  int cpu;               /* laid out for the CPU (fv_vj_pyramid_init) */
 } fv_vj_pyramid;
 
-/* Levels as OpenCV 4.6 chooses them; fails only on absurd sizes. */
-fv_status fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p);
+/* Levels as OpenCV 4.6 chooses them; fails only on absurd sizes. cpu: laid
+ * out for the CPU back end (levels of step 2 own their rows, so that they
+ * can be built split, and the resize gets its shuffle blocks); the CUDA
+ * back end's layout packs levels side by side wherever they fit. */
+fv_status fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p,
+    int cpu);
 void fv_vj_pyramid_clear (fv_vj_pyramid *py);
 
 /* The host arrays behind an fv_vj_model, and the model pointing at them. */
@@ -85,7 +90,7 @@ void fv_vj_model_clear (fv_vj_model_host *mh);
 /* CPU: resize the frame into level l and write its integrals into the
  * planes starting at base; tmp holds fv_vj_scratch_bytes(). src is the
  * whole frame; the level reads rows [py->src_y0, + py->src_h) of it.
- * split (levels of step 2 only, which own their rows): each row holds the
+ * split (levels of step 2 of a CPU pyramid, which own their rows): each row holds the
  * even columns, then from py->stride / 2 on the odd ones, so that the SIMD
  * scan loads eight windows two columns apart as one vector. */
 size_t fv_vj_scratch_bytes (const fv_vj_pyramid *py);

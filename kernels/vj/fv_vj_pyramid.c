@@ -107,7 +107,7 @@ band_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p)
 }
 
 fv_status
-fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p)
+fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p, int cpu)
 {
   memset (py, 0, sizeof *py);
   const int W = p->width, H = p->height;
@@ -158,23 +158,26 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
     fv_status st;
     if ((st = axis_init (&lv->ax, W, lv->w)) != FV_OK || (st = axis_init (&lv->ay, H, lv->h)) != FV_OK)
       return st;
-    fv_vj_hblocks_init (&lv->ax, W);
+    if (cpu)
+      fv_vj_hblocks_init (&lv->ax, W);
   }
   py->src_h = H;
+  py->cpu = cpu;
   if (p->band_rows > 0) {
     fv_status st = band_init (py, c, p);
     if (st != FV_OK)
       return st;
   }
   /* Levels side by side on shelves as wide as the first level, one row
-   * stride for all, so feature offsets are the same at every level. A level
-   * of step 2 has its rows to itself, so that they can be built split. */
+   * stride for all, so feature offsets are the same at every level. On the
+   * CPU a level of step 2 has its rows to itself, so that it can be built
+   * split. */
   if (py->nlevels) {
     py->stride = ((py->lv[0].w + 1) + 31) & ~31;
     int64_t x = 0, y = 0, shelf = py->lv[0].h + 1;
     for (int l = 0; l < py->nlevels; l++) {
       fv_vj_level *lv = &py->lv[l];
-      const int own = lv->step == 2;
+      const int own = cpu && lv->step == 2;
       if (x + lv->w + 1 > py->stride || (own && x > 0)) {
         x = 0;
         y += shelf;
@@ -361,7 +364,7 @@ fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t sr
   uint16_t *lines = (uint16_t *) scratch;
   resize_level (lv, src, src_stride, py->src_h, tmp, lines, lines + lv->w);
   uint32_t *sum = base + lv->origin;
-  const int half = split && lv->step == 2 ? py->stride / 2 : 0;
+  const int half = split && py->cpu && lv->step == 2 ? py->stride / 2 : 0;
   integrals (tmp, lv->w, lv->h, sum, sum + py->plane, py->stride, half, scratch,
       scratch + py->stride);
   if (has_tilted)
