@@ -10,6 +10,8 @@
  *  - the scalar and SIMD CPU scans, one and several threads, equal on noise;
  *  - each pyramid level cut into bands of window rows (one row, three,
  *    half), the bands' raw windows appended: the whole plan's list, in order;
+ *  - the pyramid's horizontal resize (byte shuffles) against the plain
+ *    formula, on every level of frames 1 to 1280 wide;
  *  - grouping on hand-made rectangles; bad parameters refused.
  * With --cuda every comparison runs on the GPU plan too, with host and
  * device frames, and the GPU must equal the CPU on random frames. */
@@ -466,6 +468,56 @@ grouping (void)
   FVT_CHECK (n == 10 && d[9].neighbors == 1, "min-neighbors 0 keeps every window");
 }
 
+/* The pyramid's horizontal resize (shuffle blocks where they apply) against
+ * the plain formula over the axis's weights, row by row, for every level of
+ * a window of 1x1 (so scale factors from 1 up to the frame's width) on
+ * widths around the 16-byte loads. Rows are allocated to their exact width,
+ * so a load past the end shows under ASan or valgrind. */
+static void
+resize_rows (void)
+{
+  const int widths[] = { 1, 2, 3, 7, 15, 16, 17, 31, 33, 100, 641, 1280 };
+  const double factors[] = { 1.05, 1.1, 1.5, 1.9, 2.0, 2.5 };
+  fv_cascade c = { .width = 1, .height = 1 };
+  fvt_rng rng = { 99 };
+  int blocks = 0, levels = 0;
+  for (size_t i = 0; i < sizeof widths / sizeof *widths; i++)
+    for (size_t j = 0; j < sizeof factors / sizeof *factors; j++) {
+      const int W = widths[i];
+      fv_vj_params p = { .width = W, .height = 3, .scale_factor = factors[j] };
+      fv_vj_pyramid py;
+      FVT_CHECK (fv_vj_pyramid_init (&py, &c, &p, 1) == FV_OK, "pyramid %d: %s", W,
+          fv_last_error ());
+      uint8_t *row = malloc (W);
+      for (int x = 0; x < W; x++)
+        row[x] = (uint8_t) fvt_next (&rng);
+      for (int l = 0; l < py.nlevels; l++) {
+        const fv_vj_axis *a = &py.lv[l].ax;
+        const int dst = py.lv[l].w;
+        uint16_t *got = malloc (sizeof *got * dst);
+        fv_vj_hline (a, row, dst, got);
+        int bad = -1;
+        for (int x = 0; x < dst && bad < 0; x++) {
+          const int k = x < a->lo ? 0 : a->ofs[x];
+          const uint32_t want = x < a->lo || x >= a->hi ? (uint32_t) row[k] << 8
+              : (uint32_t) (row[k] * a->coef[2 * x] + row[k + 1] * a->coef[2 * x + 1]);
+          if (got[x] != want)
+            bad = x;
+        }
+        FVT_CHECK (bad < 0, "resize %d -> %d (factor %g): output %d differs", W, dst,
+            py.lv[l].scale, bad);
+        blocks += a->nblocks;
+        levels++;
+        free (got);
+      }
+      free (row);
+      fv_vj_pyramid_clear (&py);
+    }
+  /* the shuffles must have run (where SSSE3 exists: every x86-64 CPU since 2006) */
+  FVT_CHECK (levels > 100 && (blocks > 0 || !__builtin_cpu_supports ("ssse3")),
+      "%d levels resized, %d shuffle blocks", levels, blocks);
+}
+
 static void
 bad_input (void)
 {
@@ -521,6 +573,7 @@ main (int argc, char **argv)
   equal_paths ();
   bands ();
   grouping ();
+  resize_rows ();
   bad_input ();
   return fvt_summary (backend == FV_BACKEND_CUDA ? "vj (CUDA)" : "vj (CPU)");
 }
