@@ -16,8 +16,10 @@ extern "C" {
 #define FV_ENV_MAX_PINNED_MB "FASTVISION_MAX_PINNED_MB"
 /* fftconvolve CPU: seconds FFTW may measure one transform (2) */
 #define FV_ENV_FFT_PLAN_SECONDS "FV_FFT_PLAN_SECONDS"
-/* vjdetect CPU: 1 turns the AVX2 scan off (the scalar path alone) */
+/* vjdetect CPU: 1 turns the SIMD scans off (the scalar path alone) */
 #define FV_ENV_VJ_NO_SIMD "FV_VJ_NO_SIMD"
+/* vjdetect CPU: 1 runs the AVX2 scan where the CPU has AVX-512 */
+#define FV_ENV_VJ_NO_AVX512 "FV_VJ_NO_AVX512"
 /* vjdetect GPU: "a,b": stages 1..a-1 in the uber-kernel, a..b-1 in pass 3 */
 #define FV_ENV_VJ_STAGES "FV_VJ_STAGES"
 /* vjdetect GPU: persistent blocks per multiprocessor (16) */

@@ -26,7 +26,7 @@ typedef struct {
   uint32_t *planes;
   thread_state *ts;
   int threads;
-  int avx2;                     /* fv_vj_scan_row_avx2 applies */
+  fv_vj_scan_fn simd;           /* the SIMD row scan, or NULL: the scalar one */
   fv_vj_model_host split;       /* its offsets for levels of step 2, built split */
 } cpu_state;
 
@@ -62,8 +62,10 @@ fv_vj_cpu_init (fv_vj_plan *pl)
   int nplanes = pl->mh.has_tilted ? 3 : 2;
   /* slack: the SIMD scan reads up to 15 windows' worth past a row's end */
   cs->planes = calloc ((size_t) (py->plane * nplanes + 64), sizeof (uint32_t));
-  cs->avx2 = fv_vj_avx2_usable (&pl->mh.m, pl->mh.nweak) && !fv_env_set (FV_ENV_VJ_NO_SIMD);
-  if (cs->avx2) {
+  if (fv_vj_avx2_usable (&pl->mh.m, pl->mh.nweak) && !fv_env_set (FV_ENV_VJ_NO_SIMD))
+    cs->simd = fv_vj_avx512_usable () && !fv_env_set (FV_ENV_VJ_NO_AVX512)
+        ? fv_vj_scan_row_avx512 : fv_vj_scan_row_avx2;
+  if (cs->simd) {
     fv_status st = fv_vj_model_init_split (&cs->split, pl->cascade, py->stride, py->stride / 2,
         py->plane);
     if (st != FV_OK)
@@ -96,8 +98,8 @@ scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, in
   const fv_vj_level *lv = &py->lv[l];
   const uint32_t *row = cs->planes + lv->origin + (int64_t) y * py->stride;
   int n = 0;
-  if (cs->avx2) {
-    n = fv_vj_scan_row_avx2 (lv->step == 2 ? &cs->split.m : m, lv, row, xs);
+  if (cs->simd) {
+    n = cs->simd (lv->step == 2 ? &cs->split.m : m, lv, row, xs);
     for (int i = 0; i < n; i++)
       out[i] = fv_vj_key (l, y, xs[i]);
     return n;
@@ -152,7 +154,7 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
     {
       /* no scheduling point inside the build: the scratch stays this thread's */
       fv_vj_level_build (py, l, gray->data, gray->stride, cs->ts[omp_get_thread_num ()].scratch,
-          cs->planes, has_tilted, cs->avx2);
+          cs->planes, has_tilted, cs->simd != NULL);
       const fv_vj_level *lv = &py->lv[l];
 #pragma omp taskloop grainsize(ROWS_A_TASK)
       for (int r = 0; r < lv->rows; r++)

@@ -136,10 +136,16 @@ fv_status fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream);
 fv_status fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray);
 void fv_vj_cuda_destroy (fv_vj_plan *pl);
 
-/* AVX2 row scan (fv_vj_cpu_avx2.c): HAAR and LBP, stumps and small trees. */
+/* SIMD row scans (fv_vj_scan_simd.h): HAAR and LBP, stumps and small
+ * trees; AVX2, and AVX-512 where the CPU has it. Levels of step 2 built
+ * split, with the split model's offsets. */
 int fv_vj_avx2_usable (const fv_vj_model *m, int nweak);
-/* levels of step 2 built split, with the split model's offsets */
+int fv_vj_avx512_usable (void);
+typedef int (*fv_vj_scan_fn) (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row,
+    int *xs);
 int fv_vj_scan_row_avx2 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row, int *xs);
+int fv_vj_scan_row_avx512 (const fv_vj_model *m, const fv_vj_level *lv, const uint32_t *row,
+    int *xs);
 
 /* Window keys (fv_vj_key) sorted, so that grouping sees
  * the same order on every run and back end, and turned into pl->raw. */

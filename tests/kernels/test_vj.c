@@ -7,7 +7,8 @@
  *  - grouped boxes on the photos, with the agreement at IoU >= 0.5 printed
  *    both ways (at least 95% each is the contract);
  *  - frames smaller than the window, 1x1, 3x7: no detection and no error;
- *  - the scalar and SIMD CPU scans, one and several threads, equal on noise;
+ *  - the scalar, AVX2 and (where the CPU has it) AVX-512 CPU scans, one and
+ *    several threads, equal on noise;
  *  - each pyramid level cut into bands of window rows (one row, three,
  *    half), the bands' raw windows appended: the whole plan's list, in order;
  *  - the pyramid's horizontal resize (byte shuffles) against the plain
@@ -340,6 +341,14 @@ equal_paths_one (const fv_cascade *c, const char *name, size_t k, const fv_image
     fv_rect *b = detect (c, &p, &im, FV_BACKEND_CPU, &n2, NULL, NULL);
     FVT_CHECK (n1 == n2 && n1 >= 0 && !memcmp (a, b, sizeof *a * n1),
         "%s %dx%d: scalar one thread %d windows, SIMD three threads %d", name, w, h, n1, n2);
+    /* where the CPU has AVX-512 that was its scan: AVX2's must agree too */
+    int n4;
+    setenv ("FV_VJ_NO_AVX512", "1", 1);
+    fv_rect *v = detect (c, &p, &im, FV_BACKEND_CPU, &n4, NULL, NULL);
+    unsetenv ("FV_VJ_NO_AVX512");
+    FVT_CHECK (n1 == n4 && n4 >= 0 && !memcmp (a, v, sizeof *a * n1),
+        "%s %dx%d: scalar %d windows, AVX2 %d", name, w, h, n1, n4);
+    free (v);
     if (backend == FV_BACKEND_CUDA) {
       /* room for 8 raw windows at first: the plan must grow it and rerun */
       setenv ("FV_VJ_KEY_CAP", "8", 1);
