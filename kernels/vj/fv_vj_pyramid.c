@@ -7,6 +7,8 @@
 #include <math.h>
 #include "fv_vj_plan.h"
 
+#define PAD 8   /* CPU layouts: the spare columns after each level */
+
 /* The coefficients of OpenCV's resize_bitExact for one axis. */
 static fv_status
 axis_init (fv_vj_axis *a, int src, int dst)
@@ -171,20 +173,23 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
   /* Levels side by side on shelves as wide as the first level, one row
    * stride for all, so feature offsets are the same at every level. On the
    * CPU a level of step 2 has its rows to itself, so that it can be built
-   * split. */
+   * split, and every level gets PAD spare columns and a spare row: the
+   * SIMD scan's lanes past a row's end read there, never a level that
+   * another thread may be building meanwhile. */
   if (py->nlevels) {
-    py->stride = ((py->lv[0].w + 1) + 31) & ~31;
-    int64_t x = 0, y = 0, shelf = py->lv[0].h + 1;
+    const int pad = cpu ? PAD : 0;
+    py->stride = ((py->lv[0].w + 1 + pad) + 31) & ~31;
+    int64_t x = 0, y = 0, shelf = py->lv[0].h + 1 + !!pad;
     for (int l = 0; l < py->nlevels; l++) {
       fv_vj_level *lv = &py->lv[l];
       const int own = cpu && lv->step == 2;
-      if (x + lv->w + 1 > py->stride || (own && x > 0)) {
+      if (x + lv->w + 1 + pad > py->stride || (own && x > 0)) {
         x = 0;
         y += shelf;
-        shelf = lv->h + 1;
+        shelf = lv->h + 1 + !!pad;
       }
       lv->origin = y * py->stride + x;
-      x = own ? py->stride : x + lv->w + 1;
+      x = own ? py->stride : x + lv->w + 1 + pad;
     }
     py->plane = (y + shelf) * py->stride;
   }
