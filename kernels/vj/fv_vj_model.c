@@ -5,13 +5,12 @@
 #include <string.h>
 #include "fv_vj_plan.h"
 
-/* The offset of column x, row y from a window's corner. In split rows
- * (half > 0) even columns come first and odd ones half elements on, so
- * that windows two columns apart are neighbours in memory. */
+/* The offset of column x, row y from a window's corner, in plain or split
+ * rows (fv_vj_col), for windows at even columns in split ones. */
 static int32_t
 at (int x, int y, int stride, int half)
 {
-  return (half ? (x >> 1) + (x & 1) * half : x) + stride * y;
+  return fv_vj_col (x, half) + stride * y;
 }
 
 static void

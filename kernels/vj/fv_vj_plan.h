@@ -87,6 +87,14 @@ fv_status fv_vj_model_init_split (fv_vj_model_host *mh, const fv_cascade *c, int
     int half, int64_t plane);
 void fv_vj_model_clear (fv_vj_model_host *mh);
 
+/* Where column c of a level's row is kept: in place, or in a split row
+ * (half > 0) the even columns first and the odd ones half elements on. */
+static inline int
+fv_vj_col (int c, int half)
+{
+  return half ? (c >> 1) + (c & 1) * half : c;
+}
+
 /* CPU: resize the frame into level l and write its integrals into the
  * planes starting at base; tmp holds fv_vj_scratch_bytes(). src is the
  * whole frame; the level reads rows [py->src_y0, + py->src_h) of it.

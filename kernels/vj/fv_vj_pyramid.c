@@ -255,13 +255,6 @@ resize_level (const fv_vj_level *lv, const uint8_t *src, size_t sstride, int sh,
   }
 }
 
-/* Where column c of a row goes: in place, or split (half > 0). */
-static inline int
-col (int c, int half)
-{
-  return half ? (c >> 1) + (c & 1) * half : c;
-}
-
 /* dst[i] = above[i] + add[i]: the vectorizable half of a row of sums. */
 static void
 add_rows (const uint32_t *restrict above, const uint32_t *restrict add, uint32_t *restrict dst,
@@ -290,7 +283,7 @@ integrals (const uint8_t *img, int w, int h, uint32_t *sum, uint32_t *sq, int st
     const uint8_t *r = img + (size_t) y * w;
     uint32_t *s = sum + (size_t) (y + 1) * stride, *q = sq + (size_t) (y + 1) * stride;
     uint32_t a = 0, b = 0;
-    if (half) {   /* pixel x ends column x + 1: odd columns from half on */
+    if (half) {   /* pixel x ends column x + 1: fv_vj_col (x + 1, half) */
       for (int x = 0; x < w; x++) {
         const int c = x & 1 ? (x + 1) >> 1 : half + (x >> 1);
         a += r[x];
@@ -323,7 +316,7 @@ tilted (const uint8_t *img, int w, int h, uint32_t *t, int stride, int half, uin
   memset (A, 0, sizeof *A * 2 * n);
   /* A is indexed by k + 2, B by m + h + 1 */
   for (int X = 0; X <= w; X++)
-    t[col (X, half)] = 0;
+    t[fv_vj_col (X, half)] = 0;
   for (int Y = 1; Y <= h; Y++) {
     const uint8_t *r = img + (size_t) (Y - 1) * w;
     uint32_t acc = 0;
@@ -342,7 +335,7 @@ tilted (const uint8_t *img, int w, int h, uint32_t *t, int stride, int half, uin
     }
     uint32_t *row = t + (size_t) Y * stride;
     for (int X = 0; X <= w; X++)
-      row[col (X, half)] = A[X + Y - 2 + 2] - B[X - Y - 1 + h + 1];
+      row[fv_vj_col (X, half)] = A[X + Y - 2 + 2] - B[X - Y - 1 + h + 1];
   }
 }
 
