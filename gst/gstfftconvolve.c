@@ -6,7 +6,9 @@
  * 2D convolution with any kernel: by FFT (FFTW3 on the CPU, cuFFT on an
  * NVIDIA GPU; sizes padded to the next 2^a 3^b 5^c 7^d, kernel spectrum
  * computed once) or, on the CPU, by direct summation where that is cheaper
- * (`method=auto` decides from a cost model). The
+ * (`method=auto` decides from a cost model): in two passes, kh + kw taps
+ * a pixel, for kernels that are the outer product of a column and a row
+ * (Gaussians, boxes, Sobel's). The
  * kernel comes from a file (`kernel`: a text matrix, PGM or PFM) or is a
  * Gaussian (`gaussian-sigma`). Colour channels of RGB formats are each
  * convolved (alpha passes through); of YUV formats, luma only.
@@ -80,9 +82,11 @@ gst_fft_convolve_method_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {FV_CONV_AUTO, "Direct or FFT, whichever the cost model finds cheaper", "auto"},
+    {FV_CONV_AUTO, "Direct, separable or FFT, whichever the cost model finds cheaper", "auto"},
     {FV_CONV_FFT, "By FFT", "fft"},
     {FV_CONV_DIRECT, "By direct summation", "direct"},
+    {FV_CONV_SEPARABLE, "By direct summation down the columns, then along the rows (kernels "
+          "that are the outer product of a column and a row; on the GPU: as auto)", "separable"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))

@@ -103,7 +103,7 @@ params_valid (const fv_conv_params *p, fv_backend backend)
       && (p->sample == FV_U8 || p->sample == FV_U16) && p->kernel
       && p->kernel_width >= 1 && p->kernel_height >= 1
       && p->kernel_width <= FV_CONV_MAX_KERNEL + 1 && p->kernel_height <= FV_CONV_MAX_KERNEL + 1
-      && (unsigned) p->border <= FV_BORDER_WRAP && (unsigned) p->method <= FV_CONV_DIRECT
+      && (unsigned) p->border <= FV_BORDER_WRAP && (unsigned) p->method <= FV_CONV_SEPARABLE
       && p->threads >= 0 && isfinite (p->bias)
       && (backend == FV_BACKEND_CPU || backend == FV_BACKEND_CUDA)
       && (!p->roi_width || (p->roi_width >= 1 && p->roi_height >= 1 && p->roi_x >= 0

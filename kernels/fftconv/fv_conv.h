@@ -22,7 +22,10 @@
 extern "C" {
 #endif
 
-typedef enum { FV_CONV_AUTO = 0, FV_CONV_FFT, FV_CONV_DIRECT } fv_conv_method;
+/* SEPARABLE: direct summation in two passes, a column then a row, for
+ * kernels that are an outer product (fv_conv_separate); others are refused.
+ * CPU plans; CUDA plans take it as AUTO. */
+typedef enum { FV_CONV_AUTO = 0, FV_CONV_FFT, FV_CONV_DIRECT, FV_CONV_SEPARABLE } fv_conv_method;
 
 #define FV_CONV_MAX_KERNEL 2048
 /* The largest sum of tap magnitudes (and, normalized, the inverse of the
@@ -75,6 +78,11 @@ fv_status fv_conv_execute_float (fv_conv_plan *plan, const fv_image *src, int ch
 /* FV_OK when a plan would take these taps: finite, not summing to zero
  * when normalized, within FV_CONV_MAX_TAP_SUM; else why, in fv_last_error. */
 fv_status fv_conv_kernel_check (const float *k, int kw, int kh, int normalize);
+
+/* 1 when the kh x kw taps are the outer product of a column and a row,
+ * within float rounding (what they miss sums to at most 1e-6 of the taps'
+ * magnitudes), with col (kh taps) and row (kw taps) set; else 0. */
+int fv_conv_separate (const float *k, int kw, int kh, float *col, float *row);
 
 /* At most how many bytes of host memory a plan for p takes (FFT buffers,
  * tiles, scale); plans refuse (FV_ERR_NOMEM, with the figures in

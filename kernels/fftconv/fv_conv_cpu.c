@@ -16,32 +16,108 @@
 #include "fv_conv_fftw.h"
 
 
-/* Fills the extended image of channel c into buf (row stride bstride). */
+/* The row helpers below run once per frame row and channel: two forms,
+ * the default and AVX2 with FMA (where the loops vectorize wider). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ROW_CLONES __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#else
+#define ROW_CLONES
+#endif
+
+static inline float
+sample_at (const fv_conv_params *p, const char *row, int sx, int c)
+{
+  size_t i = (size_t) sx * p->channels + c;
+  return sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
+      : fv_load_u16 (row + 2 * i);
+}
+
+/* Channel c of source row `row`, columns x .. x + n - 1 extended at the
+ * frame's sides, as floats into o: the columns inside the frame by a
+ * straight loop, the others through the border map. */
+ROW_CLONES static void
+extend_row (const fv_conv_params *p, const char *row, long x, int n, int c, float *restrict o)
+{
+  const int W = p->width, C = p->channels;
+  const long lo = x >= 0 ? 0 : -x < n ? -x : n;
+  long hi = W - x < n ? W - x : n;
+  hi = hi > lo ? hi : lo;
+  for (long u = 0; u < lo; u++)
+    o[u] = sample_at (p, row, fv_border_map (x + u, W, p->border), c);
+  if (p->sample == FV_U8) {
+    const uint8_t *restrict in = (const uint8_t *) row + (size_t) (x + lo) * C + c;
+    if (C == 1)   /* grey and planar: contiguous, vectorized */
+      for (long u = lo; u < hi; u++)
+        o[u] = in[u - lo];
+    else
+      for (long u = lo; u < hi; u++)
+        o[u] = in[(size_t) (u - lo) * C];
+  } else {
+    const char *in = row + 2 * ((size_t) (x + lo) * C + c);
+    for (long u = lo; u < hi; u++)
+      o[u] = fv_load_u16 (in + 2 * (size_t) (u - lo) * C);
+  }
+  for (long u = hi; u < n; u++)
+    o[u] = sample_at (p, row, fv_border_map (x + u, W, p->border), c);
+}
+
+/* Extended window rows: channel c, output window at (x0, y0), n x m
+ * samples (the window grown by the kernel), rows bstride floats apart;
+ * rows outside a zero border are zeros. */
 static void
-extend (const fv_conv_plan *pl, const fv_image *src, int c, float *buf, int bstride)
+extend (const fv_conv_plan *pl, const fv_image *src, int c, int x0, int y0, int n, int m,
+    float *buf, int bstride, int threads)
 {
   const fv_conv_params *p = &pl->p;
   const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
-  int *xmap = malloc (sizeof (int) * pl->ew);
-  for (int u = 0; u < pl->ew; u++)
-    xmap[u] = fv_border_map ((long) pl->rx + u - cx, p->width, p->border);
-#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
-  for (int v = 0; v < pl->eh; v++) {
-    int sy = fv_border_map ((long) pl->ry + v - cy, p->height, p->border);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int v = 0; v < m; v++) {
+    int sy = fv_border_map ((long) y0 + v - cy, p->height, p->border);
     float *o = buf + (size_t) v * bstride;
-    if (sy < 0) {
-      memset (o, 0, sizeof (float) * pl->ew);
-      continue;
-    }
-    const char *row = (const char *) src->data + (size_t) sy * src->stride;
-    for (int u = 0; u < pl->ew; u++) {
-      int sx = xmap[u];
-      size_t i = (size_t) sx * p->channels + c;
-      o[u] = sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
-          : fv_load_u16 ((const char *) row + 2 * i);
-    }
+    if (sy < 0)
+      memset (o, 0, sizeof (float) * n);
+    else
+      extend_row (p, (const char *) src->data + (size_t) sy * src->stride, (long) x0 - cx, n,
+          c, o);
   }
-  free (xmap);
+}
+
+/* fv_conv_round, in a form that vectorizes (the same results: NaN and
+ * everything below 0 give 0, everything above maxv gives maxv). */
+static inline int
+quantize (float v, float maxv)
+{
+  v = v > 0.0f ? v : 0.0f;
+  v = v < maxv ? v : maxv;
+  return (int) (v + 0.5f);
+}
+
+/* n results r, scaled (by sc[x], or by s where sc is NULL), biased,
+ * rounded and clamped, into channel c of the samples at d. */
+ROW_CLONES static void
+store_row (const fv_conv_params *p, const float *restrict r, const float *restrict sc, float s,
+    int n, int c, char *d)
+{
+  const float bias = (float) p->bias;
+  const int C = p->channels;
+  if (p->sample == FV_U8) {
+    uint8_t *restrict o = (uint8_t *) d + c;
+    const float maxv = 255.0f;
+    if (sc)
+      for (int x = 0; x < n; x++)
+        o[(size_t) x * C] = (uint8_t) quantize (r[x] * sc[x] + bias, maxv);
+    else if (C == 1)   /* grey and planar: contiguous, vectorized */
+      for (int x = 0; x < n; x++)
+        o[x] = (uint8_t) quantize (r[x] * s + bias, maxv);
+    else
+      for (int x = 0; x < n; x++)
+        o[(size_t) x * C] = (uint8_t) quantize (r[x] * s + bias, maxv);
+  } else {
+    const float maxv = 65535.0f;
+    for (int x = 0; x < n; x++)
+      fv_store_u16 (d + 2 * ((size_t) x * C + c),
+          (uint16_t) quantize (r[x] * (sc ? sc[x] : s) + bias, maxv));
+  }
 }
 
 /* Direct valid correlation of buf (stride bstride) into out (W x H); the
@@ -92,14 +168,17 @@ by_fft (const fv_conv_plan *pl, float *buf, float *out)
     memcpy (out + (size_t) y * W, buf + (size_t) y * pl->pw, sizeof (float) * W);
 }
 
-/* Correlation of an extended image held in buf, whichever method. */
+/* The three methods, as pl->correlate: buf holds the extended channel. */
 static void
-correlate (const fv_conv_plan *pl, float *buf, float *out)
+correlate_direct (const fv_conv_plan *pl, float *buf, float *out)
 {
-  if (pl->method == FV_CONV_FFT)
-    by_fft (pl, buf, out);
-  else
-    direct (pl, buf, pl->ew, out);
+  direct (pl, buf, pl->ew, out);
+}
+
+static void
+correlate_separable (const fv_conv_plan *pl, float *buf, float *out)
+{
+  fv_conv_separable_run (pl, buf, pl->ew, out);
 }
 
 /* One overlap-add tile: extend its input window, transform, multiply,
@@ -110,24 +189,11 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
 {
   const fv_conv_params *p = &pl->p;
   const int P = pl->P, cw = P / 2 + 1, W = p->width, H = p->height, C = p->channels;
-  const int kw = p->kernel_width, kh = p->kernel_height, cx = kw / 2, cy = kh / 2;
+  const int kw = p->kernel_width, kh = p->kernel_height;
   const int x0 = tx * pl->tw, y0 = ty * pl->th;
   const int ow = W - x0 < pl->tw ? W - x0 : pl->tw, oh = H - y0 < pl->th ? H - y0 : pl->th;
-  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
   memset (buf, 0, sizeof (float) * P * P);
-  for (int v = 0; v < oh + kh - 1; v++) {
-    int sy = fv_border_map ((long) y0 + v - cy, H, p->border);
-    if (sy < 0)
-      continue;
-    const char *row = (const char *) src->data + (size_t) sy * src->stride;
-    float *o = buf + (size_t) v * P;
-    for (int u = 0; u < ow + kw - 1; u++) {
-      int sx = fv_border_map ((long) x0 + u - cx, W, p->border);
-      size_t i = (size_t) sx * C + c;
-      o[u] = sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
-          : fv_load_u16 ((const char *) row + 2 * i);
-    }
-  }
+  extend (pl, src, c, x0, y0, ow + kw - 1, oh + kh - 1, buf, P, 1);
   fftwf_execute_dft_r2c (pl->tfwd, buf, spec);
   const float norm = 1.0f / ((float) P * P);
   for (size_t i = 0; i < (size_t) cw * P; i++) {
@@ -136,19 +202,10 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
     spec[i][1] = (a * ci + b * cr) * norm;
   }
   fftwf_execute_dft_c2r (pl->tinv, spec, buf);
-  for (int y = 0; y < oh; y++) {
-    char *d = (char *) dst->data + (size_t) (y0 + y) * dst->stride;
-    const float *sc = pl->scale ? pl->scale + (size_t) (y0 + y) * W + x0 : NULL;
-    for (int x = 0; x < ow; x++) {
-      float v = buf[(size_t) y * P + x] * (sc ? sc[x] : pl->uniform_scale) + bias;
-      uint32_t q = fv_conv_round (v, maxv);
-      size_t i = (size_t) (x0 + x) * C + c;
-      if (p->sample == FV_U8)
-        ((uint8_t *) d)[i] = (uint8_t) q;
-      else
-        fv_store_u16 ((char *) d + 2 * i, (uint16_t) q);
-    }
-  }
+  for (int y = 0; y < oh; y++)
+    store_row (p, buf + (size_t) y * P, pl->scale ? pl->scale + (size_t) (y0 + y) * W + x0 : NULL,
+        pl->uniform_scale, ow, c, (char *) dst->data + (size_t) (y0 + y) * dst->stride
+        + (size_t) x0 * C * p->sample);
 }
 
 /* Tiles: P x P transforms planned once, single-threaded (the threads take
@@ -237,8 +294,8 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
   int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
   if (pl->method == FV_CONV_FFT)
     memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
-  extend (pl, src, channel, pl->buf, bstride);
-  correlate (pl, pl->buf, res);
+  extend (pl, src, channel, pl->rx, pl->ry, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
+  pl->correlate (pl, pl->buf, res);
   for (int y = 0; y < pl->oh; y++)
     for (int x = 0; x < pl->ow; x++)
       out[(size_t) y * out_stride + x] = res[(size_t) y * pl->ow + x]
@@ -248,17 +305,44 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
 }
 
 /* The method where it is auto: cost model, calibrated on the development
- * machine (docs/benchmarks.md): direct ~ taps per pixel; FFT ~ 7 log2(N)
- * per padded pixel for the pair of transforms and the product. */
-static void
+ * machine (docs/benchmarks.md): direct ~ taps per pixel; separable ~ the
+ * column's and the row's taps and two more; FFT ~ 7 log2(N) per padded
+ * pixel for the pair of transforms and the product. Separable kernels get
+ * their column and row (and method separable refuses the others). */
+static fv_status
 choose_method (fv_conv_plan *pl)
 {
-  if (pl->method != FV_CONV_AUTO)
-    return;
-  double n = (double) pl->pw * pl->ph;
-  double fft = 7.0 * n * log2 (n);
-  double dir = (double) pl->ow * pl->oh * pl->p.kernel_width * pl->p.kernel_height;
-  pl->method = dir <= fft ? FV_CONV_DIRECT : FV_CONV_FFT;
+  const fv_conv_params *p = &pl->p;
+  const int kw = p->kernel_width, kh = p->kernel_height;
+  int separable = 0;
+  if (pl->method == FV_CONV_AUTO || pl->method == FV_CONV_SEPARABLE) {
+    pl->sep_col = malloc (sizeof (float) * kh);
+    pl->sep_row = malloc (sizeof (float) * kw);
+    if (!pl->sep_col || !pl->sep_row)
+      return FV_ERR_NOMEM;
+    separable = fv_conv_separate (pl->kernel, kw, kh, pl->sep_col, pl->sep_row);
+  }
+  if (pl->method == FV_CONV_SEPARABLE && !separable) {
+    fv_set_last_error ("the %dx%d kernel is not separable (the outer product of a column and "
+        "a row): use method auto, direct or fft", kw, kh);
+    return FV_ERR_INVALID;
+  }
+  if (pl->method == FV_CONV_AUTO) {
+    double n = (double) pl->pw * pl->ph;
+    double fft = 7.0 * n * log2 (n);
+    double dir = (double) pl->ow * pl->oh * kw * kh;
+    double sep = separable ? (double) pl->ow * pl->oh * (kw + kh + 2) : INFINITY;
+    pl->method = sep < dir && sep <= fft ? FV_CONV_SEPARABLE
+        : dir <= fft ? FV_CONV_DIRECT : FV_CONV_FFT;
+  }
+  if (pl->method == FV_CONV_SEPARABLE) {
+    pl->sep_rows = malloc (sizeof (float) * pl->ew * FV_CONV_SEP_BAND * pl->nthreads);
+    if (!pl->sep_rows)
+      return FV_ERR_NOMEM;
+  }
+  pl->correlate = pl->method == FV_CONV_FFT ? by_fft
+      : pl->method == FV_CONV_SEPARABLE ? correlate_separable : correlate_direct;
+  return FV_OK;
 }
 
 /* Overlap-add tiles where the cost model says so (CPU, whole frame). */
@@ -303,7 +387,7 @@ plan_scale (fv_conv_plan *pl)
       inside[(size_t) v * bstride + u] = (pl->rx + u - cx >= 0
           && pl->rx + u - cx < p->width && pl->ry + v - cy >= 0
           && pl->ry + v - cy < p->height) ? 1.0f : 0.0f;
-  correlate (pl, inside, pl->scale);
+  pl->correlate (pl, inside, pl->scale);
   for (size_t i = 0; i < (size_t) pl->ow * pl->oh; i++) {
     double w = pl->scale[i];
     /* weight inside: sum(K)/w restores the full kernel's gain; where
@@ -317,8 +401,9 @@ plan_scale (fv_conv_plan *pl)
 fv_status
 fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed)
 {
-  choose_method (pl);
-  fv_status st;
+  fv_status st = choose_method (pl);
+  if (st != FV_OK)
+    return st;
   if (pl->method == FV_CONV_FFT) {
     pl->buf = fftwf_alloc_real ((size_t) pl->pw * pl->ph);
     st = pl->buf ? plan_fft (pl) : FV_ERR_NOMEM;
@@ -370,7 +455,6 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
     }
     return FV_OK;
   }
-  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
   float *res = malloc (sizeof (float) * W * H);
   if (!res)
     return FV_ERR_NOMEM;
@@ -388,23 +472,12 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
     int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
     if (pl->method == FV_CONV_FFT)
       memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
-    extend (pl, src, c, pl->buf, bstride);
-    correlate (pl, pl->buf, res);
+    extend (pl, src, c, 0, 0, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
+    pl->correlate (pl, pl->buf, res);
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
-    for (int y = 0; y < H; y++) {
-      char *d = (char *) dst->data + (size_t) y * dst->stride;
-      const float *r = res + (size_t) y * W;
-      const float *sc = pl->scale ? pl->scale + (size_t) y * W : NULL;
-      for (int x = 0; x < W; x++) {
-        float v = r[x] * (sc ? sc[x] : pl->uniform_scale) + bias;
-        uint32_t q = fv_conv_round (v, maxv);
-        size_t i = (size_t) x * C + c;
-        if (p->sample == FV_U8)
-          ((uint8_t *) d)[i] = (uint8_t) q;
-        else
-          fv_store_u16 ((char *) d + 2 * i, (uint16_t) q);
-      }
-    }
+    for (int y = 0; y < H; y++)
+      store_row (p, res + (size_t) y * W, pl->scale ? pl->scale + (size_t) y * W : NULL,
+          pl->uniform_scale, W, c, (char *) dst->data + (size_t) y * dst->stride);
   }
   free (res);
   return FV_OK;
@@ -428,6 +501,9 @@ fv_conv_cpu_free (fv_conv_plan *pl)
   fftwf_free (pl->spec);
   fftwf_free (pl->kspec);
   free (pl->scale);
+  free (pl->sep_col);
+  free (pl->sep_row);
+  free (pl->sep_rows);
 }
 
 const fv_conv_backend fv_conv_cpu_backend = { cpu_init, cpu_execute, fv_conv_cpu_free };

@@ -57,11 +57,12 @@ fv_conv_cuda_bytes (const fv_conv_params *p, int direct, int width, int height)
   return n + (sizeof (float) * pw * ph + 4 * 8 * nc) * 5 / 4;
 }
 
-/* GPU by direct summation (auto: small kernels). */
+/* GPU by direct summation (auto: small kernels; separable, a CPU method,
+ * is taken as auto). */
 int
 fv_conv_cuda_direct (const fv_conv_params *p)
 {
   return p->method == FV_CONV_DIRECT
-      || (p->method == FV_CONV_AUTO
+      || ((p->method == FV_CONV_AUTO || p->method == FV_CONV_SEPARABLE)
           && p->kernel_width * p->kernel_height <= FV_CONV_GPU_DIRECT_TAPS);
 }

@@ -28,6 +28,9 @@ struct fv_conv_plan {
   float *kernel;               /* copy, kh x kw */
   double ksum, kabs;
   fv_conv_method method;       /* on the CPU (for CUDA plans: the edge weights only) */
+  /* the valid correlation of an extended channel in buf into out, by
+   * method (CPU): chosen once */
+  void (*correlate) (const struct fv_conv_plan *pl, float *buf, float *out);
   fv_conv_method gpu_method;   /* CUDA plans: what runs on the GPU */
   int nthreads;
   int rx, ry, ow, oh;          /* the window computed (the whole frame by default) */
@@ -46,6 +49,9 @@ struct fv_conv_plan {
   fftwf_complex *tkspec;
   float **tbuf;
   fftwf_complex **tspec;
+  /* separable kernels: the column (kh taps), the row (kw taps), and
+   * FV_CONV_SEP_BAND rows of ew floats a thread for the column sums */
+  float *sep_col, *sep_row, *sep_rows;
 };
 
 extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend, fv_conv_chunked_backend;
@@ -55,5 +61,8 @@ extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend, fv_conv_
  * tiles_allowed: CPU plans of the whole frame only. */
 fv_status fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed);
 void fv_conv_cpu_free (fv_conv_plan *pl);
+#define FV_CONV_SEP_BAND 16
+/* Method separable (fv_conv_separable.c): buf holds ew-wide rows, bstride apart. */
+void fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, float *out);
 
 #endif

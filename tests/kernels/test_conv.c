@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fftconvolve's kernel against a double-precision direct sum written from
  * the definition: every output within 1 (8-bit) or 2 (16-bit), for every
- * border, both methods, true convolution and correlation, odd and even kernels, negative taps, kernels wider
+ * border, every method (separable for the kernels that are), true convolution and correlation, odd and even kernels, negative taps, kernels wider
  * than the frame, 1x1 kernels and frames, padded strides. */
 #include <math.h>
 #include <glib.h>
@@ -21,18 +21,35 @@
 static fv_backend backend = FV_BACKEND_CPU;
 static int force_tile;   /* CPU: overlap-add tiles of this side */
 
+static int
+separable (const float *k, int kw, int kh)
+{
+  float *col = malloc (sizeof (float) * kh), *row = malloc (sizeof (float) * kw);
+  int s = fv_conv_separate (k, kw, kh, col, row);
+  free (col);
+  free (row);
+  return s;
+}
+
 static void
 run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, int kh,
     int normalize, double bias, fvt_rng *rng, const char *what)
 {
   for (int conv = 0; conv <= 1; conv++)
   for (int border = 0; border <= FV_BORDER_WRAP; border++)
-    for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
+    for (int method = FV_CONV_FFT; method <= FV_CONV_SEPARABLE; method++) {
       fv_conv_params p = { w, h, ch, mask, s, k, kw, kh, normalize, bias, border, method, 0, 0 };
       p.tile = force_tile;
       p.convolve = conv;   /* true convolution and filter2D's correlation */
       fv_conv_plan *plan;
       fv_status st = fv_conv_plan_create (&plan, &p, backend, 0, NULL);
+      if (method == FV_CONV_SEPARABLE && backend == FV_BACKEND_CPU && !separable (k, kw, kh)) {
+        FVT_CHECK (st == FV_ERR_INVALID && strstr (fv_last_error (), "not separable"),
+            "%s: method separable took a kernel that is not", what);
+        if (st == FV_OK)
+          fv_conv_plan_destroy (plan);
+        continue;
+      }
       FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
       if (st != FV_OK)
         continue;
@@ -170,11 +187,44 @@ main (int argc, char **argv)
   for (int j = 0; j < 15; j++)
     for (int i = 0; i < 15; i++)
       gauss[j * 15 + i] = expf (-((i - 7) * (i - 7) + (j - 7) * (j - 7)) / (2 * 2.0f * 2.0f));
+  /* separable: a derivative across times a smoothing down (zero sum,
+   * negative taps, even height), a box; a Gaussian with one tap off by
+   * 1e-4 of the largest is not */
+  const float scol[4] = { 1, 3, 3, 1 }, srow[5] = { -1, -2, 0, 2, 1 };
+  float sobel[4 * 5], box[7 * 3], near[15 * 15], col[15], row[15];
+  for (int j = 0; j < 4; j++)
+    for (int i = 0; i < 5; i++)
+      sobel[j * 5 + i] = scol[j] * srow[i];
+  for (int i = 0; i < 21; i++)
+    box[i] = 1.0f;
+  memcpy (near, gauss, sizeof near);
+  near[3 * 15 + 9] += 1e-4f;
+  FVT_CHECK (separable (gauss, 15, 15) && separable (sobel, 5, 4) && separable (box, 7, 3)
+      && separable (one, 1, 1), "outer products not found separable");
+  FVT_CHECK (!separable (near, 15, 15) && !separable (k33, 3, 3) && !separable (edge, 3, 3),
+      "a kernel that is no outer product found separable");
+  FVT_CHECK (fv_conv_separate (sobel, 5, 4, col, row) && fabsf (col[3] * row[4] - sobel[19]) < 1e-6f
+      && fabsf (col[0] * row[1] - sobel[1]) < 1e-6f, "the column and row do not rebuild the kernel");
   if (backend == FV_BACKEND_CPU) {
     float k13[13 * 13];
     for (int i = 0; i < 13 * 13; i++)
       k13[i] = 1.0f + (i % 7);
     planning_persists (gauss, k13);
+  }
+  if (backend == FV_BACKEND_CPU) {   /* auto's choice, pinned (after the forks
+                                        above: OpenMP's threads do not survive one) */
+    fv_conv_params p = { 129, 67, 1, 1, FV_U8, gauss, 15, 15, 1, 0, FV_BORDER_MIRROR,
+      FV_CONV_AUTO, 0, 0 };
+    const struct { const float *k; fv_conv_method want; } cases[] = {
+      { gauss, FV_CONV_SEPARABLE }, { near, FV_CONV_FFT } };
+    for (int c = 0; c < 2; c++) {
+      fv_conv_plan *plan;
+      p.kernel = cases[c].k;
+      FVT_CHECK (fv_conv_plan_create (&plan, &p, backend, 0, NULL) == FV_OK, "auto plan");
+      FVT_CHECK (fv_conv_plan_method (plan) == cases[c].want, "auto chose method %d for case "
+          "%d, not %d", fv_conv_plan_method (plan), c, cases[c].want);
+      fv_conv_plan_destroy (plan);
+    }
   }
   int sizes[][2] = { {1, 1}, {3, 7}, {17, 1}, {1, 17}, {31, 19}, {64, 48}, {129, 67} };
   for (unsigned si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
@@ -184,6 +234,9 @@ main (int argc, char **argv)
     run (w, h, 3, 0x5, FV_U8, k54, 5, 4, 1, 0, &rng, "5x4 even, negative taps");
     run (w, h, 1, 1, FV_U16, gauss, 15, 15, 1, 0, &rng, "gaussian 15, 16-bit");
     run (w, h, 1, 1, FV_U8, edge, 3, 3, 0, 128, &rng, "edge kernel, bias 128");
+    run (w, h, 1, 1, FV_U8, sobel, 5, 4, 0, 128, &rng, "separable 5x4 even, zero sum, bias 128");
+    run (w, h, 3, 0x6, FV_U16, sobel, 5, 4, 0, 30000, &rng, "separable 5x4, 16-bit");
+    run (w, h, 1, 1, FV_U8, box, 7, 3, 1, 0, &rng, "box 7x3");
     if (w * h <= 2000)
       run (w, h, 1, 1, FV_U8, big, 41, 37, 1, 0, &rng, "kernel wider than the frame");
   }
@@ -199,7 +252,7 @@ main (int argc, char **argv)
       if (!im)
         continue;
       for (int border = 0; border <= FV_BORDER_WRAP; border++)
-        for (int method = FV_CONV_FFT; method <= FV_CONV_DIRECT; method++) {
+        for (int method = FV_CONV_FFT; method <= FV_CONV_SEPARABLE; method++) {
           fv_conv_params p = { im->width, im->height, im->channels, (1u << im->channels) - 1,
             FV_U8, gauss, 15, 15, 1, 0, border, method, 0, 0 };
           fv_conv_plan *plan;
@@ -260,8 +313,7 @@ main (int argc, char **argv)
    * 3x3 and 1x1 kernels direct, and a grid with a direct cell transforms
    * each cell's window (both paths run, and are checked to be the ones) */
   for (int tile = 0; tile <= (backend == FV_BACKEND_CUDA ? 11 : 0); tile += 11)
-  for (int method = FV_CONV_FFT; method >= (backend == FV_BACKEND_CUDA ? FV_CONV_AUTO : FV_CONV_FFT);
-      method--) {
+  for (int method = FV_CONV_FFT; method >= FV_CONV_AUTO; method--) {   /* CPU auto: separable cells */
     for (int border = 0; border <= FV_BORDER_WRAP; border++) {
       int w = 53, h = 37;
       fv_image src = fvt_image_new (w, h, 1, FV_U8, 2, &rng);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Separable kernels (the outer product of a column and a row: Gaussians,
+ * boxes, Sobel's) by direct summation in two passes, kh + kw taps a pixel
+ * instead of kh * kw. Each thread takes bands of output rows: it sums the
+ * extended rows down each column with the column's taps into a band of
+ * its own (planned), then correlates each of the band's rows with the
+ * row's taps. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fv_conv_plan.h"
+
+/* Output rows a band: the column pass runs down strips of a band's rows
+ * (BAND + kh input rows of a strip stay in L1), the row pass along the
+ * band's rows of column sums (in L2). */
+#define BAND FV_CONV_SEP_BAND
+
+int
+fv_conv_separate (const float *k, int kw, int kh, float *col, float *row)
+{
+  const size_t n = (size_t) kw * kh;
+  size_t piv = 0;
+  double kabs = 0;
+  for (size_t i = 0; i < n; i++) {
+    kabs += fabs (k[i]);
+    if (fabs (k[i]) > fabs (k[piv]))
+      piv = i;
+  }
+  const int pj = (int) (piv / kw), pi = (int) (piv % kw);
+  for (int i = 0; i < kw; i++)
+    row[i] = k[(size_t) pj * kw + i];
+  for (int j = 0; j < kh; j++)   /* an all-zero kernel: zero column, zero row */
+    col[j] = kabs > 0 ? (float) ((double) k[(size_t) j * kw + pi] / k[piv]) : 0.0f;
+  /* what the product misses, against what the taps can add up to: float
+   * rounding of a true outer product (exp(a + b) = exp(a) exp(b) for a
+   * Gaussian) stays near 1e-7 */
+  double off = 0;
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++)
+      off += fabs ((double) k[(size_t) j * kw + i] - (double) col[j] * row[i]);
+  return off <= 1e-6 * kabs;
+}
+
+/* Outputs a block: a fixed count, so that the compiler keeps them in
+ * vector registers (four of AVX-512), every multiply-add loading one
+ * input; the last columns by blocks of 16, then one by one. */
+#define BLOCK 64
+
+/* Column sums of columns [u, u + B) for m output rows: t[r * n + u ...] =
+ * sum_j col[j] * rows[(r + j) * stride + u ...]. */
+static inline __attribute__ ((always_inline)) void
+column_block (const float *restrict rows, size_t stride, int u, int m, const float *restrict col,
+    int kh, float *restrict t, int n, const int B)
+{
+  for (int r = 0; r < m; r++) {
+    const float *in = rows + (size_t) r * stride + u;
+    float acc[BLOCK];
+    for (int b = 0; b < B; b++)
+      acc[b] = col[0] * in[b];
+    for (int j = 1; j < kh; j++) {
+      const float c = col[j], *x = in + (size_t) j * stride;
+      for (int b = 0; b < B; b++)
+        acc[b] += c * x[b];
+    }
+    memcpy (t + (size_t) r * n + u, acc, sizeof (float) * B);
+  }
+}
+
+/* The column pass of m output rows: n columns of sums into t (n apart). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+static void
+column_pass (const float *restrict rows, size_t stride, int n, int m, const float *restrict col,
+    int kh, float *restrict t)
+{
+  int u = 0;
+  for (; u + BLOCK <= n; u += BLOCK)
+    column_block (rows, stride, u, m, col, kh, t, n, BLOCK);
+  for (; u + 16 <= n; u += 16)
+    column_block (rows, stride, u, m, col, kh, t, n, 16);
+  for (; u < n; u++)
+    column_block (rows, stride, u, m, col, kh, t, n, 1);
+}
+
+/* o[x ...] = sum_i row[i] * t[x + i ...] for B outputs. */
+static inline __attribute__ ((always_inline)) void
+row_block (const float *restrict t, int x, const float *restrict row, int kw,
+    float *restrict o, const int B)
+{
+  float acc[BLOCK];
+  for (int b = 0; b < B; b++)
+    acc[b] = row[0] * t[x + b];
+  for (int i = 1; i < kw; i++) {
+    const float c = row[i], *in = t + x + i;
+    for (int b = 0; b < B; b++)
+      acc[b] += c * in[b];
+  }
+  memcpy (o + x, acc, sizeof (float) * B);
+}
+
+/* The row pass of one row: n outputs. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+static void
+row_pass (const float *restrict t, int n, const float *restrict row, int kw, float *restrict o)
+{
+  int x = 0;
+  for (; x + BLOCK <= n; x += BLOCK)
+    row_block (t, x, row, kw, o, BLOCK);
+  for (; x + 16 <= n; x += 16)
+    row_block (t, x, row, kw, o, 16);
+  for (; x < n; x++)
+    row_block (t, x, row, kw, o, 1);
+}
+
+void
+fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
+{
+  const int W = pl->ow, H = pl->oh, ew = pl->ew;
+  const int kw = pl->p.kernel_width, kh = pl->p.kernel_height;
+#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  for (int y0 = 0; y0 < H; y0 += BAND) {
+    const int m = H - y0 < BAND ? H - y0 : BAND;
+    float *t = pl->sep_rows + (size_t) omp_get_thread_num () * FV_CONV_SEP_BAND * ew;
+    column_pass (buf + (size_t) y0 * bstride, bstride, ew, m, pl->sep_col, kh, t);
+    for (int r = 0; r < m; r++)
+      row_pass (t + (size_t) r * ew, W, pl->sep_row, kw, out + (size_t) (y0 + r) * W);
+  }
+}
