@@ -204,11 +204,12 @@ gst_fft_convolve_validate (GstFvFilter *filter)
   if (!load_or_refuse (self, &g, &is_grid, FALSE))
     return FALSE;
   GST_OBJECT_LOCK (self);
-  gboolean normalize = self->normalize;
+  gboolean normalize = self->normalize, separable = self->method == FV_CONV_SEPARABLE;
   GST_OBJECT_UNLOCK (self);
   for (gint c = 0; c < g.cols * g.rows; c++) {
     const FvKernel *k = &g.kernels[c];
-    if (fv_conv_kernel_check (k->taps, k->width, k->height, normalize) != FV_OK) {
+    if (fv_conv_kernel_check (k->taps, k->width, k->height, normalize) != FV_OK
+        || (separable && fv_conv_separable_check (k->taps, k->width, k->height) != FV_OK)) {
       gchar *shown = g.paths ? g_filename_display_name (g.paths[c]) : NULL;
       gchar *why = shown ? g_strdup_printf ("kernel %d of %d (%s): %s", c + 1, g.cols * g.rows,
           shown, fv_last_error ()) : g_strdup (fv_last_error ());

@@ -70,6 +70,23 @@ fv_conv_plan_estimate (const fv_conv_params *p)
       + (fv_threads_resolve (p->threads) + 1.0) * 8.0 * P * (P + 2);
 }
 
+fv_status
+fv_conv_separable_check (const float *k, int kw, int kh)
+{
+  float *col = malloc (sizeof (float) * kh), *row = malloc (sizeof (float) * kw);
+  int separable = col && row && fv_conv_separate (k, kw, kh, col, row);
+  free (col);
+  free (row);
+  if (!col || !row)
+    return FV_ERR_NOMEM;
+  if (!separable) {
+    fv_set_last_error ("the %dx%d kernel is not separable (not the outer product of a column "
+        "and a row): use method auto, direct or fft", kw, kh);
+    return FV_ERR_INVALID;
+  }
+  return FV_OK;
+}
+
 /* True convolution is correlation with the kernel flipped. Its centre
  * (kw/2 in the flipped frame of reference) then sits at kw-1-kw/2, one tap
  * left of the correlator's kw/2 for even sizes: a leading zero column (row)
@@ -153,7 +170,9 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   }
   if (p->convolve)
     return plan_flipped (out, p, backend, device, stream);
-  if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK)
+  if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK
+      || (p->method == FV_CONV_SEPARABLE
+          && fv_conv_separable_check (p->kernel, p->kernel_width, p->kernel_height) != FV_OK))
     return FV_ERR_INVALID;
   const fv_conv_backend *be = backend == FV_BACKEND_CUDA ? &fv_conv_cuda_backend
       : &fv_conv_cpu_backend;

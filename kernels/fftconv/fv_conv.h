@@ -24,7 +24,7 @@ extern "C" {
 
 /* SEPARABLE: direct summation in two passes, a column then a row, for
  * kernels that are an outer product (fv_conv_separate); others are refused.
- * CPU plans; CUDA plans take it as AUTO. */
+ * CPU plans; CUDA plans take a separable kernel as AUTO. */
 typedef enum { FV_CONV_AUTO = 0, FV_CONV_FFT, FV_CONV_DIRECT, FV_CONV_SEPARABLE } fv_conv_method;
 
 #define FV_CONV_MAX_KERNEL 2048
@@ -83,6 +83,9 @@ fv_status fv_conv_kernel_check (const float *k, int kw, int kh, int normalize);
  * within float rounding (what they miss sums to at most 1e-6 of the taps'
  * magnitudes), with col (kh taps) and row (kw taps) set; else 0. */
 int fv_conv_separate (const float *k, int kw, int kh, float *col, float *row);
+/* FV_OK when method separable takes these taps; else why, in fv_last_error
+ * (every backend refuses them). */
+fv_status fv_conv_separable_check (const float *k, int kw, int kh);
 
 /* At most how many bytes of host memory a plan for p takes (FFT buffers,
  * tiles, scale); plans refuse (FV_ERR_NOMEM, with the figures in

@@ -308,7 +308,7 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
  * machine (docs/benchmarks.md): direct ~ taps per pixel; separable ~ the
  * column's and the row's taps and two more; FFT ~ 7 log2(N) per padded
  * pixel for the pair of transforms and the product. Separable kernels get
- * their column and row (and method separable refuses the others). */
+ * their column and row (method separable took only those: fv_conv.c). */
 static fv_status
 choose_method (fv_conv_plan *pl)
 {
@@ -321,11 +321,6 @@ choose_method (fv_conv_plan *pl)
     if (!pl->sep_col || !pl->sep_row)
       return FV_ERR_NOMEM;
     separable = fv_conv_separate (pl->kernel, kw, kh, pl->sep_col, pl->sep_row);
-  }
-  if (pl->method == FV_CONV_SEPARABLE && !separable) {
-    fv_set_last_error ("the %dx%d kernel is not separable (the outer product of a column and "
-        "a row): use method auto, direct or fft", kw, kh);
-    return FV_ERR_INVALID;
   }
   if (pl->method == FV_CONV_AUTO) {
     double n = (double) pl->pw * pl->ph;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fftconvolve in GstHarness: output against the double direct sum (luma of
  * YUV, colour channels of RGB, alpha untouched), kernels from text and PGM
- * files, every bad kernel file refused with file, line and reason, a bad
+ * files, a separable kernel by method=separable (and the method refusing
+ * one that is not), every bad kernel file refused with file, line and reason, a bad
  * kernel set while playing keeping the old one, and no CUDA path yet. */
 #include <math.h>
 #include <sys/stat.h>
@@ -88,6 +89,40 @@ harness (const char *format, int w, int h, GstVideoInfo *info)
   return hh;
 }
 
+/* Setting prop to path (and the element's other properties to props, a
+ * launch-line fragment) must fail the state change with an error whose
+ * message holds expect. */
+static void
+expect_refused_with (const char *props, const char *prop, const char *path, const char *expect)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=16,height=16 ! fftconvolve name=f %s ! fakesink", props);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  g_object_set (f, prop, path, NULL);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 5 * GST_SECOND,
+      GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "%s accepted", path);
+  GError *err = NULL;
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, expect) != NULL, "%s: %s", path, err->message);
+  fail_unless (g_utf8_validate (err->message, -1, NULL));
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (f);
+  gst_object_unref (pipe);
+}
+
+static void
+expect_refused (const char *prop, const char *path, const char *expect)
+{
+  expect_refused_with ("", prop, path, expect);
+}
+
 GST_START_TEST (test_kernel_files_and_formats)
 {
   const float k[6] = { 1, 2, 3, -1, 0.5f, 4 };
@@ -112,6 +147,27 @@ GST_START_TEST (test_kernel_files_and_formats)
       gst_buffer_unref (out);
       gst_harness_teardown (hh);
     }
+  /* a separable kernel (a column times a row) by method=separable, every
+   * format and border; the same method refuses the 3x2 kernel above */
+  const float ks[6] = { 1, 2, 1, -2, -4, -2 };
+  gchar *sep = write_file ("sep.txt", "1 2 1\n-2 -4 -2\n", -1);
+  for (int f = 0; f < 4; f++)
+    for (int border = 0; border <= FV_BORDER_WRAP; border++) {
+      GstVideoInfo info;
+      GstHarness *hh = harness (formats[f], 37, 21, &info);
+      g_object_set (hh->element, "kernel", sep, "border", border, "normalize", FALSE, "bias",
+          300.0, NULL);
+      gst_util_set_object_arg (G_OBJECT (hh->element), "method", "separable");
+      GstBuffer *in = random_frame (&info, f * 10 + border + 5);
+      GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+      fail_unless (out != NULL);
+      check (&info, in, out, ks, 3, 2, FALSE, 300.0, border, masks[f], TRUE);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      gst_harness_teardown (hh);
+    }
+  expect_refused_with ("method=separable", "kernel", txt, "kernel is not separable");
+  g_free (sep);
   /* a PGM kernel, unnormalized with a bias */
   const guint8 pgm[] = "P5\n2 2\n255\n\x01\x02\x03\x04";
   gchar *pgmf = write_file ("k.pgm", (const char *) pgm, sizeof pgm - 1);
@@ -182,31 +238,6 @@ GST_START_TEST (test_changes_midstream)
   g_free (f2);
 }
 GST_END_TEST;
-
-/* Setting prop to path must fail the state change with an error whose
- * message holds expect. */
-static void
-expect_refused (const char *prop, const char *path, const char *expect)
-{
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
-      "video/x-raw,format=GRAY8,width=16,height=16 ! fftconvolve name=f ! fakesink", NULL);
-  GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
-  g_object_set (f, prop, path, NULL);
-  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
-      GST_STATE_CHANGE_FAILURE);
-  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 5 * GST_SECOND,
-      GST_MESSAGE_ERROR);
-  fail_unless (m != NULL, "%s accepted", path);
-  GError *err = NULL;
-  gst_message_parse_error (m, &err, NULL);
-  fail_unless (strstr (err->message, expect) != NULL, "%s: %s", path, err->message);
-  fail_unless (g_utf8_validate (err->message, -1, NULL));
-  g_error_free (err);
-  gst_message_unref (m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (f);
-  gst_object_unref (pipe);
-}
 
 /* Runs a pipeline to its end: the error message (NULL at EOS); *seconds
  * is how long it took from the state change on. */
