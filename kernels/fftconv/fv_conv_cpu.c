@@ -16,110 +16,6 @@
 #include "fv_conv_fftw.h"
 
 
-/* The row helpers below run once per frame row and channel: two forms,
- * the default and AVX2 with FMA (where the loops vectorize wider). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ROW_CLONES __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
-#else
-#define ROW_CLONES
-#endif
-
-static inline float
-sample_at (const fv_conv_params *p, const char *row, int sx, int c)
-{
-  size_t i = (size_t) sx * p->channels + c;
-  return sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
-      : fv_load_u16 (row + 2 * i);
-}
-
-/* Channel c of source row `row`, columns x .. x + n - 1 extended at the
- * frame's sides, as floats into o: the columns inside the frame by a
- * straight loop, the others through the border map. */
-ROW_CLONES static void
-extend_row (const fv_conv_params *p, const char *row, long x, int n, int c, float *restrict o)
-{
-  const int W = p->width, C = p->channels;
-  const long lo = x >= 0 ? 0 : -x < n ? -x : n;
-  long hi = W - x < n ? W - x : n;
-  hi = hi > lo ? hi : lo;
-  for (long u = 0; u < lo; u++)
-    o[u] = sample_at (p, row, fv_border_map (x + u, W, p->border), c);
-  if (p->sample == FV_U8) {
-    const uint8_t *restrict in = (const uint8_t *) row + (size_t) (x + lo) * C + c;
-    if (C == 1)   /* grey and planar: contiguous, vectorized */
-      for (long u = lo; u < hi; u++)
-        o[u] = in[u - lo];
-    else
-      for (long u = lo; u < hi; u++)
-        o[u] = in[(size_t) (u - lo) * C];
-  } else {
-    const char *in = row + 2 * ((size_t) (x + lo) * C + c);
-    for (long u = lo; u < hi; u++)
-      o[u] = fv_load_u16 (in + 2 * (size_t) (u - lo) * C);
-  }
-  for (long u = hi; u < n; u++)
-    o[u] = sample_at (p, row, fv_border_map (x + u, W, p->border), c);
-}
-
-/* Extended window rows: channel c, output window at (x0, y0), n x m
- * samples (the window grown by the kernel), rows bstride floats apart;
- * rows outside a zero border are zeros. */
-static void
-extend (const fv_conv_plan *pl, const fv_image *src, int c, int x0, int y0, int n, int m,
-    float *buf, int bstride, int threads)
-{
-  const fv_conv_params *p = &pl->p;
-  const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int v = 0; v < m; v++) {
-    int sy = fv_border_map ((long) y0 + v - cy, p->height, p->border);
-    float *o = buf + (size_t) v * bstride;
-    if (sy < 0)
-      memset (o, 0, sizeof (float) * n);
-    else
-      extend_row (p, (const char *) src->data + (size_t) sy * src->stride, (long) x0 - cx, n,
-          c, o);
-  }
-}
-
-/* fv_conv_round, in a form that vectorizes (the same results: NaN and
- * everything below 0 give 0, everything above maxv gives maxv). */
-static inline int
-quantize (float v, float maxv)
-{
-  v = v > 0.0f ? v : 0.0f;
-  v = v < maxv ? v : maxv;
-  return (int) (v + 0.5f);
-}
-
-/* n results r, scaled (by sc[x], or by s where sc is NULL), biased,
- * rounded and clamped, into channel c of the samples at d. */
-ROW_CLONES static void
-store_row (const fv_conv_params *p, const float *restrict r, const float *restrict sc, float s,
-    int n, int c, char *d)
-{
-  const float bias = (float) p->bias;
-  const int C = p->channels;
-  if (p->sample == FV_U8) {
-    uint8_t *restrict o = (uint8_t *) d + c;
-    const float maxv = 255.0f;
-    if (sc)
-      for (int x = 0; x < n; x++)
-        o[(size_t) x * C] = (uint8_t) quantize (r[x] * sc[x] + bias, maxv);
-    else if (C == 1)   /* grey and planar: contiguous, vectorized */
-      for (int x = 0; x < n; x++)
-        o[x] = (uint8_t) quantize (r[x] * s + bias, maxv);
-    else
-      for (int x = 0; x < n; x++)
-        o[(size_t) x * C] = (uint8_t) quantize (r[x] * s + bias, maxv);
-  } else {
-    const float maxv = 65535.0f;
-    for (int x = 0; x < n; x++)
-      fv_store_u16 (d + 2 * ((size_t) x * C + c),
-          (uint16_t) quantize (r[x] * (sc ? sc[x] : s) + bias, maxv));
-  }
-}
-
 /* Direct valid correlation of buf (stride bstride) into out (W x H); the
  * inner loop runs along x, built for AVX2 too. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -181,6 +77,29 @@ correlate_separable (const fv_conv_plan *pl, float *buf, float *out)
   fv_conv_separable_run (pl, buf, pl->ew, out);
 }
 
+/* A whole frame's channel: extended into the plan's buffer, correlated
+ * into a frame of floats, stored. */
+static fv_status
+convolve_channel (const fv_conv_plan *pl, const fv_image *src, int c, const fv_image *dst)
+{
+  const fv_conv_params *p = &pl->p;
+  const int W = p->width, H = p->height;
+  float *res = malloc (sizeof (float) * W * H);
+  if (!res)
+    return FV_ERR_NOMEM;
+  int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
+  if (pl->method == FV_CONV_FFT)
+    memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
+  fv_conv_extend (pl, src, c, 0, 0, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
+  pl->correlate (pl, pl->buf, res);
+#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  for (int y = 0; y < H; y++)
+    fv_conv_store_row (p, res + (size_t) y * W, pl->scale ? pl->scale + (size_t) y * W : NULL,
+        pl->uniform_scale, W, c, (char *) dst->data + (size_t) y * dst->stride);
+  free (res);
+  return FV_OK;
+}
+
 /* One overlap-add tile: extend its input window, transform, multiply,
  * transform back, scale, round and write its outputs. */
 static void
@@ -193,7 +112,7 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
   const int x0 = tx * pl->tw, y0 = ty * pl->th;
   const int ow = W - x0 < pl->tw ? W - x0 : pl->tw, oh = H - y0 < pl->th ? H - y0 : pl->th;
   memset (buf, 0, sizeof (float) * P * P);
-  extend (pl, src, c, x0, y0, ow + kw - 1, oh + kh - 1, buf, P, 1);
+  fv_conv_extend (pl, src, c, x0, y0, ow + kw - 1, oh + kh - 1, buf, P, 1);
   fftwf_execute_dft_r2c (pl->tfwd, buf, spec);
   const float norm = 1.0f / ((float) P * P);
   for (size_t i = 0; i < (size_t) cw * P; i++) {
@@ -203,7 +122,7 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
   }
   fftwf_execute_dft_c2r (pl->tinv, spec, buf);
   for (int y = 0; y < oh; y++)
-    store_row (p, buf + (size_t) y * P, pl->scale ? pl->scale + (size_t) (y0 + y) * W + x0 : NULL,
+    fv_conv_store_row (p, buf + (size_t) y * P, pl->scale ? pl->scale + (size_t) (y0 + y) * W + x0 : NULL,
         pl->uniform_scale, ow, c, (char *) dst->data + (size_t) (y0 + y) * dst->stride
         + (size_t) x0 * C * p->sample);
 }
@@ -294,7 +213,7 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
   int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
   if (pl->method == FV_CONV_FFT)
     memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
-  extend (pl, src, channel, pl->rx, pl->ry, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
+  fv_conv_extend (pl, src, channel, pl->rx, pl->ry, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
   pl->correlate (pl, pl->buf, res);
   for (int y = 0; y < pl->oh; y++)
     for (int x = 0; x < pl->ow; x++)
@@ -419,6 +338,20 @@ cpu_init (fv_conv_plan *pl, int device, void *stream)
   return fv_conv_cpu_plan (pl, 1);
 }
 
+/* Channel c of a frame not convolved (channel_mask): copied. */
+static void
+copy_channel (const fv_conv_params *p, const fv_image *src, int c, const fv_image *dst)
+{
+  const int C = p->channels;
+  for (int y = 0; y < p->height; y++) {
+    const char *s = (const char *) src->data + (size_t) y * src->stride;
+    char *d = (char *) dst->data + (size_t) y * dst->stride;
+    for (int x = 0; x < p->width; x++)
+      memcpy (d + ((size_t) x * C + c) * p->sample, s + ((size_t) x * C + c) * p->sample,
+          p->sample);
+  }
+}
+
 static fv_status
 cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
 {
@@ -426,22 +359,14 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
   fv_status st = fv_require_host (src, dst);
   if (st != FV_OK)
     return st;
-  const int W = p->width, H = p->height, C = p->channels;
+  int nm = 0, chans[4];
+  for (int c = 0; c < p->channels; c++)
+    if (p->channel_mask & (1u << c))
+      chans[nm++] = c;
+    else
+      copy_channel (p, src, c, dst);
   if (pl->tiles) {   /* every (channel, tile) pair is one job for whichever thread is free */
-    int nm = 0, chans[4];
-    for (int c = 0; c < C; c++) {
-      if (p->channel_mask & (1u << c))
-        chans[nm++] = c;
-      else
-        for (int y = 0; y < H; y++) {
-          const char *s = (const char *) src->data + (size_t) y * src->stride;
-          char *d = (char *) dst->data + (size_t) y * dst->stride;
-          for (int x = 0; x < W; x++)
-            memcpy (d + ((size_t) x * C + c) * p->sample, s + ((size_t) x * C + c) * p->sample,
-                p->sample);
-        }
-    }
-    const int ntx = (W + pl->tw - 1) / pl->tw;
+    const int ntx = (p->width + pl->tw - 1) / pl->tw;
 #pragma omp parallel for num_threads(pl->nthreads) schedule(dynamic, 1)
     for (int job = 0; job < nm * pl->tiles; job++) {
       int t = omp_get_thread_num (), tile = job % pl->tiles;
@@ -450,32 +375,9 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
     }
     return FV_OK;
   }
-  float *res = malloc (sizeof (float) * W * H);
-  if (!res)
-    return FV_ERR_NOMEM;
-  for (int c = 0; c < C; c++) {
-    if (!(p->channel_mask & (1u << c))) {
-      for (int y = 0; y < H; y++) {
-        const char *s = (const char *) src->data + (size_t) y * src->stride;
-        char *d = (char *) dst->data + (size_t) y * dst->stride;
-        for (int x = 0; x < W; x++)
-          memcpy (d + ((size_t) x * C + c) * p->sample, s + ((size_t) x * C + c) * p->sample,
-              p->sample);
-      }
-      continue;
-    }
-    int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
-    if (pl->method == FV_CONV_FFT)
-      memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
-    extend (pl, src, c, 0, 0, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
-    pl->correlate (pl, pl->buf, res);
-#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
-    for (int y = 0; y < H; y++)
-      store_row (p, res + (size_t) y * W, pl->scale ? pl->scale + (size_t) y * W : NULL,
-          pl->uniform_scale, W, c, (char *) dst->data + (size_t) y * dst->stride);
-  }
-  free (res);
-  return FV_OK;
+  for (int i = 0; i < nm && st == FV_OK; i++)
+    st = convolve_channel (pl, src, chans[i], dst);
+  return st;
 }
 
 void

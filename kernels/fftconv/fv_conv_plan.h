@@ -61,8 +61,23 @@ extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend, fv_conv_
  * tiles_allowed: CPU plans of the whole frame only. */
 fv_status fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed);
 void fv_conv_cpu_free (fv_conv_plan *pl);
+/* Rows in and out (fv_conv_rows.c). Channel c of source row `row`,
+ * columns x .. x + n - 1 extended at the frame's sides, as floats into o: */
+void fv_conv_extend_row (const fv_conv_params *p, const char *row, long x, int n, int c,
+    float *o);
+/* the extended window of channel c for the output window at (x0, y0), n x m
+ * samples (the window grown by the kernel), rows bstride floats apart (rows
+ * outside a zero border are zeros), over `threads` threads: */
+void fv_conv_extend (const fv_conv_plan *pl, const fv_image *src, int c, int x0, int y0, int n,
+    int m, float *buf, int bstride, int threads);
+/* n results r, scaled (by sc[x], or by s where sc is NULL), biased,
+ * rounded and clamped, into channel c of the samples at d. */
+void fv_conv_store_row (const fv_conv_params *p, const float *r, const float *sc, float s, int n,
+    int c, char *d);
+
 #define FV_CONV_SEP_BAND 16
-/* Method separable (fv_conv_separable.c): buf holds ew-wide rows, bstride apart. */
+/* Method separable (fv_conv_separable.c): the correlation of an extended
+ * window (buf holds ew-wide rows, bstride apart) into out. */
 void fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, float *out);
 
 #endif
