@@ -250,7 +250,7 @@ choose_method (fv_conv_plan *pl)
         : dir <= fft ? FV_CONV_DIRECT : FV_CONV_FFT;
   }
   if (pl->method == FV_CONV_SEPARABLE) {
-    pl->sep_rows = malloc (sizeof (float) * pl->ew * FV_CONV_SEP_BAND * pl->nthreads);
+    pl->sep_rows = malloc (sizeof (float) * fv_conv_separable_scratch (pl) * pl->nthreads);
     if (!pl->sep_rows)
       return FV_ERR_NOMEM;
   }
@@ -376,7 +376,10 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
     return FV_OK;
   }
   for (int i = 0; i < nm && st == FV_OK; i++)
-    st = convolve_channel (pl, src, chans[i], dst);
+    if (pl->method == FV_CONV_SEPARABLE)   /* band by band, in cache */
+      fv_conv_separable_channel (pl, src, chans[i], dst);
+    else
+      st = convolve_channel (pl, src, chans[i], dst);
   return st;
 }
 

@@ -49,8 +49,8 @@ struct fv_conv_plan {
   fftwf_complex *tkspec;
   float **tbuf;
   fftwf_complex **tspec;
-  /* separable kernels: the column (kh taps), the row (kw taps), and
-   * FV_CONV_SEP_BAND rows of ew floats a thread for the column sums */
+  /* separable kernels: the column (kh taps), the row (kw taps), and each
+   * thread's rows (fv_conv_separable_scratch) */
   float *sep_col, *sep_row, *sep_rows;
 };
 
@@ -77,7 +77,12 @@ void fv_conv_store_row (const fv_conv_params *p, const float *r, const float *sc
 
 #define FV_CONV_SEP_BAND 16
 /* Method separable (fv_conv_separable.c): the correlation of an extended
- * window (buf holds ew-wide rows, bstride apart) into out. */
+ * window (buf holds ew-wide rows, bstride apart) into out; */
 void fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, float *out);
+/* a whole frame's channel c from src into dst, band by band; */
+void fv_conv_separable_channel (const fv_conv_plan *pl, const fv_image *src, int c,
+    const fv_image *dst);
+/* the floats of sep_rows each thread takes for either. */
+size_t fv_conv_separable_scratch (const fv_conv_plan *pl);
 
 #endif

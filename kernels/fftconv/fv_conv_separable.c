@@ -4,9 +4,11 @@
  * instead of kh * kw. Each thread takes bands of output rows: it sums the
  * extended rows down each column with the column's taps into a band of
  * its own (planned), then correlates each of the band's rows with the
- * row's taps. (Going band by band from the samples to the samples, the
- * extension and rounding fused in, measured no faster on the 2-core
- * machine: the passes' multiply-adds dominate.) */
+ * row's taps. A whole frame's channel goes band by band from the samples
+ * to the samples (fv_conv_separable_channel): the extended rows, the sums
+ * and the results stay in the core's cache, where whole float frames
+ * (fv_conv_separable_run, for windows of kernel grids and the edge
+ * weights) leave the last-level cache from about 4K on. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -118,6 +120,44 @@ row_pass (const float *restrict t, int n, const float *restrict row, int kw, flo
     row_block (t, x, row, kw, o, 1);
 }
 
+/* The floats of sep_rows each thread takes: a band's extended rows and
+ * its column sums (fv_conv_separable_channel), then one row of results. */
+size_t
+fv_conv_separable_scratch (const fv_conv_plan *pl)
+{
+  return (size_t) (BAND + pl->p.kernel_height - 1) * pl->ew + (size_t) BAND * pl->ew + pl->ow;
+}
+
+void
+fv_conv_separable_channel (const fv_conv_plan *pl, const fv_image *src, int c,
+    const fv_image *dst)
+{
+  const fv_conv_params *p = &pl->p;
+  const int W = pl->ow, H = pl->oh, ew = pl->ew;
+  const int kw = p->kernel_width, kh = p->kernel_height, cx = kw / 2, cy = kh / 2;
+  const size_t scratch = fv_conv_separable_scratch (pl);
+#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  for (int y0 = 0; y0 < H; y0 += BAND) {
+    const int m = H - y0 < BAND ? H - y0 : BAND;
+    float *e = pl->sep_rows + (size_t) omp_get_thread_num () * scratch;
+    float *t = e + (size_t) (BAND + kh - 1) * ew, *r = t + (size_t) BAND * ew;
+    for (int v = 0; v < m + kh - 1; v++) {
+      int sy = fv_border_map ((long) y0 + v - cy, p->height, p->border);
+      if (sy < 0)
+        memset (e + (size_t) v * ew, 0, sizeof (float) * ew);
+      else
+        fv_conv_extend_row (p, (const char *) src->data + (size_t) sy * src->stride, -cx, ew, c,
+            e + (size_t) v * ew);
+    }
+    column_pass (e, ew, ew, m, pl->sep_col, kh, t);
+    for (int i = 0; i < m; i++) {
+      row_pass (t + (size_t) i * ew, W, pl->sep_row, kw, r);
+      fv_conv_store_row (p, r, pl->scale ? pl->scale + (size_t) (y0 + i) * W : NULL,
+          pl->uniform_scale, W, c, (char *) dst->data + (size_t) (y0 + i) * dst->stride);
+    }
+  }
+}
+
 void
 fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
 {
@@ -126,7 +166,8 @@ fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, fl
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
   for (int y0 = 0; y0 < H; y0 += BAND) {
     const int m = H - y0 < BAND ? H - y0 : BAND;
-    float *t = pl->sep_rows + (size_t) omp_get_thread_num () * BAND * ew;
+    float *t = pl->sep_rows + (size_t) omp_get_thread_num () * fv_conv_separable_scratch (pl)
+        + (size_t) (BAND + kh - 1) * ew;
     column_pass (buf + (size_t) y0 * bstride, bstride, ew, m, pl->sep_col, kh, t);
     for (int r = 0; r < m; r++)
       row_pass (t + (size_t) r * ew, W, pl->sep_row, kw, out + (size_t) (y0 + r) * W);
