@@ -77,8 +77,19 @@ correlate_separable (const fv_conv_plan *pl, float *buf, float *out)
   fv_conv_separable_run (pl, buf, pl->ew, out);
 }
 
-/* A whole frame's channel: extended into the plan's buffer, correlated
- * into a frame of floats, stored. */
+/* Channel c of the plan's window, extended into the plan's buffer and
+ * correlated into res (ow x oh floats, unscaled). */
+static void
+correlate_window (const fv_conv_plan *pl, const fv_image *src, int c, float *res)
+{
+  int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
+  if (pl->method == FV_CONV_FFT)
+    memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
+  fv_conv_extend (pl, src, c, pl->rx, pl->ry, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
+  pl->correlate (pl, pl->buf, res);
+}
+
+/* A whole frame's channel: correlated into a frame of floats, stored. */
 static fv_status
 convolve_channel (const fv_conv_plan *pl, const fv_image *src, int c, const fv_image *dst)
 {
@@ -87,11 +98,7 @@ convolve_channel (const fv_conv_plan *pl, const fv_image *src, int c, const fv_i
   float *res = malloc (sizeof (float) * W * H);
   if (!res)
     return FV_ERR_NOMEM;
-  int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
-  if (pl->method == FV_CONV_FFT)
-    memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
-  fv_conv_extend (pl, src, c, 0, 0, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
-  pl->correlate (pl, pl->buf, res);
+  correlate_window (pl, src, c, res);
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
   for (int y = 0; y < H; y++)
     fv_conv_store_row (p, res + (size_t) y * W, pl->scale ? pl->scale + (size_t) y * W : NULL,
@@ -210,11 +217,7 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
   float *res = malloc (sizeof (float) * pl->ow * pl->oh);
   if (!res)
     return FV_ERR_NOMEM;
-  int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
-  if (pl->method == FV_CONV_FFT)
-    memset (pl->buf, 0, sizeof (float) * pl->pw * pl->ph);
-  fv_conv_extend (pl, src, channel, pl->rx, pl->ry, pl->ew, pl->eh, pl->buf, bstride, pl->nthreads);
-  pl->correlate (pl, pl->buf, res);
+  correlate_window (pl, src, channel, res);
   for (int y = 0; y < pl->oh; y++)
     for (int x = 0; x < pl->ow; x++)
       out[(size_t) y * out_stride + x] = res[(size_t) y * pl->ow + x]

@@ -75,7 +75,6 @@ void fv_conv_extend (const fv_conv_plan *pl, const fv_image *src, int c, int x0,
 void fv_conv_store_row (const fv_conv_params *p, const float *r, const float *sc, float s, int n,
     int c, char *d);
 
-#define FV_CONV_SEP_BAND 16
 /* Method separable (fv_conv_separable.c): the correlation of an extended
  * window (buf holds ew-wide rows, bstride apart) into out; */
 void fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, float *out);

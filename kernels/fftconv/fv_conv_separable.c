@@ -18,7 +18,7 @@
 /* Output rows a band: the column pass runs down strips of a band's rows
  * (BAND + kh input rows of a strip stay in L1), the row pass along the
  * band's rows of column sums (in L2). */
-#define BAND FV_CONV_SEP_BAND
+#define BAND 16
 
 int
 fv_conv_separate (const float *k, int kw, int kh, float *col, float *row)
@@ -134,21 +134,14 @@ fv_conv_separable_channel (const fv_conv_plan *pl, const fv_image *src, int c,
 {
   const fv_conv_params *p = &pl->p;
   const int W = pl->ow, H = pl->oh, ew = pl->ew;
-  const int kw = p->kernel_width, kh = p->kernel_height, cx = kw / 2, cy = kh / 2;
+  const int kw = p->kernel_width, kh = p->kernel_height;
   const size_t scratch = fv_conv_separable_scratch (pl);
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
   for (int y0 = 0; y0 < H; y0 += BAND) {
     const int m = H - y0 < BAND ? H - y0 : BAND;
     float *e = pl->sep_rows + (size_t) omp_get_thread_num () * scratch;
     float *t = e + (size_t) (BAND + kh - 1) * ew, *r = t + (size_t) BAND * ew;
-    for (int v = 0; v < m + kh - 1; v++) {
-      int sy = fv_border_map ((long) y0 + v - cy, p->height, p->border);
-      if (sy < 0)
-        memset (e + (size_t) v * ew, 0, sizeof (float) * ew);
-      else
-        fv_conv_extend_row (p, (const char *) src->data + (size_t) sy * src->stride, -cx, ew, c,
-            e + (size_t) v * ew);
-    }
+    fv_conv_extend (pl, src, c, 0, y0, ew, m + kh - 1, e, ew, 1);
     column_pass (e, ew, ew, m, pl->sep_col, kh, t);
     for (int i = 0; i < m; i++) {
       row_pass (t + (size_t) i * ew, W, pl->sep_row, kw, r);
