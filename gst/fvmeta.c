@@ -14,3 +14,26 @@ fv_meta_survives_filter (GstMeta *meta)
       return FALSE;
   return TRUE;
 }
+
+gint
+fv_meta_next_roi_id (GstBuffer *buf)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+  gint next = 0;
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    next = MAX (next, ((GstVideoRegionOfInterestMeta *) m)->id + 1);
+  return next;
+}
+
+GstStructure *
+fv_meta_frame_structure (const gchar *name, GstBuffer *buf, const GstSegment *segment)
+{
+  const GstClockTime ts = GST_BUFFER_TIMESTAMP (buf);
+  return gst_structure_new (name,
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (segment, GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64, gst_segment_to_running_time (segment, GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+}

@@ -11,5 +11,16 @@ G_BEGIN_DECLS
 
 gboolean fv_meta_survives_filter (GstMeta *meta);
 
+/* The id for the next region-of-interest meta added to buf: one above every
+ * id its ROI metas already carry (whichever element added them), so that
+ * ids stay unique within a buffer. */
+gint fv_meta_next_roi_id (GstBuffer *buf);
+
+/* An element message's structure named `name` with the frame's times, as
+ * every fastvision message carries them: timestamp, stream-time,
+ * running-time and duration (nanoseconds) of buf in segment. */
+GstStructure *fv_meta_frame_structure (const gchar *name, GstBuffer *buf,
+    const GstSegment *segment);
+
 G_END_DECLS
 #endif

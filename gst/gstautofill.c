@@ -13,6 +13,19 @@
  * finishes frame i (one frame of latency). GRAY8, or the Y plane of I420,
  * NV12 and Y444 (chroma passed through).
  *
+ * With `measure=true` the element also measures what it filled. A region is
+ * one connected piece of enclosed background (in the `connectivity` of the
+ * background): the pixels the fill turned on that were not contour — the
+ * same regions whether `output` is `filled` or `holes` (a washer is one
+ * region, its hole; a solid part has none). Each frame gets one
+ * region-of-interest meta per region of at least `min-area` pixels (type
+ * `roi-type`, "region" by default; a "region" param with its area and
+ * index), at most `max-regions` of them in raster order of their first
+ * pixel, and, with `post-messages`, one element message named `autofill`
+ * with the count, the total area, how many were not listed and the list.
+ * The regions come from the labels the fill already has (the runs on the
+ * CPU, a labelling of the enclosed bits on the GPU), equal on both.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=GRAY8 ! \
@@ -23,10 +36,15 @@
  *     video/x-raw,format=GRAY8 ! autofill output=holes ! videoconvert ! pngenc ! \
  *     filesink location=holes.png
  * ]| Only the enclosed background.
+ * |[
+ * gst-launch-1.0 -m filesrc location=shapes.png ! pngdec ! videoconvert ! \
+ *     video/x-raw,format=GRAY8 ! autofill measure=true min-area=20 ! fakesink
+ * ]| The holes of each part, counted and measured on the bus.
  */
 #include <string.h>
 #include "gstautofill.h"
 #include "fv_config.h"
+#include "fvmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_autofill_debug);
 #define GST_CAT_DEFAULT gst_autofill_debug
@@ -38,7 +56,15 @@ enum {
   PROP_CONNECTIVITY,
   PROP_OUTPUT,
   PROP_SEEDS,
+  PROP_MEASURE,
+  PROP_ROI_TYPE,
+  PROP_MIN_AREA,
+  PROP_MAX_REGIONS,
+  PROP_POST_MESSAGES,
 };
+
+#define DEFAULT_ROI_TYPE "region"
+#define DEFAULT_MAX_REGIONS 256
 
 /* the Y plane is filled; the chroma of YUV formats passes through */
 #define FORMATS "{ GRAY8, I420, NV12, Y444 }"
@@ -79,6 +105,9 @@ gst_autofill_output_get_type (void)
   return type;
 }
 
+static void gst_autofill_finalize (GObject *object);
+static fv_status attach_regions (GstAutofill *self, fv_fill_plan *plan, GstBuffer *buf);
+
 #define gst_autofill_parent_class parent_class
 G_DEFINE_TYPE (GstAutofill, gst_autofill, GST_TYPE_FV_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (autofill, "autofill", GST_RANK_NONE, GST_TYPE_AUTOFILL);
@@ -97,6 +126,11 @@ finish_gpu_frame (GstAutofill *self, fv_status *st)
   self->gpu_busy = FALSE;
   GstBuffer *out = self->gpu_outbuf;
   self->gpu_outbuf = NULL;
+  if (*st == FV_OK) {
+    gst_fv_filter_context_push (GST_FV_FILTER (self));
+    *st = attach_regions (self, self->plan, out);
+    gst_fv_filter_context_pop (GST_FV_FILTER (self));
+  }
   return out;
 }
 
@@ -133,6 +167,7 @@ gst_autofill_rebuild (GstFvFilter *filter)
   p.connectivity = self->connectivity;
   p.output = self->output;
   p.seeds = self->seeds;
+  p.measure = self->measure;
   GST_OBJECT_UNLOCK (self);
   p.threads = gst_fv_filter_threads (filter);
   p.width = GST_VIDEO_INFO_WIDTH (&vf->in_info);
@@ -148,6 +183,7 @@ gst_autofill_rebuild (GstFvFilter *filter)
             p.width, p.height, fv_status_string (st)), ("%s", fv_last_error ()));
     return FALSE;
   }
+  self->plan_measures = p.measure;
   /* hybrid keeps one frame on the GPU while the CPU fills the next */
   gst_fv_filter_hold_frames (filter, dev->hybrid ? 1 : 0);
   return TRUE;
@@ -158,6 +194,7 @@ gst_autofill_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec)
 {
   GstAutofill *self = GST_AUTOFILL (object);
+  gboolean replan = TRUE;   /* what the plan does; the rest is read per frame */
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_THRESHOLD: self->threshold = g_value_get_uint (value); break;
@@ -165,13 +202,26 @@ gst_autofill_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_CONNECTIVITY: self->connectivity = g_value_get_enum (value); break;
     case PROP_OUTPUT: self->output = g_value_get_enum (value); break;
     case PROP_SEEDS: self->seeds = g_value_get_uint (value); break;
+    case PROP_MEASURE: self->measure = g_value_get_boolean (value); break;
+    case PROP_ROI_TYPE:
+      g_free (self->roi_type);
+      self->roi_type = gst_fv_filter_dup_nonempty (value);
+      replan = FALSE;
+      break;
+    case PROP_MIN_AREA: self->min_area = g_value_get_uint64 (value); replan = FALSE; break;
+    case PROP_MAX_REGIONS: self->max_regions = g_value_get_uint (value); replan = FALSE; break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      replan = FALSE;
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       GST_OBJECT_UNLOCK (self);
       return;
   }
   GST_OBJECT_UNLOCK (self);
-  gst_fv_filter_settings_changed (GST_FV_FILTER (self));
+  if (replan)
+    gst_fv_filter_settings_changed (GST_FV_FILTER (self));
 }
 
 static void
@@ -185,6 +235,13 @@ gst_autofill_get_property (GObject *object, guint prop_id, GValue *value, GParam
     case PROP_CONNECTIVITY: g_value_set_enum (value, self->connectivity); break;
     case PROP_OUTPUT: g_value_set_enum (value, self->output); break;
     case PROP_SEEDS: g_value_set_uint (value, self->seeds); break;
+    case PROP_MEASURE: g_value_set_boolean (value, self->measure); break;
+    case PROP_ROI_TYPE:
+      g_value_set_string (value, self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
+      break;
+    case PROP_MIN_AREA: g_value_set_uint64 (value, self->min_area); break;
+    case PROP_MAX_REGIONS: g_value_set_uint (value, self->max_regions); break;
+    case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -218,6 +275,69 @@ fill_failed (GstAutofill *self, fv_status st)
   return GST_FLOW_ERROR;
 }
 
+/* measure=true: the regions `plan` found in the frame it just filled, as
+ * metas on buf (at most max-regions) and one message. */
+static fv_status
+attach_regions (GstAutofill *self, fv_fill_plan *plan, GstBuffer *buf)
+{
+  if (!plan || !self->plan_measures)   /* the plans in use decide, not the property */
+    return FV_OK;
+  const fv_fill_region *r;
+  gint n;
+  fv_status st = fv_fill_regions (plan, &r, &n);
+  if (st != FV_OK)
+    return st;
+  GST_OBJECT_LOCK (self);
+  gchar *type = g_strdup (self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
+  const guint64 min_area = self->min_area;
+  const guint max_regions = self->max_regions;
+  const gboolean post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  const gint first_id = fv_meta_next_roi_id (buf);
+  guint count = 0, listed = 0;
+  guint64 total = 0;
+  GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+  g_value_init (&list, GST_TYPE_LIST);
+  for (gint i = 0; i < n; i++) {
+    if ((guint64) r[i].area < min_area)
+      continue;
+    count++;
+    total += (guint64) r[i].area;
+    if (listed >= max_regions)
+      continue;
+    GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (buf, type,
+        r[i].x, r[i].y, r[i].width, r[i].height);
+    m->id = first_id + (gint) listed;
+    gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("region",
+            "area", G_TYPE_UINT64, (guint64) r[i].area, "index", G_TYPE_UINT, listed, NULL));
+    if (post) {
+      g_value_init (&item, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&item, gst_structure_new ("region",
+              "id", G_TYPE_INT, m->id, "x", G_TYPE_UINT, (guint) r[i].x,
+              "y", G_TYPE_UINT, (guint) r[i].y, "width", G_TYPE_UINT, (guint) r[i].width,
+              "height", G_TYPE_UINT, (guint) r[i].height,
+              "area", G_TYPE_UINT64, (guint64) r[i].area, NULL));
+      gst_value_list_append_and_take_value (&list, &item);
+    }
+    listed++;
+  }
+  GST_LOG_OBJECT (self, "%u regions (%u listed), %" G_GUINT64_FORMAT " pixels", count, listed,
+      total);
+  if (post) {
+    GstStructure *s = fv_meta_frame_structure ("autofill", buf,
+        &GST_BASE_TRANSFORM (self)->segment);
+    gst_structure_set (s, "roi-type", G_TYPE_STRING, type, "count", G_TYPE_UINT, count,
+        "area", G_TYPE_UINT64, total, "unlisted", G_TYPE_UINT, count - listed, NULL);
+    gst_structure_take_value (s, "regions", &list);
+    gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
+            s));
+  } else {
+    g_value_unset (&list);
+  }
+  g_free (type);
+  return FV_OK;
+}
+
 static GstFlowReturn
 gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
@@ -226,6 +346,8 @@ gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out
   fv_status st = fv_fill_execute (self->plan, &src, &dst);
   if (st == FV_OK && !copy_chroma (self, out, in))
     st = FV_ERR_CUDA;
+  if (st == FV_OK)
+    st = attach_regions (self, self->plan, out->buffer);
   return st == FV_OK ? GST_FLOW_OK : fill_failed (self, st);
 }
 
@@ -304,6 +426,8 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
   st = fv_fill_execute (self->cpu_plan, &src, &dst);
   gst_video_frame_unmap (&fin);
   gst_video_frame_unmap (&fout);
+  if (st == FV_OK)
+    st = attach_regions (self, self->cpu_plan, out);
   fv_status gst_ = FV_OK;
   *outbuf = finish_gpu_frame (self, &gst_);
   self->cpu_outbuf = out;
@@ -346,6 +470,7 @@ gst_autofill_class_init (GstAutofillClass *klass)
   GST_DEBUG_CATEGORY_INIT (gst_autofill_debug, "autofill", 0, "autofill");
   gobject_class->set_property = gst_autofill_set_property;
   gobject_class->get_property = gst_autofill_get_property;
+  gobject_class->finalize = gst_autofill_finalize;
 
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_uint ("threshold", "Threshold", "Pixels above this value are contour",
@@ -363,6 +488,24 @@ gst_autofill_class_init (GstAutofillClass *klass)
   g_object_class_install_property (gobject_class, PROP_SEEDS,
       g_param_spec_uint ("seeds", "Seeds", "CPU: random interior seeds, one per row at most "
           "(0 = chosen from the frame size and the cores)", 0, 1 << 20, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_MEASURE,
+      g_param_spec_boolean ("measure", "Measure", "Measure the enclosed regions of every frame: "
+          "a region-of-interest meta each and an \"autofill\" message (no cost when off)",
+          FALSE, rw));
+  g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
+      g_param_spec_string ("roi-type", "ROI type",
+          "Type of the region-of-interest metas added for measured regions", DEFAULT_ROI_TYPE,
+          FV_PARAM_RW));
+  g_object_class_install_property (gobject_class, PROP_MIN_AREA,
+      g_param_spec_uint64 ("min-area", "Minimum area", "Measured regions of fewer pixels are "
+          "ignored (specks): no meta, not counted", 0, G_MAXUINT64, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_MAX_REGIONS,
+      g_param_spec_uint ("max-regions", "Maximum regions", "At most this many regions a frame "
+          "get metas and are listed (the first in raster order); the rest are counted as "
+          "unlisted", 0, G_MAXINT, DEFAULT_MAX_REGIONS, rw));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages", "With measure: post an "
+          "\"autofill\" element message with the regions for every frame", TRUE, rw));
 
   gst_element_class_set_static_metadata (element_class, "Seedless contour fill",
       "Filter/Effect/Video",
@@ -390,4 +533,13 @@ gst_autofill_init (GstAutofill *self)
   self->fill_value = 255;
   self->connectivity = 4;
   self->output = FV_FILL_FILLED;
+  self->max_regions = DEFAULT_MAX_REGIONS;
+  self->post_messages = TRUE;
+}
+
+static void
+gst_autofill_finalize (GObject *object)
+{
+  g_free (GST_AUTOFILL (object)->roi_type);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }

@@ -20,9 +20,14 @@ struct _GstAutofill {
   guint threshold, fill_value, seeds;
   gint connectivity;
   fv_fill_output output;
+  gboolean measure, post_messages;
+  gchar *roi_type;
+  guint max_regions;
+  guint64 min_area;
 
   fv_fill_plan *plan;          /* the active backend's */
   fv_fill_plan *cpu_plan;      /* backend=hybrid: the CPU's, beside the GPU's */
+  gboolean plan_measures;      /* the plans were made with measure */
 
   /* backend=hybrid: the frame the GPU is working on, and the CPU's frame
    * waiting to be pushed after it */

@@ -48,6 +48,7 @@
 #include "fv_luma.h"
 #include "fv_cuda.h"
 #include "fvdraw.h"
+#include "fvmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_vj_detect_debug);
 #define GST_CAT_DEFAULT gst_vj_detect_debug
@@ -202,7 +203,6 @@ static void
 post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, gint n)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstClockTime ts = GST_BUFFER_TIMESTAMP (buf);
   GValue faces = G_VALUE_INIT, face = G_VALUE_INIT;
   g_value_init (&faces, GST_TYPE_LIST);
   for (gint i = 0; i < n; i++) {
@@ -213,13 +213,7 @@ post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, gint n)
             "height", G_TYPE_UINT, (guint) d[i].box.height, NULL));
     gst_value_list_append_and_take_value (&faces, &face);
   }
-  GstStructure *s = gst_structure_new ("vjdetect",
-      "timestamp", G_TYPE_UINT64, ts,
-      "stream-time", G_TYPE_UINT64, gst_segment_to_stream_time (&trans->segment,
-          GST_FORMAT_TIME, ts),
-      "running-time", G_TYPE_UINT64, gst_segment_to_running_time (&trans->segment,
-          GST_FORMAT_TIME, ts),
-      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+  GstStructure *s = fv_meta_frame_structure ("vjdetect", buf, &trans->segment);
   gst_structure_take_value (s, "faces", &faces);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
@@ -246,11 +240,12 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
       post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
   GST_LOG_OBJECT (self, "%d detections", n);
+  const gint first_id = fv_meta_next_roi_id (frame->buffer);
   for (gint i = 0; i < n; i++) {
     const fv_rect *r = &d[i].box;
     GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (frame->buffer,
         label, r->x, r->y, r->width, r->height);
-    m->id = i;
+    m->id = first_id + i;
     gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
             "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
     if (draw)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Fill plans: checks, and the back end chosen once per plan. */
+#include <limits.h>
 #include <stdlib.h>
 #include "fv_fill_plan.h"
 
@@ -73,9 +74,15 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     if (px >= (1LL << 31) && q.spread.min_chunks < (int) (px >> 30) + 1)
       q.spread.min_chunks = (int) (px >> 30) + 1;
     fv_status st = fv_spread_chunked (&q.spread, device, fv_fill_cuda_bytes (p->width,
-            p->height), &chunked);
+            p->height, p->measure), &chunked);
     if (st != FV_OK)
       return st;
+    if (chunked && p->measure) {
+      fv_set_last_error ("measuring regions needs the whole %dx%d frame on one GPU, and it "
+          "would be cut into chunks (device memory budget or several devices): measure on "
+          "the CPU, or allow more device memory", p->width, p->height);
+      return FV_ERR_INVALID;
+    }
   }
   fv_fill_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
@@ -124,6 +131,45 @@ fv_fill_wait (fv_fill_plan *pl)
   return pl->be->wait (pl);
 }
 
+int
+fv_fill_regions_reserve (fv_fill_plan *pl, size_t n)
+{
+  if (n <= (size_t) pl->regions_cap)
+    return 1;
+  size_t cap = pl->regions_cap ? 2 * (size_t) pl->regions_cap : 64;
+  while (cap < n)
+    cap *= 2;
+  if (cap > INT_MAX)
+    return 0;
+  fv_fill_region *r = realloc (pl->regions, cap * sizeof *r);
+  if (!r)
+    return 0;
+  pl->regions = r;
+  pl->regions_cap = (int) cap;
+  return 1;
+}
+
+fv_status
+fv_fill_regions (fv_fill_plan *pl, const fv_fill_region **regions, int *n)
+{
+  if (!pl || !regions || !n)
+    return FV_ERR_INVALID;
+  *regions = NULL;
+  *n = 0;
+  if (!pl->p.measure) {
+    fv_set_last_error ("the fill plan was made without measure");
+    return FV_ERR_INVALID;
+  }
+  if (pl->backend == FV_BACKEND_CUDA) {
+    fv_status st = fv_fill_cuda_regions (pl);
+    if (st != FV_OK)
+      return st;
+  }
+  *regions = pl->regions;
+  *n = pl->nregions;
+  return FV_OK;
+}
+
 void
 fv_fill_plan_destroy (fv_fill_plan *pl)
 {
@@ -131,5 +177,6 @@ fv_fill_plan_destroy (fv_fill_plan *pl)
     return;
   if (pl->be)
     pl->be->free (pl);
+  free (pl->regions);
   free (pl);
 }

@@ -31,7 +31,19 @@ typedef struct {
    * (fv_chunk_run.h): beyond it, chunks filled alone and their seams
    * reconciled (fv_fill_chunked.c), exactly */
   fv_spread spread;
+  /* also measure the enclosed regions of every frame (fv_fill_regions);
+   * not on chunked CUDA plans */
+  int measure;
 } fv_fill_params;
+
+/* An enclosed region: one connected component (in the background's
+ * connectivity) of the enclosed background, that is of the pixels the fill
+ * turns on that were not contour. Its box is inclusive of x, y and spans
+ * width x height; area counts its pixels. */
+typedef struct {
+  int x, y, width, height;
+  int64_t area;
+} fv_fill_region;
 
 typedef struct fv_fill_plan fv_fill_plan;
 
@@ -47,6 +59,12 @@ fv_status fv_fill_execute (fv_fill_plan *plan, const fv_image *src, const fv_ima
  * truly asynchronous); on a CPU plan this is fv_fill_execute. */
 fv_status fv_fill_execute_async (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
 fv_status fv_fill_wait (fv_fill_plan *plan);
+
+/* The enclosed regions of the last frame executed (after fv_fill_wait for
+ * an asynchronous one), ordered by their first pixel in raster order (top
+ * row first, then leftmost); *regions stays valid until the next execute.
+ * Needs a plan made with measure set. The same list on every back end. */
+fv_status fv_fill_regions (fv_fill_plan *plan, const fv_fill_region **regions, int *n);
 
 void fv_fill_plan_destroy (fv_fill_plan *plan);
 

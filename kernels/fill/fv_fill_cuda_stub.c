@@ -21,4 +21,10 @@ fv_fill_cuda_wait (fv_fill_plan *plan)
   return FV_ERR_NO_CUDA;
 }
 
+fv_status
+fv_fill_cuda_regions (fv_fill_plan *plan)
+{
+  return FV_ERR_NO_CUDA;
+}
+
 void fv_fill_cuda_free (fv_fill_plan *plan) { }

@@ -28,6 +28,9 @@ struct fv_fill_plan {
   uint32_t *parent;        /* global union-find over seed labels */
   uint8_t *outside;        /* per label: joined to the border label */
   uint64_t rng;
+  /* measure: the last frame's regions (fv_fill_regions) */
+  fv_fill_region *regions;
+  int nregions, regions_cap;
   /* CUDA */
   void *cuda;
 };
@@ -42,8 +45,13 @@ fv_status fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *src, const f
 fv_status fv_fill_cuda_wait (fv_fill_plan *plan);
 void fv_fill_cuda_free (fv_fill_plan *plan);
 
-/* Device bytes a whole-frame CUDA plan of width x height takes. */
-size_t fv_fill_cuda_bytes (int width, int height);
+/* Device bytes a whole-frame CUDA plan of width x height takes (measuring
+ * or not). */
+size_t fv_fill_cuda_bytes (int width, int height, int measure);
+/* The CUDA plan's regions, fetched after its frame is done. */
+fv_status fv_fill_cuda_regions (fv_fill_plan *pl);
+/* Room for n regions in pl->regions; 0 when out of memory. */
+int fv_fill_regions_reserve (fv_fill_plan *pl, size_t n);
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,

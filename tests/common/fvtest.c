@@ -266,3 +266,50 @@ fvt_summary (const char *name)
   printf ("%s: %d checks, %d failed\n", name, fvt_checks, fvt_failures);
   return fvt_failures ? 1 : 0;
 }
+
+/* The enclosed regions from their definition: components (conn) of the
+ * background pixels the reference fill turned on, found by a breadth-first
+ * search from each unvisited one in raster order, so listed by first pixel. */
+int
+fvt_ref_regions (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
+    fvt_region **out)
+{
+  const int W = src->width, H = src->height;
+  uint8_t *seen = calloc ((size_t) W * H, 1);
+  int *queue = malloc (sizeof (int) * (size_t) W * H);
+  int n = 0, cap = 16;
+  fvt_region *r = malloc (sizeof *r * cap);
+#define ENCL(x, y) (((uint8_t *) src->data)[(size_t) (y) * src->stride + (x)] <= thr \
+    && want[(size_t) (y) * W + (x)])
+  for (int y0 = 0; y0 < H; y0++)
+    for (int x0 = 0; x0 < W; x0++) {
+      if (seen[(size_t) y0 * W + x0] || !ENCL (x0, y0))
+        continue;
+      size_t qh = 0, qt = 0;
+      int xmin = x0, xmax = x0, ymax = y0;
+      seen[(size_t) y0 * W + x0] = 1;
+      queue[qt++] = y0 * W + x0;
+      while (qh < qt) {
+        int p = queue[qh++], x = p % W, y = p / W;
+        xmin = x < xmin ? x : xmin; xmax = x > xmax ? x : xmax; ymax = y > ymax ? y : ymax;
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++) {
+            int nx = x + dx, ny = y + dy;
+            if ((!dx && !dy) || (conn == 4 && dx && dy) || nx < 0 || ny < 0 || nx >= W
+                || ny >= H || seen[(size_t) ny * W + nx] || !ENCL (nx, ny))
+              continue;
+            seen[(size_t) ny * W + nx] = 1;
+            queue[qt++] = ny * W + nx;
+          }
+      }
+      if (n == cap)
+        r = realloc (r, sizeof *r * (cap *= 2));
+      r[n++] = (fvt_region) { xmin, y0, xmax - xmin + 1, ymax - y0 + 1, (int64_t) qt };
+    }
+#undef ENCL
+  free (seen);
+  free (queue);
+  *out = r;
+  return n;
+}
+

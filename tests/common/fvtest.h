@@ -51,6 +51,17 @@ void fvt_ref_fill (const fv_image *src, unsigned thr, int conn, int output, unsi
 
 /* fftconvolve's definition summed directly in double precision, before
  * rounding (params is an fv_conv_params). */
+/* The enclosed regions from their definition: components (conn) of the
+ * pixels that are background in src (<= thr) and set in want (the fill's
+ * output), listed by first pixel in raster order; returns how many, the
+ * list (malloc'd) in *out. Boxes inclusive of x, y, width x height. */
+typedef struct {
+  int x, y, width, height;
+  int64_t area;
+} fvt_region;
+int fvt_ref_regions (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
+    fvt_region **out);
+
 double fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c);
 
 /* Test bookkeeping: every check counted, failures printed. */

@@ -232,6 +232,135 @@ GST_START_TEST (test_yuv_formats)
 }
 GST_END_TEST;
 
+/* The frame's enclosed regions by the reference, as measure reports them
+ * (min-area applied). */
+static int
+ref_regions_of (GstVideoInfo *info, GstBuffer *in, GstBuffer *out, guint64 min_area,
+    fvt_region **list)
+{
+  GstVideoFrame fi, fo;
+  fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  int w = GST_VIDEO_FRAME_WIDTH (&fi), h = GST_VIDEO_FRAME_HEIGHT (&fi);
+  fv_image src = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (&fi, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0), w, h, 1, FV_U8, FV_MEM_HOST);
+  guint8 *want = g_malloc ((gsize) w * h);
+  fvt_ref_fill (&src, 127, 4, 0, 255, want);
+  fvt_region *all;
+  int n = fvt_ref_regions (&src, 127, 4, want, &all), k = 0;
+  for (int i = 0; i < n; i++)
+    if ((guint64) all[i].area >= min_area)
+      all[k++] = all[i];
+  *list = all;
+  g_free (want);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  return k;
+}
+
+/* measure=true on every backend there is: the message's count, area and
+ * list and the frame's ROI metas equal the reference's regions, min-area
+ * and max-regions applied, ids unique beside another producer's metas;
+ * measure=false adds nothing. */
+GST_START_TEST (test_measure)
+{
+  const char *backends[] = { "cpu", "cuda", "hybrid" };
+  for (int b = 0; b < (have_gpu ? 3 : 1); b++) {
+    GstVideoInfo info;
+    GstHarness *hh = harness (backends[b], 211, 97, &info);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (hh->element, bus);
+    const guint max_regions = 5;
+    const guint64 min_area = 3;
+    g_object_set (hh->element, "measure", TRUE, "min-area", min_area, "max-regions",
+        max_regions, "roi-type", "hole", NULL);
+    GstBuffer *in[4];
+    for (int i = 0; i < 4; i++) {
+      in[i] = shapes_buffer (&info, 60 + i);
+      /* another producer's meta already there: our ids go above its */
+      gst_buffer_add_video_region_of_interest_meta (in[i], "face", 0, 0, 4, 4)->id = 7;
+      fail_unless_equals_int (gst_harness_push (hh, gst_buffer_ref (in[i])), GST_FLOW_OK);
+    }
+    gst_harness_push_event (hh, gst_event_new_eos ());
+    for (int i = 0; i < 4; i++) {
+      GstBuffer *out = gst_harness_pull (hh);
+      fail_unless (out != NULL);
+      fvt_region *ref;
+      const int nref = ref_regions_of (&info, in[i], out, min_area, &ref);
+      fail_unless (nref > (int) max_regions, "the frames have more regions than listed");
+      guint64 ref_area = 0;
+      for (int k = 0; k < nref; k++)
+        ref_area += ref[k].area;
+      GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+      fail_unless (m != NULL, "%s: no message for frame %d", backends[b], i);
+      const GstStructure *s = gst_message_get_structure (m);
+      fail_unless (gst_structure_has_name (s, "autofill"));
+      guint count, unlisted;
+      guint64 area;
+      fail_unless (gst_structure_get (s, "count", G_TYPE_UINT, &count, "area", G_TYPE_UINT64,
+              &area, "unlisted", G_TYPE_UINT, &unlisted, NULL));
+      fail_unless_equals_int (count, nref);
+      fail_unless_equals_uint64 (area, ref_area);
+      fail_unless_equals_int (unlisted, nref - max_regions);
+      const GValue *list = gst_structure_get_value (s, "regions");
+      fail_unless_equals_int (gst_value_list_get_size (list), max_regions);
+      /* metas: the other producer's, then ours in list order */
+      gpointer state = NULL;
+      GstMeta *meta;
+      guint k = 0;
+      while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+                  GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+        GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
+        if (r->id == 7)
+          continue;
+        fail_unless (k < max_regions);
+        fail_unless_equals_string (g_quark_to_string (r->roi_type), "hole");
+        fail_unless_equals_int (r->id, 8 + k);
+        fail_unless (r->x == (guint) ref[k].x && r->y == (guint) ref[k].y
+            && r->w == (guint) ref[k].width && r->h == (guint) ref[k].height,
+            "%s frame %d region %u: box (%u,%u %ux%u), want (%d,%d %dx%d)", backends[b], i, k,
+            r->x, r->y, r->w, r->h, ref[k].x, ref[k].y, ref[k].width, ref[k].height);
+        guint64 a = 0;
+        fail_unless (gst_structure_get_uint64 (gst_video_region_of_interest_meta_get_param (r,
+                    "region"), "area", &a));
+        fail_unless_equals_uint64 (a, ref[k].area);
+        const GstStructure *e = gst_value_get_structure (gst_value_list_get_value (list, k));
+        guint x, y;
+        gint id;
+        fail_unless (gst_structure_get (e, "id", G_TYPE_INT, &id, "x", G_TYPE_UINT, &x,
+                "y", G_TYPE_UINT, &y, "area", G_TYPE_UINT64, &a, NULL));
+        fail_unless (id == r->id && x == r->x && y == r->y && a == (guint64) ref[k].area);
+        k++;
+      }
+      fail_unless_equals_int (k, max_regions);
+      g_free (ref);
+      gst_message_unref (m);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in[i]);
+    }
+    /* off: no message, no metas but what came in */
+    g_object_set (hh->element, "measure", FALSE, NULL);
+    gst_harness_push_event (hh, gst_event_new_flush_start ());
+    gst_harness_push_event (hh, gst_event_new_flush_stop (TRUE));
+    gst_harness_push_event (hh, gst_event_new_segment (&(GstSegment) { .format = GST_FORMAT_TIME,
+                .rate = 1.0, .applied_rate = 1.0, .stop = GST_CLOCK_TIME_NONE,
+                .duration = GST_CLOCK_TIME_NONE }));
+    GstBuffer *out = gst_harness_push_and_pull (hh, shapes_buffer (&info, 9));
+    if (b == 2)   /* hybrid holds a frame back: EOS brings it */
+      gst_harness_push_event (hh, gst_event_new_eos ());
+    if (!out)
+      out = gst_harness_pull (hh);
+    fail_unless (out != NULL);
+    fail_unless (gst_buffer_get_meta (out, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) == NULL);
+    fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT) == NULL);
+    gst_buffer_unref (out);
+    gst_element_set_bus (hh->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (hh);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 autofill_suite (void)
 {
@@ -245,6 +374,7 @@ autofill_suite (void)
   tcase_add_test (tc, test_backend_errors);
   tcase_add_test (tc, test_hybrid);
   tcase_add_test (tc, test_yuv_formats);
+  tcase_add_test (tc, test_measure);
   return s;
 }
 

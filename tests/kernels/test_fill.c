@@ -13,6 +13,31 @@
 
 static fv_backend backend = FV_BACKEND_CPU;
 
+/* The plan's regions of the frame just filled against the reference's. */
+static void
+check_regions (const char *name, fv_fill_plan *plan, const fv_image *src, unsigned thr,
+    int conn, const uint8_t *want)
+{
+  fvt_region *ref;
+  const int nref = fvt_ref_regions (src, thr, conn, want, &ref);
+  const fv_fill_region *got;
+  int n = -1;
+  fv_status st = fv_fill_regions (plan, &got, &n);
+  FVT_CHECK (st == FV_OK, "%s: regions: %s", name, fv_last_error ());
+  FVT_CHECK (n == nref, "%s %dx%d conn %d: %d regions, want %d", name, src->width,
+      src->height, conn, n, nref);
+  int bad = 0;
+  for (int i = 0; st == FV_OK && i < n && i < nref; i++)
+    if ((got[i].x != ref[i].x || got[i].y != ref[i].y || got[i].width != ref[i].width
+            || got[i].height != ref[i].height || got[i].area != ref[i].area) && bad++ < 3)
+      fprintf (stderr, "  %s region %d: (%d,%d %dx%d area %lld), want (%d,%d %dx%d area %lld)\n",
+          name, i, got[i].x, got[i].y, got[i].width, got[i].height, (long long) got[i].area,
+          ref[i].x, ref[i].y, ref[i].width, ref[i].height, (long long) ref[i].area);
+  FVT_CHECK (bad == 0, "%s %dx%d conn %d: %d regions differ", name, src->width, src->height,
+      conn, bad);
+  free (ref);
+}
+
 static void
 check (const char *name, const fv_image *src, unsigned thr)
 {
@@ -22,6 +47,7 @@ check (const char *name, const fv_image *src, unsigned thr)
     for (int output = 0; output <= 1; output++)
       for (int threads = 1; threads <= 3; threads += 2) {
         fv_fill_params p = { W, H, thr, 200 + output, conn, output, threads == 1 ? 0 : 7, threads };
+        p.measure = 1;   /* every plan also measures its regions, checked below */
         /* CUDA: threads 3 stands for device images one byte off a word
          * (the kernels' byte loads and stores; host frames are staged
          * aligned, which takes the word paths) */
@@ -59,6 +85,8 @@ check (const char *name, const fv_image *src, unsigned thr)
               bad += ((uint8_t *) dst.data)[(size_t) y * dst.stride + i] != 0xA5;
           FVT_CHECK (bad == 0, "%s %dx%d conn %d output %d threads %d: %ld wrong", name, W, H,
               conn, output, threads, bad);
+          if (st == FV_OK)
+            check_regions (name, plan, src, thr, conn, want);
         }
         fvt_image_free (&dst);
         fv_cuda_free (dev);
@@ -227,5 +255,13 @@ main (int argc, char **argv)
   FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID, "threshold 255");
   p.threshold = 127; p.connectivity = 6;
   FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID, "connectivity 6");
+  /* regions only from a plan that measures */
+  p.connectivity = 4;
+  if (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_OK) {
+    const fv_fill_region *r;
+    int n;
+    FVT_CHECK (fv_fill_regions (plan, &r, &n) == FV_ERR_INVALID, "regions without measure");
+    fv_fill_plan_destroy (plan);
+  }
   return fvt_summary (backend == FV_BACKEND_CUDA ? "test_fill --cuda" : "test_fill");
 }
