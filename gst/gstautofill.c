@@ -426,13 +426,13 @@ gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
   st = fv_fill_execute (self->cpu_plan, &src, &dst);
   gst_video_frame_unmap (&fin);
   gst_video_frame_unmap (&fout);
-  if (st == FV_OK)
-    st = attach_regions (self, self->cpu_plan, out);
   fv_status gst_ = FV_OK;
-  *outbuf = finish_gpu_frame (self, &gst_);
+  *outbuf = finish_gpu_frame (self, &gst_);   /* the earlier frame's message first */
   self->cpu_outbuf = out;
   if (st == FV_OK)
     st = gst_;
+  if (st == FV_OK)
+    st = attach_regions (self, self->cpu_plan, out);
   if (st != FV_OK) {
     gst_clear_buffer (outbuf);
     gst_clear_buffer (&self->cpu_outbuf);

@@ -74,7 +74,7 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     if (px >= (1LL << 31) && q.spread.min_chunks < (int) (px >> 30) + 1)
       q.spread.min_chunks = (int) (px >> 30) + 1;
     fv_status st = fv_spread_chunked (&q.spread, device, fv_fill_cuda_bytes (p->width,
-            p->height, p->measure), &chunked);
+            p->height), &chunked);
     if (st != FV_OK)
       return st;
     if (chunked && p->measure) {

@@ -64,23 +64,20 @@ sub_destroy (void *plan, void *user)
 }
 
 size_t
-fv_fill_cuda_bytes (int width, int height, int measure)
+fv_fill_cuda_bytes (int width, int height)
 {
   /* frame and result, and per 32x32 tile its 128 edge slots and 32 words
-   * of bits (fv_fill_cuda.cu); measuring, a label and a record index a
-   * pixel and a region record (24 bytes) for every two pixels */
+   * of bits (fv_fill_cuda.cu); measuring adds host memory only */
   const size_t pitch = ((size_t) width + 511) / 512 * 512;
   const size_t tiles = (size_t) ((width + 31) / 32) * ((height + 31) / 32);
-  const size_t px = (size_t) width * height;
-  return 4 * (1 + tiles * 160) + 2 * pitch * height + ((size_t) 1 << 20)
-      + (measure ? 8 * px + 24 * (px / 2 + 2) : 0);
+  return 4 * (1 + tiles * 160) + 2 * pitch * height + ((size_t) 1 << 20);
 }
 
 static size_t
 sub_bytes (int width, int height, void *user)
 {
   (void) user;
-  return fv_fill_cuda_bytes (width, height, 0);
+  return fv_fill_cuda_bytes (width, height);
 }
 
 /* Whether frame pixel (x, y), next to the chunk being staged, is known

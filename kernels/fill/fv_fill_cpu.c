@@ -19,11 +19,6 @@
 #include "fv_fill_plan.h"
 #include "../common/fv_parallel.h"
 
-#ifndef MAX
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#endif
-
 #define BORDER_LABEL 1u
 
 typedef struct {
@@ -360,102 +355,18 @@ phase_write (fill_job *j)
   }
 }
 
-/* measure: the enclosed runs (no fill reached them, or only fills that
- * never joined the border) joined into regions by a union-find over the
- * runs, row after row, in raster order, so that a region's root is its
- * first run; one pass over the runs, none over the pixels. */
-typedef struct {
-  uint32_t *parent;       /* per enclosed run, in raster order */
-  fv_fill_region *box;    /* per enclosed run, then per root */
-  size_t n, cap;
-} region_runs;
-
+/* measure: this row's enclosed runs (no fill reached them, or only fills
+ * that never joined the border) */
 static int
-region_runs_add (region_runs *rr, const run_t *r, int y)
+enclosed_spans (void *ctx, int y, fv_fill_span *out)
 {
-  if (rr->n == rr->cap) {
-    size_t cap = rr->cap ? 2 * rr->cap : 1024;
-    uint32_t *p = realloc (rr->parent, cap * sizeof *p);
-    if (p)
-      rr->parent = p;
-    fv_fill_region *b = p ? realloc (rr->box, cap * sizeof *b) : NULL;
-    if (!b)
-      return 0;
-    rr->box = b;
-    rr->cap = cap;
-  }
-  rr->parent[rr->n] = (uint32_t) rr->n;
-  rr->box[rr->n] = (fv_fill_region) { r->x0, y, r->x1 - r->x0, 1, r->x1 - r->x0 };
-  rr->n++;
-  return 1;
-}
-
-static void
-region_merge (fv_fill_region *a, const fv_fill_region *b)
-{
-  const int x1 = MAX (a->x + a->width, b->x + b->width);
-  const int y1 = MAX (a->y + a->height, b->y + b->height);
-  a->x = MIN (a->x, b->x);
-  a->y = MIN (a->y, b->y);
-  a->width = x1 - a->x;
-  a->height = y1 - a->y;
-  a->area += b->area;
-}
-
-static fv_status
-measure_regions (fv_fill_plan *pl)
-{
-  const int H = pl->p.height, e = pl->p.connectivity == 8;
-  row_index *ri = pl->rows;
-  region_runs rr = { 0 };
-  /* the enclosed runs' indices in rr of the row above, by run */
-  int32_t *prev = malloc (sizeof (int32_t) * ((size_t) pl->p.width / 2 + 2));
-  int32_t *cur = malloc (sizeof (int32_t) * ((size_t) pl->p.width / 2 + 2));
-  int ok = prev && cur;
-  for (int y = 0; y < H && ok; y++) {
-    const run_t *a = ri->row[y];
-    const int na = ri->count[y];
-    for (int k = 0; k < na && ok; k++) {
-      const int enclosed = !pl->outside[a[k].label];
-      cur[k] = enclosed ? (int32_t) rr.n : -1;
-      if (enclosed)
-        ok = region_runs_add (&rr, &a[k], y);
-    }
-    if (y > 0 && ok) {   /* two pointers over this row's and the last row's runs */
-      const run_t *b = ri->row[y - 1];
-      const int nb = ri->count[y - 1];
-      for (int i = 0, j = 0; i < na && j < nb;) {
-        if (cur[i] >= 0 && prev[j] >= 0 && a[i].x0 < b[j].x1 + e && b[j].x0 < a[i].x1 + e)
-          uf_union (rr.parent, (uint32_t) cur[i], (uint32_t) prev[j]);
-        if (a[i].x1 < b[j].x1) i++; else j++;
-      }
-    }
-    int32_t *t = prev; prev = cur; cur = t;
-  }
-  free (prev);
-  free (cur);
-  /* union by the smaller index: every root precedes its runs */
-  size_t nroots = 0;
-  for (size_t i = 0; ok && i < rr.n; i++) {
-    const uint32_t r = uf_find (rr.parent, (uint32_t) i);
-    if (r == i)
-      nroots++;
-    else
-      region_merge (&rr.box[r], &rr.box[i]);
-  }
-  if (ok && !fv_fill_regions_reserve (pl, nroots))
-    ok = 0;
-  pl->nregions = 0;
-  for (size_t i = 0; ok && i < rr.n; i++)
-    if (rr.parent[i] == i)
-      pl->regions[pl->nregions++] = rr.box[i];
-  free (rr.parent);
-  free (rr.box);
-  if (!ok) {
-    fv_set_last_error ("out of memory measuring the regions");
-    return FV_ERR_NOMEM;
-  }
-  return FV_OK;
+  const fv_fill_plan *pl = ctx;
+  const run_t *r = pl->rows->row[y];
+  int n = 0;
+  for (int k = 0; k < pl->rows->count[y]; k++)
+    if (!pl->outside[r[k].label])
+      out[n++] = (fv_fill_span) { r[k].x0, r[k].x1 };
+  return n;
 }
 
 fv_status
@@ -490,7 +401,7 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
     fv_set_last_error ("out of memory for the fill");
     return FV_ERR_NOMEM;
   }
-  return p->measure ? measure_regions (pl) : FV_OK;
+  return p->measure ? fv_fill_measure_spans (pl, enclosed_spans, pl) : FV_OK;
 }
 
 void

@@ -28,13 +28,6 @@ constexpr int WALL = -1;
 constexpr int TILES_A_BLOCK = 8;
 constexpr unsigned ALL = 0xffffffffu;
 
-/* measure: one enclosed region, accumulated by atomics */
-struct Region {
-  int first;             /* its first pixel, y * width + x: the order of the list */
-  unsigned area;
-  int x0, y0, x1, y1;    /* inclusive */
-};
-
 struct fv_fill_cuda {
   fv::PlanStream ps;
   int *slots;            /* 1 + tiles x SLOTS: the outside, then each tile's edge */
@@ -42,12 +35,7 @@ struct fv_fill_cuda {
                           * pass 3 leaves the enclosed rows in them */
   unsigned char *d_src, *d_dst;
   size_t d_pitch;
-  /* measure: a union-find label per pixel (-1 off the regions), each root's
-   * record, the records and their count */
-  int *label, *record;
-  Region *regions;
-  unsigned *count;
-  size_t regions_cap;
+  unsigned *host_bits;    /* measure: the enclosed bits, fetched (pinned) */
 };
 
 struct Frame {
@@ -387,90 +375,34 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
   }
 }
 
-/* measure, pass 1: a label for each enclosed pixel, its own index */
-__global__ void
-measure_init (Frame f, const unsigned *enclosed, int *label)
-{
-  const long long p = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= (long long) f.w * f.h)
-    return;
-  const int x = (int) (p % f.w), y = (int) (p / f.w);
-  const int tile = y / T * f.tiles_x + x / T;
-  const bool in = enclosed[(size_t) tile * T + y % T] >> (x % T) & 1;
-  const int i = y * f.w + x;
-  label[i] = in ? i : -1;
-}
-
-/* pass 2: each enclosed pixel united with its enclosed neighbours above
- * and to the left (and diagonally above with 8-connectivity); the smaller
- * index wins, so a region's root is its first pixel */
-__global__ void
-measure_union (Frame f, int *label)
-{
-  const long long p = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= (long long) f.w * f.h)
-    return;
-  const int x = (int) (p % f.w), y = (int) (p / f.w);
-  const int i = y * f.w + x;
-  volatile int *L = label;
-  if (L[i] < 0)
-    return;
-  if (x > 0 && L[i - 1] >= 0)
-    unite (L, i, i - 1);
-  if (y > 0) {
-    const int u = i - f.w;
-    if (L[u] >= 0)
-      unite (L, i, u);
-    if (f.conn8 && x > 0 && L[u - 1] >= 0)
-      unite (L, i, u - 1);
-    if (f.conn8 && x + 1 < f.w && L[u + 1] >= 0)
-      unite (L, i, u + 1);
-  }
-}
-
-/* pass 3: every pixel's label made its root; each root gets a record */
-__global__ void
-measure_roots (Frame f, int *label, int *record, Region *regions, unsigned *count)
-{
-  const long long p = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= (long long) f.w * f.h)
-    return;
-  const int x = (int) (p % f.w), y = (int) (p / f.w);
-  const int i = y * f.w + x;
-  if (label[i] < 0)
-    return;
-  const int r = root_of (label, i);
-  label[i] = r;
-  if (r == i) {
-    const unsigned k = atomicAdd (count, 1u);
-    record[i] = (int) k;
-    regions[k] = Region { i, 0u, x, y, x, y };
-  }
-}
-
-/* pass 4: each pixel counted into its root's record */
-__global__ void
-measure_add (Frame f, const int *label, const int *record, Region *regions)
-{
-  const long long p = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= (long long) f.w * f.h)
-    return;
-  const int x = (int) (p % f.w), y = (int) (p / f.w);
-  const int i = y * f.w + x, r = label[i];
-  if (r < 0)
-    return;
-  Region *g = &regions[record[r]];
-  atomicAdd (&g->area, 1u);
-  atomicMin (&g->x0, x);
-  atomicMax (&g->x1, x);
-  atomicMax (&g->y1, y);   /* y0 is the root's row, the region's first */
-}
+/* measure: row y's enclosed runs from the enclosed bits pass 3 left (one
+ * word a tile row, bit k = column k) */
+struct Enclosed {
+  const unsigned *bits;
+  int w, tiles_x;
+};
 
 int
-by_first (const void *a, const void *b)
+enclosed_spans (void *ctx, int y, fv_fill_span *out)
 {
-  const int fa = ((const Region *) a)->first, fb = ((const Region *) b)->first;
-  return (fa > fb) - (fa < fb);
+  const Enclosed *e = (const Enclosed *) ctx;
+  int n = 0, open = -1;
+  for (int tx = 0; tx < e->tiles_x; tx++) {
+    unsigned word = e->bits[((size_t) (y / T) * e->tiles_x + tx) * T + y % T];
+    const int x0 = tx * T;
+    for (int k = 0; k < T && x0 + k < e->w; k++) {
+      const bool in = word >> k & 1;
+      if (in && open < 0)
+        open = x0 + k;
+      else if (!in && open >= 0) {
+        out[n++] = fv_fill_span { open, x0 + k };
+        open = -1;
+      }
+    }
+  }
+  if (open >= 0)
+    out[n++] = fv_fill_span { open, e->w };
+  return n;
 }
 
 }  // namespace
@@ -479,36 +411,17 @@ extern "C" fv_status
 fv_fill_cuda_regions (fv_fill_plan *pl)
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
+  const fv_fill_params *p = &pl->p;
   pl->nregions = 0;
-  if (!c)
+  if (!c || !c->host_bits)
     return FV_ERR_INVALID;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  unsigned n = 0;
-  FV_CUDA_TRY (cudaMemcpyAsync (&n, c->count, sizeof n, cudaMemcpyDeviceToHost, c->ps.stream));
+  const int tiles_x = (p->width + T - 1) / T, tiles = tiles_x * ((p->height + T - 1) / T);
+  FV_CUDA_TRY (cudaMemcpyAsync (c->host_bits, c->bits, sizeof (unsigned) * tiles * T,
+      cudaMemcpyDeviceToHost, c->ps.stream));
   FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
-  if (n > c->regions_cap) {
-    fv_set_last_error ("the GPU counted %u regions, more than the %zu it has room for", n,
-        c->regions_cap);
-    return FV_ERR_CUDA;
-  }
-  Region *host = (Region *) malloc (sizeof (Region) * (n ? n : 1));
-  if (!host || !fv_fill_regions_reserve (pl, n)) {
-    free (host);
-    fv_set_last_error ("out of memory for %u regions", n);
-    return FV_ERR_NOMEM;
-  }
-  cudaError_t e = cudaMemcpy (host, c->regions, sizeof (Region) * n, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    free (host);
-    FV_CUDA_TRY (e);
-  }
-  qsort (host, n, sizeof *host, by_first);   /* records come in no order: by first pixel */
-  for (unsigned k = 0; k < n; k++)
-    pl->regions[k] = fv_fill_region { host[k].x0, host[k].y0, host[k].x1 - host[k].x0 + 1,
-      host[k].y1 - host[k].y0 + 1, (int64_t) host[k].area };
-  pl->nregions = (int) n;
-  free (host);
-  return FV_OK;
+  Enclosed e = { c->host_bits, p->width, tiles_x };
+  return fv_fill_measure_spans (pl, enclosed_spans, &e);
 }
 
 extern "C" fv_status
@@ -526,14 +439,8 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, p->width, p->height));
   size_t pitch2;
   FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, p->width, p->height));
-  if (p->measure) {   /* as fv_fill_cuda_bytes counts */
-    const size_t px = (size_t) p->width * p->height;
-    c->regions_cap = px / 2 + 2;   /* a checkerboard of one-pixel holes at most */
-    FV_CUDA_TRY (cudaMalloc (&c->label, sizeof (int) * px));
-    FV_CUDA_TRY (cudaMalloc (&c->record, sizeof (int) * px));
-    FV_CUDA_TRY (cudaMalloc (&c->regions, sizeof (Region) * c->regions_cap));
-    FV_CUDA_TRY (cudaMalloc (&c->count, sizeof (unsigned)));
-  }
+  if (p->measure)
+    FV_CUDA_TRY (cudaMallocHost (&c->host_bits, sizeof (unsigned) * tiles * T));
   return FV_OK;
 }
 
@@ -563,15 +470,6 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
       ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0);
   FV_CUDA_TRY (cudaGetLastError ());
-  if (p->measure) {   /* the enclosed pixels' regions, from the bits pass 3 left */
-    const unsigned grid = (unsigned) (((size_t) p->width * p->height + 255) / 256);
-    FV_CUDA_TRY (cudaMemsetAsync (c->count, 0, sizeof (unsigned), c->ps.stream));
-    measure_init<<<grid, 256, 0, c->ps.stream>>> (f, c->bits, c->label);
-    measure_union<<<grid, 256, 0, c->ps.stream>>> (f, c->label);
-    measure_roots<<<grid, 256, 0, c->ps.stream>>> (f, c->label, c->record, c->regions, c->count);
-    measure_add<<<grid, 256, 0, c->ps.stream>>> (f, c->label, c->record, c->regions);
-    FV_CUDA_TRY (cudaGetLastError ());
-  }
   if (dst->mem == FV_MEM_HOST)
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, p->width,
         p->height, cudaMemcpyDeviceToHost, c->ps.stream));
@@ -600,10 +498,7 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   cudaFree (c->bits);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
-  cudaFree (c->label);
-  cudaFree (c->record);
-  cudaFree (c->regions);
-  cudaFree (c->count);
+  cudaFreeHost (c->host_bits);
   c->ps.close ();
   free (c);
   pl->cuda = nullptr;

@@ -45,13 +45,22 @@ fv_status fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *src, const f
 fv_status fv_fill_cuda_wait (fv_fill_plan *plan);
 void fv_fill_cuda_free (fv_fill_plan *plan);
 
-/* Device bytes a whole-frame CUDA plan of width x height takes (measuring
- * or not). */
-size_t fv_fill_cuda_bytes (int width, int height, int measure);
+/* Device bytes a whole-frame CUDA plan of width x height takes. */
+size_t fv_fill_cuda_bytes (int width, int height);
 /* The CUDA plan's regions, fetched after its frame is done. */
 fv_status fv_fill_cuda_regions (fv_fill_plan *pl);
 /* Room for n regions in pl->regions; 0 when out of memory. */
 int fv_fill_regions_reserve (fv_fill_plan *pl, size_t n);
+
+/* measure, on every back end: the enclosed runs of each row, [x0, x1), in
+ * order, from a back end's own labels (fv_fill_measure.c joins them into
+ * pl->regions). spans(ctx, y, out) writes row y's and returns how many
+ * (at most width / 2 + 1). */
+typedef struct {
+  int32_t x0, x1;
+} fv_fill_span;
+fv_status fv_fill_measure_spans (fv_fill_plan *pl,
+    int (*spans) (void *ctx, int y, fv_fill_span *out), void *ctx);
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,
