@@ -6,6 +6,8 @@
 #include "gstfftconvolve.h"
 #include "gstvjdetect.h"
 
+GST_ELEMENT_REGISTER_DECLARE (metapublish);
+
 #include "fv_config.h"   /* FV_VERSION and the rest, from meson.build */
 
 #define PACKAGE FV_PACKAGE
@@ -17,6 +19,7 @@ plugin_init (GstPlugin *plugin)
   ok &= GST_ELEMENT_REGISTER (autofill, plugin);
   ok &= GST_ELEMENT_REGISTER (fftconvolve, plugin);
   ok &= GST_ELEMENT_REGISTER (vjdetect, plugin);
+  ok &= GST_ELEMENT_REGISTER (metapublish, plugin);
   return ok;
 }
 
