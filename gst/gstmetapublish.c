@@ -17,7 +17,9 @@
  *              "params":{"region":{"area":18767,"index":0}}}]}
  * ]|
  * (one line each; "pts" and "running_time" in nanoseconds, null when the
- * buffer has none).
+ * buffer has none). Built against GStreamer 1.24 or later, a frame's
+ * analytics object-detection Mtds (GstAnalyticsRelationMeta) are listed too,
+ * under "objects": type, id, box and location confidence.
  *
  * `location` says where documents go: a file path (JSON lines, appended,
  * and a file that the next document would take past `max-size` bytes becomes
@@ -56,6 +58,9 @@
 #include <gst/video/video.h>
 #include "fv_config.h"
 #include "fvpublish.h"
+#if FV_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_metapublish_debug);
 #define GST_CAT_DEFAULT gst_metapublish_debug
@@ -199,6 +204,45 @@ add_region (JsonBuilder *b, const GstVideoRegionOfInterestMeta *m)
   json_builder_end_object (b);
 }
 
+#if FV_HAVE_GST_ANALYTICS
+/* the analytics OD Mtds, when the buffer has a relation meta */
+static void
+add_objects (JsonBuilder *b, GstBuffer *buf)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  if (!rmeta)
+    return;
+  json_builder_set_member_name (b, "objects");
+  json_builder_begin_array (b);
+  gpointer state = NULL;
+  GstAnalyticsODMtd od;
+  while (gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_od_mtd_get_mtd_type (), &od)) {
+    gint x, y, w, h;
+    gfloat conf;
+    if (!gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &h, &conf))
+      continue;
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "type");
+    json_builder_add_string_value (b, g_quark_to_string (gst_analytics_od_mtd_get_obj_type (&od)));
+    json_builder_set_member_name (b, "id");
+    json_builder_add_int_value (b, gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od));
+    json_builder_set_member_name (b, "x");
+    json_builder_add_int_value (b, x);
+    json_builder_set_member_name (b, "y");
+    json_builder_add_int_value (b, y);
+    json_builder_set_member_name (b, "width");
+    json_builder_add_int_value (b, w);
+    json_builder_set_member_name (b, "height");
+    json_builder_add_int_value (b, h);
+    json_builder_set_member_name (b, "confidence");
+    json_builder_add_double_value (b, conf);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+}
+#endif
+
 /* whether buf has a region of one of types (NULL: every buffer does) */
 static gboolean
 wanted (GstBuffer *buf, gchar **types)
@@ -248,6 +292,9 @@ document (GstMetapublish *self, GstBuffer *buf, const gchar *stream)
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
     add_region (b, (GstVideoRegionOfInterestMeta *) m);
   json_builder_end_array (b);
+#if FV_HAVE_GST_ANALYTICS
+  add_objects (b, buf);
+#endif
   json_builder_end_object (b);
   JsonGenerator *gen = json_generator_new ();
   JsonNode *root = json_builder_get_root (b);

@@ -12,8 +12,11 @@ fails fails the test. Arguments: the source root, the plugin folder."""
 import glob
 import os
 import re
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 
 root, plugin_dir = sys.argv[1], sys.argv[2]
 os.chdir(root)
@@ -64,9 +67,34 @@ def adapt(line):
     line = re.sub(r"rtspsrc location=rtsp://HOST:\d+/(\S+) ! decodebin",
                   r"rtspsrc location=rtsp://127.0.0.1:%s/\1 ! decodebin ! identity eos-after=%d"
                   % (RTSP_PORT, FRAMES), line)
+    # metapublish: brokers become a local mosquitto, files a temporary folder
+    if "mqtt://" in line:
+        line = re.sub(r"location=mqtt://[^/\s]+/", "location=mqtt://127.0.0.1:%d/" % mqtt_port(),
+                      line)
+    line = re.sub(r"(metapublish\b[^!]*\blocation=)(?!mqtt://|-\s)(\S+)",
+                  lambda m: m.group(1) + os.path.join(TMP, os.path.basename(m.group(2))), line)
     if not have_gpu:
         line = re.sub(r"\bbackend=(cuda|hybrid)\b", "backend=auto", line)
     return line
+
+
+TMP = tempfile.mkdtemp(prefix="fvdocs")
+broker = None
+
+
+def mqtt_port():
+    """a local mosquitto for documented metapublish lines (a port nobody
+    listens on where it is not installed: the lines still run)"""
+    global broker
+    if broker is None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        broker = (subprocess.Popen([exe, "-p", str(port)], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL) if os.access(exe, os.X_OK)
+                  else False, port)
+    return broker[1]
 
 
 RTSP_PORT = "8657"
@@ -119,5 +147,9 @@ for f in files:
 if server is not None:
     server.terminate()
     server.wait()
+if broker and broker[0]:
+    broker[0].terminate()
+    broker[0].wait()
+shutil.rmtree(TMP, ignore_errors=True)
 print("%d launch lines run, %d failed, %d skipped" % (ran, failed, skipped))
 sys.exit(1 if failed or ran < 10 else 0)

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""pipelines/inspection.sh as a user runs it, on the sample clip of parts:
+- the recording shows an inspection (filled silhouettes: neither blank nor
+  all white);
+- it publishes one JSON document a frame to a file, with the holes
+  measured (the plate's seven holes when it is in view);
+- with --broker it publishes the same to a real mosquitto broker, read back
+  with mosquitto_sub.
+
+    test_inspection.py SOURCE_DIR PLUGIN_DIR"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+src, plugin = sys.argv[1], sys.argv[2]
+checks = failed = 0
+
+
+def check(ok, what):
+    global checks, failed
+    checks += 1
+    if not ok:
+        failed += 1
+        print(f"FAIL {what}")
+
+
+def inspection(tmp, *args):
+    env = dict(os.environ, DISPLAY="", WAYLAND_DISPLAY="", FV_PLUGIN_DIR=plugin)
+    return subprocess.run(["bash", f"{src}/pipelines/inspection.sh", *args], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def white_fractions(video, tmp):
+    raw = os.path.join(tmp, "frames.gray")
+    subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={video}", "!", "decodebin",
+                    "!", "videoconvert", "!", "video/x-raw,format=GRAY8,width=400,height=300",
+                    "!", "filesink", f"location={raw}"], check=True, timeout=120)
+    data = open(raw, "rb").read()
+    n = 400 * 300
+    return [sum(1 for b in data[i:i + n] if b > 127) / n for i in range(0, len(data) - n + 1, n)]
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="fvinsp")
+    try:
+        docs_path = os.path.join(tmp, "m.jsonl")
+        video = os.path.join(tmp, "inspection.webm")
+        r = inspection(tmp, "--publish", docs_path, "--name", "line-1", video)
+        check(r.returncode == 0, f"inspection.sh failed: {r.stderr[-2000:]}")
+        white = white_fractions(video, tmp)
+        mean = sum(white) / max(1, len(white))
+        check(len(white) == 120 and 0.05 < mean < 0.6 and max(white) < 0.9,
+              f"recording: {len(white)} frames, mean white {mean:.3f}, most {max(white):.3f}")
+        docs = [json.loads(line) for line in open(docs_path)]
+        holes = [len(d["regions"]) for d in docs]
+        check(len(docs) == 120 and all(d["stream"] == "line-1" for d in docs),
+              f"documents: {len(docs)}")
+        check(max(holes) == 7 and all(r["type"] == "region" and r["params"]["region"]["area"] >= 20
+                                      for d in docs for r in d["regions"]),
+              f"holes per frame {holes}")
+        mosquitto = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        if os.access(mosquitto, os.X_OK) and shutil.which("mosquitto_sub"):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            broker = subprocess.Popen([mosquitto, "-p", str(port)], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+            time.sleep(0.5)
+            sub = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-t",
+                                    "fastvision/inspection/#", "-q", "1", "-C", "120", "-W", "120"],
+                                   stdout=subprocess.PIPE, text=True)
+            time.sleep(0.5)
+            r = inspection(tmp, "--broker", f"127.0.0.1:{port}", "--name", "line-2",
+                           os.path.join(tmp, "b.webm"))
+            out, _ = sub.communicate(timeout=150)
+            broker.terminate()
+            got = [json.loads(line) for line in out.splitlines() if line.strip()]
+            check(r.returncode == 0 and len(got) == 120
+                  and [len(d["regions"]) for d in got] == holes
+                  and all(d["stream"] == "line-2" for d in got),
+                  f"broker: {len(got)} documents of 120")
+        else:
+            print("no mosquitto: the broker part is skipped")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{checks - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
