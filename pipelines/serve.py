@@ -7,11 +7,17 @@ files (played once, at their own rate), or rtsp:// URLs of upstream
 cameras. A deployment scales by
 running one server per host or per GPU; clients need nothing but RTSP.
 
-    pipelines/serve.py [--port 8554] [--width W --height H] INPUT [INPUT...]
+    pipelines/serve.py [--port 8554] [--width W --height H]
+                       [--publish LOCATION] INPUT [INPUT...]
     -> rtsp://HOST:8554/cam0, /cam1, ...
+
+--publish sends each mount's detections out as JSON documents through
+metapublish (docs/metapublish.md): mqtt://BROKER[:PORT]/TOPIC ({stream}
+becomes HOSTNAME-camN), a file or -.
 """
 import argparse
 import os
+import socket
 import sys
 
 import gi
@@ -19,9 +25,14 @@ gi.require_version("Gst", "1.0")
 gi.require_version("GstRtspServer", "1.0")
 from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
 
-CHAIN = ("videoconvert ! vjdetect ! satfilter roi-type=face radius=12 ! videoconvert ! "
+CHAIN = ("videoconvert ! vjdetect ! satfilter roi-type=face radius=12 ! {publish}videoconvert ! "
          "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! "
          "rtph264pay name=pay0 pt=96 config-interval=1")
+
+
+def chain(publish, name):
+    pub = "metapublish location=%s stream-name=%s ! " % (publish, name) if publish else ""
+    return CHAIN.format(publish=pub)
 
 
 def source_for(inp, width, height):
@@ -41,6 +52,8 @@ def main():
     ap.add_argument("--port", default="8554")
     ap.add_argument("--width", type=int, default=0)
     ap.add_argument("--height", type=int, default=0)
+    ap.add_argument("--publish", default="",
+                    help="metapublish location for every mount's detections")
     ap.add_argument("inputs", nargs="+")
     args = ap.parse_args()
     Gst.init(None)
@@ -49,7 +62,9 @@ def main():
     mounts = server.get_mount_points()
     for i, inp in enumerate(args.inputs):
         factory = GstRtspServer.RTSPMediaFactory()
-        factory.set_launch("( %s ! %s )" % (source_for(inp, args.width, args.height), CHAIN))
+        name = "%s-cam%d" % (socket.gethostname(), i)
+        factory.set_launch("( %s ! %s )" % (source_for(inp, args.width, args.height),
+                                            chain(args.publish, name)))
         factory.set_shared(True)   # one pipeline a mount, whatever the number of clients
         mounts.add_factory("/cam%d" % i, factory)
         print("rtsp://127.0.0.1:%s/cam%d <- %s" % (args.port, i, inp), flush=True)
