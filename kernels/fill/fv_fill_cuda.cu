@@ -375,36 +375,6 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
   }
 }
 
-/* measure: row y's enclosed runs from the enclosed bits pass 3 left (one
- * word a tile row, bit k = column k) */
-struct Enclosed {
-  const unsigned *bits;
-  int w, tiles_x;
-};
-
-int
-enclosed_spans (void *ctx, int y, fv_fill_span *out)
-{
-  const Enclosed *e = (const Enclosed *) ctx;
-  int n = 0, open = -1;
-  for (int tx = 0; tx < e->tiles_x; tx++) {
-    unsigned word = e->bits[((size_t) (y / T) * e->tiles_x + tx) * T + y % T];
-    const int x0 = tx * T;
-    for (int k = 0; k < T && x0 + k < e->w; k++) {
-      const bool in = word >> k & 1;
-      if (in && open < 0)
-        open = x0 + k;
-      else if (!in && open >= 0) {
-        out[n++] = fv_fill_span { open, x0 + k };
-        open = -1;
-      }
-    }
-  }
-  if (open >= 0)
-    out[n++] = fv_fill_span { open, e->w };
-  return n;
-}
-
 }  // namespace
 
 extern "C" fv_status
@@ -420,8 +390,8 @@ fv_fill_cuda_regions (fv_fill_plan *pl)
   FV_CUDA_TRY (cudaMemcpyAsync (c->host_bits, c->bits, sizeof (unsigned) * tiles * T,
       cudaMemcpyDeviceToHost, c->ps.stream));
   FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
-  Enclosed e = { c->host_bits, p->width, tiles_x };
-  return fv_fill_measure_spans (pl, enclosed_spans, &e);
+  fv_fill_bits bits = { c->host_bits, p->width, tiles_x };
+  return fv_fill_measure_spans (pl, fv_fill_bits_spans, &bits);
 }
 
 extern "C" fv_status

@@ -118,3 +118,33 @@ fv_fill_measure_spans (fv_fill_plan *pl, int (*spans) (void *ctx, int y, fv_fill
   }
   return FV_OK;
 }
+
+int
+fv_fill_bits_spans (void *ctx, int y, fv_fill_span *out)
+{
+  const fv_fill_bits *e = ctx;
+  int n = 0, open = -1;   /* where the run being read started, -1: none */
+  for (int tx = 0; tx < e->tiles_x; tx++) {
+    const int x0 = tx * 32, valid = MIN (e->width - x0, 32);
+    const uint64_t mask = (1ull << valid) - 1;
+    const uint64_t in = (uint64_t) e->bits[((size_t) (y / 32) * e->tiles_x + tx) * 32 + y % 32]
+        & mask, gaps = ~in & mask;
+    /* a word wholly inside or outside a run costs one test, otherwise one
+     * step a transition */
+    for (int k = 0; k < valid;) {
+      const uint64_t rest = (open < 0 ? in : gaps) >> k;
+      if (!rest)
+        break;
+      k += __builtin_ctzll (rest);
+      if (open < 0) {
+        open = x0 + k;
+      } else {
+        out[n++] = (fv_fill_span) { open, x0 + k };
+        open = -1;
+      }
+    }
+  }
+  if (open >= 0)
+    out[n++] = (fv_fill_span) { open, e->width };
+  return n;
+}

@@ -61,6 +61,14 @@ typedef struct {
 } fv_fill_span;
 fv_status fv_fill_measure_spans (fv_fill_plan *pl,
     int (*spans) (void *ctx, int y, fv_fill_span *out), void *ctx);
+
+/* The GPU's enclosed bits as fv_fill_measure_spans reads them: 32x32 tiles
+ * in rows of tiles_x, 32 words a tile (one a row, bit k = column k). */
+typedef struct {
+  const unsigned *bits;
+  int width, tiles_x;
+} fv_fill_bits;
+int fv_fill_bits_spans (void *bits, int y, fv_fill_span *out);
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,

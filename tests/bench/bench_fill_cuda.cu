@@ -91,8 +91,9 @@ main (int argc, char **argv)
   lm_fn lm = (lm_fn) sym ("nppiLabelMarkersUF_8u32u_C1R_Ctx");
   printf ("# %s; NPP floodFill %s, labelMarkersUF %s\n", prop.name, ff && ffs ? "found" : "not found",
       lm && lms ? "found" : "not found");
-  printf ("| size | frame | fastvision ms | NPP floodFill ms | NPP labelMarkersUF ms | floodFill / ours |\n");
-  printf ("|---|---|---|---|---|---|\n");
+  printf ("| size | frame | fastvision ms | NPP floodFill ms | NPP labelMarkersUF ms | floodFill / ours "
+      "| fill + measure ms | regions |\n");
+  printf ("|---|---|---|---|---|---|---|---|\n");
   struct { const char *name; int w, h; } sizes[] = {
     {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320} };
   for (auto &s : sizes)
@@ -145,8 +146,20 @@ main (int argc, char **argv)
         cudaFree (buf);
         cudaFree (lab);
       }
-      printf ("| %s | %s | %.4f | %.3f | %.3f | %.1fx |\n", s.name, ff_kind_names[k], ours, nff, nlm,
-          nff > 0 ? nff / ours : 0.0);
+      /* measure=true: the fill, the enclosed bits back and the regions joined on the host */
+      fv_fill_params pm = p;
+      pm.measure = 1;
+      fv_fill_plan *mplan;
+      double meas = -1;
+      int nreg = -1;
+      if (fv_fill_plan_create (&mplan, &pm, FV_BACKEND_CUDA, 0, stream) == FV_OK) {
+        const fv_fill_region *r;
+        meas = median_ms ([&] { fv_fill_execute (mplan, &a, &b); fv_fill_regions (mplan, &r, &nreg); },
+            20);
+        fv_fill_plan_destroy (mplan);
+      }
+      printf ("| %s | %s | %.4f | %.3f | %.3f | %.1fx | %.3f | %d |\n", s.name, ff_kind_names[k], ours,
+          nff, nlm, nff > 0 ? nff / ours : 0.0, meas, nreg);
       fv_fill_plan_destroy (plan);
       cudaFree (din); cudaFree (dout); cudaFree (dpad);
     }
