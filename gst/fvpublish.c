@@ -123,6 +123,8 @@ file_send (FvPublisher *p, gchar *doc, GError **error)
 
 /* ---- MQTT ---- */
 
+#if FV_HAVE_MOSQUITTO
+
 /* mqtt://HOST[:PORT]/TOPIC, {stream} in the topic replaced */
 static gboolean
 parse_mqtt (FvPublisher *p, const gchar *location, const gchar *stream, GError **error)
@@ -157,8 +159,6 @@ parse_mqtt (FvPublisher *p, const gchar *location, const gchar *stream, GError *
   g_strfreev (parts);
   return TRUE;
 }
-
-#if FV_HAVE_MOSQUITTO
 
 static void
 post_event (FvPublisher *p, const gchar *event)
