@@ -37,6 +37,9 @@
 #include "gstsatfilter.h"
 #include "fv_config.h"
 #include "fv_cuda.h"
+#if FV_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_sat_filter_debug);
 #define GST_CAT_DEFAULT gst_sat_filter_debug
@@ -235,6 +238,59 @@ run_plans (GstSatFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   return GST_FLOW_OK;
 }
 
+
+/* The regions of type roi on buf: its region-of-interest metas, and with
+ * GStreamer's analytics library (1.24+) its object-detection Mtds, but for
+ * those that carry the id of a ROI meta of the same type already listed
+ * (vjdetect and DL Streamer attach both for one object). */
+typedef struct {
+  gint x, y, w, h;
+} FvRoiRect;
+
+static GArray *
+regions_of_type (GstBuffer *buf, GQuark roi)
+{
+  GArray *rects = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint));
+  gpointer state = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
+    if (r->roi_type != roi)
+      continue;
+    FvRoiRect rect = { (gint) MIN (r->x, (guint) G_MAXINT), (gint) MIN (r->y, (guint) G_MAXINT),
+      (gint) MIN (r->w, (guint) G_MAXINT), (gint) MIN (r->h, (guint) G_MAXINT) };
+    g_array_append_val (rects, rect);
+    g_array_append_val (ids, r->id);
+  }
+#if FV_HAVE_GST_ANALYTICS
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  GstAnalyticsODMtd od;
+  state = NULL;
+  while (rmeta && gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_od_mtd_get_mtd_type (), &od)) {
+    if (gst_analytics_od_mtd_get_obj_type (&od) != roi)
+      continue;
+    const gint id = (gint) gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od);
+    gboolean listed = FALSE;
+    for (guint k = 0; k < ids->len && !listed; k++)
+      listed = g_array_index (ids, gint, k) == id;
+    FvRoiRect rect;
+    gfloat conf;
+    if (!listed && gst_analytics_od_mtd_get_location (&od, &rect.x, &rect.y, &rect.w, &rect.h,
+            &conf)) {
+      /* a box reaching over the left or top edge keeps its part inside */
+      if (rect.x < 0) { rect.w += rect.x; rect.x = 0; }
+      if (rect.y < 0) { rect.h += rect.y; rect.y = 0; }
+      g_array_append_val (rects, rect);
+    }
+  }
+#endif
+  g_array_unref (ids);
+  return rects;
+}
+
 static GstFlowReturn
 gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
@@ -247,8 +303,6 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
   /* only the regions are filtered: the cost follows their area */
   const FvDevice *dev = gst_fv_filter_device (filter);
   const gint W = GST_VIDEO_FRAME_WIDTH (in), H = GST_VIDEO_FRAME_HEIGHT (in);
-  gpointer state = NULL;
-  GstMeta *meta;
   for (gint p = 0; p < layout->n_planes; p++) {
     if (!fv_plane_copy (layout, out, in, p, dev->stream)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot copy plane %d.", p),
@@ -256,20 +310,22 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
       return GST_FLOW_ERROR;
     }
   }
-  while ((meta = gst_buffer_iterate_meta_filtered (in->buffer, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
-    if (r->roi_type != roi || r->x >= (guint) W || r->y >= (guint) H)
+  GArray *rects = regions_of_type (in->buffer, roi);
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (guint i = 0; i < rects->len && ret == GST_FLOW_OK; i++) {
+    const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);
+    if (r->x < 0 || r->y < 0 || r->x >= W || r->y >= H || r->w <= 0 || r->h <= 0)
       continue;
-    gint w = MIN (r->w, (guint) W - r->x), h = MIN (r->h, (guint) H - r->y);
+    gint w = MIN (r->w, W - r->x), h = MIN (r->h, H - r->y);
     if (!fv_box_roi_filter (&self->roi, layout, self->params, dev->active,
             dev->stream_device, dev->stream, in, out, r->x, r->y, w, h)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Box filter failed on a region."),
           ("%s", fv_last_error ()));
-      return GST_FLOW_ERROR;
+      ret = GST_FLOW_ERROR;
     }
   }
-  return GST_FLOW_OK;
+  g_array_unref (rects);
+  return ret;
 }
 
 static void

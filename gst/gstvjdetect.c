@@ -49,6 +49,9 @@
 #include "fv_cuda.h"
 #include "fvdraw.h"
 #include "fvmeta.h"
+#if FV_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_vj_detect_debug);
 #define GST_CAT_DEFAULT gst_vj_detect_debug
@@ -218,6 +221,20 @@ post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, gint n)
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
+#if FV_HAVE_GST_ANALYTICS
+/* A box's location confidence for its OD Mtd: n merged raw windows give
+ * n / (n + min-neighbors), so a box with just enough windows to be kept has
+ * 0.5 and one with many nears 1 (with min-neighbors 0: n / (n + 1)). */
+static gfloat
+location_confidence (GstVjDetect *self, gint neighbors)
+{
+  GST_OBJECT_LOCK (self);
+  const gint k = MAX (1, (gint) self->min_neighbors);
+  GST_OBJECT_UNLOCK (self);
+  return (gfloat) neighbors / (gfloat) (neighbors + k);
+}
+#endif
+
 static GstFlowReturn
 gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
 {
@@ -241,11 +258,24 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   GST_OBJECT_UNLOCK (self);
   GST_LOG_OBJECT (self, "%d detections", n);
   const gint first_id = fv_meta_next_roi_id (frame->buffer);
+#if FV_HAVE_GST_ANALYTICS
+  /* one object-detection Mtd a box too; the ROI meta takes its id */
+  GstAnalyticsRelationMeta *rmeta = NULL;
+  if (n > 0 && !(rmeta = gst_buffer_get_analytics_relation_meta (frame->buffer)))
+    rmeta = gst_buffer_add_analytics_relation_meta (frame->buffer);
+  const GQuark label_q = g_quark_from_string (label);
+#endif
   for (gint i = 0; i < n; i++) {
     const fv_rect *r = &d[i].box;
     GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (frame->buffer,
         label, r->x, r->y, r->width, r->height);
     m->id = first_id + i;
+#if FV_HAVE_GST_ANALYTICS
+    GstAnalyticsODMtd od;
+    if (rmeta && gst_analytics_relation_meta_add_od_mtd (rmeta, label_q, r->x, r->y, r->width,
+            r->height, location_confidence (self, d[i].neighbors), &od))
+      m->id = (gint) gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od);
+#endif
     gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
             "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
     if (draw)

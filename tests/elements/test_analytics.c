@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* GstAnalytics (GStreamer 1.24+; built only where gstreamer-analytics-1.0
+ * is found, as on Debian 13): vjdetect attaches one object-detection Mtd a
+ * box (type = label, the ROI meta's box, the ROI meta's id = the Mtd's id,
+ * a location confidence in (0, 1)); satfilter roi-type=X blurs the OD Mtds
+ * of type X with no ROI meta at all, exactly as it blurs ROI metas;
+ * metapublish lists the OD Mtds under "objects". FV_TEST_DATA names
+ * tests/data; FV_CASCADES the folder of OpenCV's cascades. */
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/analytics/analytics.h>
+#include "fvtest.h"
+
+static GstBuffer *
+astronaut (GstVideoInfo *info)
+{
+  gchar *path = g_build_filename (g_getenv ("FV_TEST_DATA") ? g_getenv ("FV_TEST_DATA")
+      : "tests/data", "faces", "astronaut.pgm", NULL);
+  fv_image *im = fvt_load_pnm (path);
+  fail_unless (im != NULL, "cannot read %s", path);
+  gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY8, im->width, im->height);
+  GstBuffer *b = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  GstVideoFrame f;
+  fail_unless (gst_video_frame_map (&f, info, b, GST_MAP_WRITE));
+  for (gint y = 0; y < im->height; y++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0),
+        (guint8 *) im->data + y * im->stride, im->width);
+  gst_video_frame_unmap (&f);
+  GST_BUFFER_PTS (b) = 0;
+  fvt_image_free (im);
+  g_free (im);
+  g_free (path);
+  return b;
+}
+
+static gchar *
+cascade (void)
+{
+  const gchar *dir = g_getenv ("FV_CASCADES");
+  return g_build_filename (dir ? dir : "/usr/share/opencv4", "haarcascades",
+      "haarcascade_frontalface_default.xml", NULL);
+}
+
+GST_START_TEST (test_vjdetect_od_mtds)
+{
+  GstVideoInfo info;
+  GstBuffer *in = astronaut (&info);
+  gchar *c = cascade (), *launch = g_strdup_printf ("vjdetect cascade=%s label=face", c);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (out);
+  fail_unless (rmeta != NULL, "no relation meta");
+  gpointer state = NULL;
+  GstMeta *m;
+  gint n = 0;
+  while ((m = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) m;
+    GstAnalyticsODMtd od;
+    fail_unless (gst_analytics_relation_meta_get_od_mtd (rmeta, (guint) r->id, &od),
+        "no OD Mtd with the ROI meta's id %d", r->id);
+    gint x, y, w, hh;
+    gfloat conf;
+    fail_unless (gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &hh, &conf));
+    fail_unless (x == (gint) r->x && y == (gint) r->y && w == (gint) r->w && hh == (gint) r->h);
+    fail_unless (conf > 0.f && conf < 1.f, "confidence %f", conf);
+    fail_unless_equals_string (g_quark_to_string (gst_analytics_od_mtd_get_obj_type (&od)),
+        "face");
+    n++;
+  }
+  fail_unless_equals_int (n, 1);   /* the astronaut's face, as OpenCV finds it */
+  gint mtds = 0;
+  GstAnalyticsODMtd od;
+  state = NULL;
+  while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_od_mtd_get_mtd_type (),
+          &od))
+    mtds++;
+  fail_unless_equals_int (mtds, n);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (launch);
+  g_free (c);
+}
+GST_END_TEST;
+
+/* satfilter roi-type=face from OD Mtds alone: inside the box exactly the
+ * whole-frame filter, outside the input untouched; another type ignored */
+GST_START_TEST (test_satfilter_from_od_mtds)
+{
+  GstVideoInfo info;
+  GstBuffer *in = astronaut (&info);
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_add_analytics_relation_meta (in);
+  GstAnalyticsODMtd od;
+  const gint bx = 150, by = 60, bw = 120, bh = 110;
+  fail_unless (gst_analytics_relation_meta_add_od_mtd (rmeta, g_quark_from_string ("face"),
+          bx, by, bw, bh, 0.9f, &od));
+  fail_unless (gst_analytics_relation_meta_add_od_mtd (rmeta, g_quark_from_string ("cat"),
+          0, 0, 40, 40, 0.9f, &od));
+  fail_unless (gst_buffer_get_meta (in, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) == NULL);
+  GstHarness *roi = gst_harness_new_parse ("satfilter backend=cpu radius=6 roi-type=face");
+  GstHarness *full = gst_harness_new_parse ("satfilter backend=cpu radius=6");
+  gst_harness_set_src_caps (roi, gst_video_info_to_caps (&info));
+  gst_harness_set_src_caps (full, gst_video_info_to_caps (&info));
+  GstBuffer *a = gst_harness_push_and_pull (roi, gst_buffer_ref (in));
+  GstBuffer *b = gst_harness_push_and_pull (full, gst_buffer_ref (in));
+  GstVideoFrame fi, fa, fb;
+  fail_unless (gst_video_frame_map (&fi, &info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fa, &info, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, &info, b, GST_MAP_READ));
+  long inside_wrong = 0, outside_wrong = 0, changed = 0;
+  for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT (&info); y++)
+    for (gint x = 0; x < GST_VIDEO_INFO_WIDTH (&info); x++) {
+      const gint s = GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0);
+      const guint8 vi = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fi, 0))[y * s + x];
+      const guint8 va = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, 0))[y * s + x];
+      const guint8 vb = ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, 0))[y * s + x];
+      const gboolean inside = x >= bx && x < bx + bw && y >= by && y < by + bh;
+      if (inside) {
+        inside_wrong += va != vb;
+        changed += va != vi;
+      } else {
+        outside_wrong += va != vi;
+      }
+    }
+  fail_unless (inside_wrong == 0 && outside_wrong == 0 && changed > bw * bh / 2,
+      "inside %ld wrong, outside %ld changed, %ld blurred", inside_wrong, outside_wrong, changed);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (in);
+  gst_harness_teardown (roi);
+  gst_harness_teardown (full);
+}
+GST_END_TEST;
+
+/* metapublish lists OD Mtds under "objects" */
+GST_START_TEST (test_metapublish_objects)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "fv-analytics-test.jsonl", NULL);
+  g_unlink (path);
+  gchar *launch = g_strdup_printf ("metapublish location=%s", path);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=64,height=48,framerate=1/1");
+  GstBuffer *in = gst_buffer_new_allocate (NULL, 64 * 48, NULL);
+  GstAnalyticsODMtd od;
+  fail_unless (gst_analytics_relation_meta_add_od_mtd (gst_buffer_add_analytics_relation_meta (in),
+          g_quark_from_string ("person"), 3, 4, 20, 30, 0.75f, &od));
+  gst_buffer_unref (gst_harness_push_and_pull (h, in));
+  gst_harness_teardown (h);
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  fail_unless (strstr (text, "\"objects\":[{\"type\":\"person\",\"id\":0,\"x\":3,\"y\":4,"
+          "\"width\":20,\"height\":30,\"confidence\":0.75") != NULL, "%s", text);
+  g_free (text);
+  g_unlink (path);
+  g_free (launch);
+  g_free (path);
+}
+GST_END_TEST;
+
+static Suite *
+analytics_suite (void)
+{
+  Suite *s = suite_create ("analytics");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_vjdetect_od_mtds);
+  tcase_add_test (tc, test_satfilter_from_od_mtds);
+  tcase_add_test (tc, test_metapublish_objects);
+  return s;
+}
+
+GST_CHECK_MAIN (analytics);
