@@ -99,7 +99,21 @@ fv_cuda_frame_map (GstVideoFrame *frame, const GstVideoInfo *info, GstBuffer *bu
       pitched.offset[p] = mi->offset[p];
     }
   }
-  return gst_video_frame_map (frame, &pitched, buf, flags | GST_MAP_CUDA);
+  if (!gst_video_frame_map (frame, &pitched, buf, flags | GST_MAP_CUDA))
+    return FALSE;
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* 1.24+: CUDA memory is stream-ordered, and a producer may push a frame
+   * whose writing is still queued on its stream; the consumer waits for it
+   * before reading (GStreamer's CUDA documentation). Memory with nothing
+   * pending returns at once. */
+  if (flags & GST_MAP_READ)
+    for (guint i = 0; i < gst_buffer_n_memory (buf); i++) {
+      GstMemory *m = gst_buffer_peek_memory (buf, i);
+      if (gst_is_cuda_memory (m))
+        gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (m));
+    }
+#endif
+  return TRUE;
 }
 
 /* A pool of CUDA memory for caps with video meta; its buffer size (the

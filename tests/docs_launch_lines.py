@@ -113,6 +113,13 @@ def rtsp_server():
 env = dict(os.environ)
 env["GST_PLUGIN_PATH"] = plugin_dir + (":" + env["GST_PLUGIN_PATH"] if env.get("GST_PLUGIN_PATH") else "")
 NVCODEC = re.compile(r"\b(cudaupload|cudadownload|nv\w+dec)\b|memory:CUDAMemory")
+# GStreamer 1.24+'s analytics elements: run where they exist (Debian 13), said
+# skipped elsewhere
+NEWER = re.compile(r"\b(objectdetectionoverlay)\b")
+
+
+def have_element(name):
+    return subprocess.run(["gst-inspect-1.0", name], env=env, capture_output=True).returncode == 0
 
 
 def nvcodec_usable():
@@ -128,6 +135,11 @@ for f in files:
         if NVCODEC.search(line) and not gpu_elements:
             skipped += 1
             print("skip %s: %s (no GPU or nvcodec)" % (f, line))
+            continue
+        missing = [e for e in NEWER.findall(line) if not have_element(e)]
+        if missing:
+            skipped += 1
+            print("skip %s: %s (no %s: GStreamer older than 1.24)" % (f, line, missing[0]))
             continue
         cmd = adapt(line)
         if "rtspsrc" in cmd:

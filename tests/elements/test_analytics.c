@@ -7,6 +7,7 @@
  * metapublish lists the OD Mtds under "objects". FV_TEST_DATA names
  * tests/data; FV_CASCADES the folder of OpenCV's cascades. */
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
