@@ -202,8 +202,12 @@ luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
       (int) gst_fv_filter_threads (GST_FV_FILTER (self))) == FV_OK;
 }
 
+/* The frame's message: facedetect's shape (a "faces" list of "face"
+ * structures with the box), each face also with its label, the id of its
+ * ROI meta and its neighbors. */
 static void
-post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, gint n)
+post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, const gint *ids,
+    gint n, const gchar *label)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GValue faces = G_VALUE_INIT, face = G_VALUE_INIT;
@@ -213,7 +217,8 @@ post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, gint n)
     g_value_take_boxed (&face, gst_structure_new ("face",
             "x", G_TYPE_UINT, (guint) d[i].box.x, "y", G_TYPE_UINT, (guint) d[i].box.y,
             "width", G_TYPE_UINT, (guint) d[i].box.width,
-            "height", G_TYPE_UINT, (guint) d[i].box.height, NULL));
+            "height", G_TYPE_UINT, (guint) d[i].box.height, "label", G_TYPE_STRING, label,
+            "id", G_TYPE_INT, ids[i], "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
     gst_value_list_append_and_take_value (&faces, &face);
   }
   GstStructure *s = fv_meta_frame_structure ("vjdetect", buf, &trans->segment);
@@ -265,6 +270,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
     rmeta = gst_buffer_add_analytics_relation_meta (frame->buffer);
   const GQuark label_q = g_quark_from_string (label);
 #endif
+  gint *ids = g_new (gint, MAX (n, 1));
   for (gint i = 0; i < n; i++) {
     const fv_rect *r = &d[i].box;
     GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (frame->buffer,
@@ -278,13 +284,15 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
 #endif
     gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
             "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
+    ids[i] = m->id;
     if (draw)
       fv_draw_box (frame, r->x, r->y, r->width, r->height, MAX (2, MIN (r->width, r->height) / 48),
           gst_fv_filter_device (filter)->stream);
   }
-  g_free (label);
   if (post)
-    post_message (self, frame->buffer, d, n);
+    post_message (self, frame->buffer, d, ids, n, label);
+  g_free (ids);
+  g_free (label);
   return GST_FLOW_OK;
 }
 

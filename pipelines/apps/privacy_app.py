@@ -18,16 +18,22 @@ from gi.repository import GLib, Gst, GstVideo  # noqa: E402
 
 
 def faces_in(buffer):
-    """The face rectangles vjdetect attached (its metas are numbered 0..n-1)."""
-    boxes = []
-    while True:
-        meta = GstVideo.buffer_get_video_region_of_interest_meta_id(buffer, len(boxes))
+    """The face rectangles on the buffer. PyGObject cannot iterate metas, so
+    ROI metas are looked up by id: ids are unique in a buffer and small
+    (vjdetect numbers its boxes above the ids already there), so ids 0, 1,
+    ... are tried until every ROI meta the buffer holds was found."""
+    api = GstVideo.VideoRegionOfInterestMeta.get_info().api
+    left = buffer.get_n_meta(api)
+    boxes, i = [], 0
+    while left > 0 and i < 1 << 16:
+        meta = GstVideo.buffer_get_video_region_of_interest_meta_id(buffer, i)
+        i += 1
         if meta is None:
-            return boxes
+            continue
+        left -= 1
         if GLib.quark_to_string(meta.roi_type) == "face":
             boxes.append((meta.x, meta.y, meta.w, meta.h))
-        else:
-            return boxes
+    return boxes
 
 
 def main():

@@ -812,6 +812,65 @@ GST_START_TEST (test_cuda_backend)
 }
 GST_END_TEST;
 
+/* Two detectors on one stream (vjdetect ! vjdetect label=eye): every ROI
+ * meta of the buffer has its own id, and each message's ids, labels and
+ * neighbors are its metas'. */
+GST_START_TEST (test_two_producers_unique_ids)
+{
+  GstVideoInfo info;
+  GstBuffer *in = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
+  gchar *c = default_cascade ();
+  gchar *launch = g_strdup_printf ("vjdetect cascade=%s backend=cpu ! "
+      "vjdetect cascade=%s backend=cpu label=eye min-neighbors=0", c, c);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  gpointer state = NULL;
+  GstMeta *m;
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+  gint n = 0, faces = 0;
+  while ((m = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) m;
+    fail_if (g_hash_table_contains (seen, GINT_TO_POINTER (r->id)), "id %d twice", r->id);
+    g_hash_table_add (seen, GINT_TO_POINTER (r->id));
+    faces += !strcmp (g_quark_to_string (r->roi_type), "face");
+    n++;
+  }
+  fail_unless_equals_int (faces, 1);
+  fail_unless (n > 2, "the second detector found %d boxes", n - faces);
+  /* the messages: ids and labels of the metas */
+  GstMessage *msg;
+  gint listed = 0;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GValue *list = gst_structure_get_value (gst_message_get_structure (msg), "faces");
+    for (guint i = 0; list && i < gst_value_list_get_size (list); i++) {
+      const GstStructure *f = gst_value_get_structure (gst_value_list_get_value (list, i));
+      gint id, nb;
+      const gchar *label = gst_structure_get_string (f, "label");
+      fail_unless (gst_structure_get_int (f, "id", &id) && gst_structure_get_int (f, "neighbors",
+              &nb));
+      fail_unless (g_hash_table_contains (seen, GINT_TO_POINTER (id)));
+      GstVideoRegionOfInterestMeta *r = gst_buffer_get_video_region_of_interest_meta_id (out, id);
+      fail_unless (r != NULL && label && !strcmp (label, g_quark_to_string (r->roi_type)));
+      fail_unless (nb >= 1);
+      listed++;
+    }
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (listed, n);
+  g_hash_table_unref (seen);
+  gst_buffer_unref (out);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (launch);
+  g_free (c);
+}
+GST_END_TEST;
+
 static Suite *
 vjdetect_suite (void)
 {
@@ -828,6 +887,7 @@ vjdetect_suite (void)
   tcase_add_test (tc, test_bad_cascades);
   tcase_add_test (tc, test_metas_survive_satfilter);
   tcase_add_test (tc, test_cuda_backend);
+  tcase_add_test (tc, test_two_producers_unique_ids);
   return s;
 }
 
