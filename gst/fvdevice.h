@@ -52,6 +52,15 @@ void fv_device_pop (const FvDevice *dev);
 /* Released, and not running: the next resolve is a start. */
 void fv_device_stop (FvDevice *dev);
 
+/* The backend in use, for logs: cpu, cuda, hybrid, or none yet. */
+static inline const gchar *
+fv_device_backend_name (const FvDevice *dev)
+{
+  if (!dev->have_active)
+    return "(none yet)";
+  return dev->hybrid ? "hybrid" : dev->active == FV_BACKEND_CUDA ? "cuda" : "cpu";
+}
+
 /* The value of a read-only "active-backend" property. */
 static inline gint
 fv_device_active_backend (const FvDevice *dev)

@@ -184,6 +184,9 @@ gst_autofill_rebuild (GstFvFilter *filter)
     return FALSE;
   }
   self->plan_measures = p.measure;
+  GST_INFO_OBJECT (self, "threshold %u, %d-connected background, output %s, %s", p.threshold,
+      p.connectivity, p.output == FV_FILL_HOLES ? "holes" : "filled",
+      p.measure ? "measuring regions" : "not measuring");
   /* hybrid keeps one frame on the GPU while the CPU fills the next */
   gst_fv_filter_hold_frames (filter, dev->hybrid ? 1 : 0);
   return TRUE;
@@ -468,6 +471,7 @@ gst_autofill_class_init (GstAutofillClass *klass)
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_autofill_debug, "autofill", 0, "autofill");
+  GST_FV_FILTER_CLASS (klass)->debug = gst_autofill_debug;
   gobject_class->set_property = gst_autofill_set_property;
   gobject_class->get_property = gst_autofill_get_property;
   gobject_class->finalize = gst_autofill_finalize;

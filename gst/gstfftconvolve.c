@@ -299,7 +299,27 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   fv_conv_grid *grids[GST_VIDEO_MAX_PLANES] = { NULL };
   gchar *wisdom = wisdom_path ();
   fv_conv_wisdom_load (wisdom);
+  /* FFTW measures new transform sizes: seconds on a first start (bounded by
+   * FV_FFT_PLAN_SECONDS a size), said on the bus and in the log */
+  const gint64 t0 = g_get_monotonic_time ();
+  GST_INFO_OBJECT (self, "planning %s%dx%d kernel%s for %d plane(s) (wisdom %s)",
+      is_grid ? "a grid of " : "", g.kernels[0].width, g.kernels[0].height, is_grid ? "s" : "",
+      self->n_conv_planes, wisdom);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_progress (GST_OBJECT (self),
+          GST_PROGRESS_TYPE_START, "plan", "Planning the convolution (FFT sizes new to this "
+          "machine are measured, up to FV_FFT_PLAN_SECONDS each)"));
   fv_status st = make_plans (self, &g, is_grid, &spread, plans, grids);
+  const double ms = (g_get_monotonic_time () - t0) / 1000.0;
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_progress (GST_OBJECT (self),
+          st == FV_OK ? GST_PROGRESS_TYPE_COMPLETE : GST_PROGRESS_TYPE_ERROR, "plan",
+          st == FV_OK ? "Convolution planned" : "Convolution planning failed"));
+  if (st == FV_OK && !is_grid)
+    for (gint p = 0; p < self->n_conv_planes; p++) {
+      static const char *const names[] = { "auto", "fft", "direct", "separable" };
+      GST_INFO_OBJECT (self, "plane %d: method %s", p,
+          names[fv_conv_plan_method (plans[p])]);
+    }
+  GST_INFO_OBJECT (self, "planned in %.1f ms", ms);
   fv_kernel_grid_clear (&g);
   if (st != FV_OK) {
     gchar *why = g_strdup (fv_last_error ());
@@ -434,6 +454,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_fft_convolve_debug, "fftconvolve", 0, "fftconvolve");
+  GST_FV_FILTER_CLASS (klass)->debug = gst_fft_convolve_debug;
   gobject_class->set_property = gst_fft_convolve_set_property;
   gobject_class->get_property = gst_fft_convolve_get_property;
   gobject_class->finalize = gst_fft_convolve_finalize;

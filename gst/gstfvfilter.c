@@ -261,9 +261,17 @@ gst_fv_filter_prepare (GstFvFilter *self)
   if (changed || device_changed || !priv->ready) {
     /* between frames, on the streaming thread: never mid-frame; the backend
      * is chosen again only when it or the device changed (start chose it) */
+    GstVideoFilter *vf = GST_VIDEO_FILTER (self);
+    GstDebugCategory *cat = GST_FV_FILTER_GET_CLASS (self)->debug;
     priv->ready = FALSE;
+    const gint64 t0 = g_get_monotonic_time ();
     if ((device_changed && !resolve (self)) || !GST_FV_FILTER_GET_CLASS (self)->rebuild (self))
       return FALSE;
+    GST_CAT_INFO_OBJECT (cat ? cat : GST_CAT_DEFAULT, self,
+        "plans made for %dx%d %s on the %s backend (%u threads asked, 0 = all cores) in %.1f ms",
+        GST_VIDEO_INFO_WIDTH (&vf->in_info), GST_VIDEO_INFO_HEIGHT (&vf->in_info),
+        GST_VIDEO_INFO_NAME (&vf->in_info), fv_device_backend_name (&priv->dev),
+        gst_fv_filter_threads (self), (g_get_monotonic_time () - t0) / 1000.0);
     priv->ready = TRUE;
   }
   return TRUE;
@@ -300,6 +308,7 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
   GstFlowReturn ret = GST_FLOW_ERROR;
   fv_device_push (&priv->dev);
+  const gint64 t0 = g_get_monotonic_time ();
   if (gst_fv_filter_prepare (self))
     ret = out ? klass->process (self, in, out) : klass->process_ip (self, in);
   if (ret == GST_FLOW_OK && (priv->in_cuda || priv->out_cuda) && priv->dev.stream
@@ -309,6 +318,9 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
     ret = GST_FLOW_ERROR;
   }
   fv_device_pop (&priv->dev);
+  GST_CAT_TRACE_OBJECT (klass->debug ? klass->debug : GST_CAT_DEFAULT, self,
+      "frame %" GST_TIME_FORMAT " in %.3f ms", GST_TIME_ARGS (GST_BUFFER_PTS (in->buffer)),
+      (g_get_monotonic_time () - t0) / 1000.0);
   return ret;
 }
 

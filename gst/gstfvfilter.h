@@ -45,6 +45,9 @@ struct _GstFvFilterClass {
   /* FALSE for elements without a CUDA path yet: auto picks the CPU and
    * backend=cuda fails the state change saying so. */
   gboolean has_cuda;
+  /* The element's own debug category (GST_DEBUG=satfilter:5 and the like):
+   * the base class logs its rebuilds and frames there too. */
+  GstDebugCategory *debug;
 };
 
 /* Settings or format changed: plans are remade before the next frame. */

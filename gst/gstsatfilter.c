@@ -135,6 +135,10 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
   bp.threads = gst_fv_filter_threads (filter);
   if (!gst_fv_filter_spread (filter, &bp.spread))
     return FALSE;
+  static const char *const modes[] = { "mean", "stddev", "threshold" };
+  GST_INFO_OBJECT (self, "mode %s, radius %d, %s", (guint) bp.mode < G_N_ELEMENTS (modes)
+      ? modes[bp.mode] : "?", radius, self->roi_quark ? "only inside regions of interest"
+      : "the whole frame");
 
   for (gint p = 0; p < layout->n_planes; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
@@ -344,6 +348,7 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_sat_filter_debug, "satfilter", 0, "satfilter");
+  GST_FV_FILTER_CLASS (klass)->debug = gst_sat_filter_debug;
 
   gobject_class->set_property = gst_sat_filter_set_property;
   gobject_class->get_property = gst_sat_filter_get_property;

@@ -388,6 +388,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_vj_detect_debug, "vjdetect", 0, "Viola-Jones detection");
+  GST_FV_FILTER_CLASS (klass)->debug = gst_vj_detect_debug;
   gobject_class->set_property = gst_vj_detect_set_property;
   gobject_class->get_property = gst_vj_detect_get_property;
   gobject_class->finalize = gst_vj_detect_finalize;

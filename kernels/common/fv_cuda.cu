@@ -3,6 +3,7 @@
  * runtime, which opens the driver itself: without one every call here
  * fails cleanly and the caller falls back to the CPU. */
 #include <cstdio>
+#include <dlfcn.h>
 #include "fv_cuda.h"
 #include "fv_cuda_check.cuh"
 
@@ -30,8 +31,18 @@ fv_cuda_check_device (int device, char *why, size_t why_len)
   cudaError_t err = cudaGetDeviceCount (&n);
   if (err != cudaSuccess) {
     cudaGetLastError ();
-    snprintf (why, why_len, "no usable CUDA driver or GPU (%s)",
-        cudaGetErrorString (err));
+    /* the static runtime opens the driver's library itself and, when there
+     * is none, says the driver is "insufficient": say what is true */
+    void *driver = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!driver)
+      snprintf (why, why_len, "no NVIDIA driver (libcuda.so.1 cannot be loaded): no GPU "
+          "can be used");
+    else if (err == cudaErrorNoDevice)
+      snprintf (why, why_len, "no NVIDIA GPU found (the driver is installed)");
+    else
+      snprintf (why, why_len, "no usable CUDA driver or GPU (%s)", cudaGetErrorString (err));
+    if (driver)
+      dlclose (driver);
     return FV_ERR_NO_CUDA;
   }
   if (device < 0 || device >= n) {

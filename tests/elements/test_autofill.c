@@ -2,6 +2,7 @@
 /* autofill in GstHarness: output against the breadth-first reference,
  * property changes and a resolution change mid-stream, refused caps, the
  * backend choice and the proposed pool. */
+#include <dlfcn.h>
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -132,6 +133,14 @@ GST_START_TEST (test_backend_errors)
     GError *err = NULL;
     gst_message_parse_error (m, &err, NULL);
     fail_unless (strstr (err->message, "GPU") != NULL);
+    /* the reason, whatever the build: no CUDA in it, or no driver on the machine */
+    void *driver = dlopen ("libcuda.so.1", RTLD_LAZY);
+    if (!fv_cuda_built ())
+      fail_unless (strstr (err->message, "built without CUDA") != NULL, "%s", err->message);
+    else if (!driver)
+      fail_unless (strstr (err->message, "no NVIDIA driver") != NULL, "%s", err->message);
+    if (driver)
+      dlclose (driver);
     g_error_free (err);
     gst_message_unref (m);
   }
