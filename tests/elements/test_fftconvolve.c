@@ -348,12 +348,15 @@ GST_START_TEST (test_memory_limit)
 }
 GST_END_TEST;
 
-/* Any accepted threads value starts within a second once the wisdom is
- * warm, and within seconds when cold (64 and 1024 threads on two cores
- * took minutes). */
+/* Any accepted threads value starts about as fast as one thread does (64
+ * and 1024 threads on two cores once took minutes). The bounds scale with
+ * the machine: they are set from the same pipeline with threads=1, timed
+ * in the same run, so a loaded or slow host (the GPU host under load hit a
+ * fixed 1 s bound) does not fail a sound build. */
 GST_START_TEST (test_threads_start)
 {
-  const guint counts[] = { 64, 1024 };
+  const guint counts[] = { 1, 64, 1024 };
+  gdouble ref_cold = 0, ref_warm = 0;
   for (guint i = 0; i < G_N_ELEMENTS (counts); i++) {
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8,"
         "width=1280,height=720 ! fftconvolve gaussian-sigma=6 method=fft threads=%u ! fakesink",
@@ -365,10 +368,16 @@ GST_START_TEST (test_threads_start)
     fail_unless (err == NULL, "%s", err);
     g_print ("fftconvolve threads=%u: starts and runs a frame in %.2f s cold, %.2f s warm\n",
         counts[i], cold, warm);
-    /* FFTW measures for at most 2 s a plan: cold starts are bounded too */
-    fail_unless (cold < 15.0, "threads=%u: %.2f s to run one frame", counts[i], cold);
-    fail_unless (warm < 1.0, "threads=%u: %.2f s to run one frame with warm wisdom", counts[i],
-        warm);
+    if (counts[i] == 1) {
+      ref_cold = cold;
+      ref_warm = warm;
+    } else {
+      /* FFTW measures for at most 2 s a plan: cold starts are bounded too */
+      fail_unless (cold < 15.0 + 4 * ref_cold, "threads=%u: %.2f s to run one frame (one "
+          "thread: %.2f s)", counts[i], cold, ref_cold);
+      fail_unless (warm < 0.5 + 4 * ref_warm, "threads=%u: %.2f s to run one frame with warm "
+          "wisdom (one thread: %.2f s)", counts[i], warm, ref_warm);
+    }
     g_free (desc);
   }
 }
@@ -472,7 +481,7 @@ fftconvolve_suite (void)
   Suite *s = suite_create ("fftconvolve");
   TCase *tc = tcase_create ("general");
   tcase_add_checked_fixture (tc, setup, NULL);
-  tcase_set_timeout (tc, 120);
+  tcase_set_timeout (tc, 300);   /* a loaded GPU host took over 120 s for one case */
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_kernel_files_and_formats);
   tcase_add_test (tc, test_bad_kernels);
