@@ -9,7 +9,8 @@ pkgs=(meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev
       opencv-data python3-gi python3-gst-1.0 gir1.2-gst-plugins-base-1.0
       gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp gstreamer1.0-plugins-ugly
       gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-dev
-      libjson-glib-dev libmosquitto-dev mosquitto mosquitto-clients python3-numpy python3-scipy)
+      libjson-glib-dev libmosquitto-dev mosquitto mosquitto-clients python3-numpy python3-scipy
+      openssl)
 # a CUDA build (nvcc found: scripts/cuda-args.sh) compiles host code with g++,
 # which minimal systems (a Debian 13 debootstrap) lack
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then

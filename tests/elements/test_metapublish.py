@@ -21,6 +21,7 @@ Exits 77 (skipped) where PyGObject or the mosquitto broker and clients are
 missing."""
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -45,6 +46,9 @@ if not os.access(MOSQUITTO, os.X_OK) or not shutil.which("mosquitto_sub"):
     sys.exit(77)
 
 checks = failed = 0
+# started as root, mosquitto would drop to its own user, who cannot read the
+# test's private folder (its password file, persistence, log): stay us
+AS_ME = f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
 
 
 def check(ok, what):
@@ -86,7 +90,7 @@ class Broker:
         with open(self.conf, "w") as f:
             f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\n"
                     f"persistence true\npersistence_location {tmp}/\n"
-                    f"log_dest file {tmp}/mosquitto.log\n")
+                    f"log_dest file {tmp}/mosquitto.log\n{AS_ME}")
         self.proc = None
 
     def start(self):
@@ -310,6 +314,64 @@ def test_unreachable(port):
           f"unreachable: dropped {pipe.get_by_name('pub').get_property('dropped')}, want 30")
 
 
+def test_tls_and_login(data, tmp):
+    """a broker that takes TLS only (a CA of the test's own) and a password:
+    with the CA file and the right credentials every document arrives; with
+    a wrong password one warning says the broker refused, the stream runs"""
+    if not shutil.which("openssl") or not shutil.which("mosquitto_passwd"):
+        print("no openssl or mosquitto_passwd: the TLS part is skipped")
+        return
+    d = os.path.join(tmp, "tls")
+    os.mkdir(d)
+
+    def ssl(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=d)
+    ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
+        "-days", "2", "-subj", "/CN=fastvision test CA")
+    ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr",
+        "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(d, "san.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    ssl("x509", "-req", "-in", "srv.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", "srv.crt", "-days", "2", "-extfile", "san.ext")
+    subprocess.run(["mosquitto_passwd", "-c", "-b", os.path.join(d, "pw"), "cam", "s3cret"],
+                   check=True, capture_output=True)
+    os.chmod(os.path.join(d, "pw"), 0o600)
+    port = free_port()
+    conf = os.path.join(d, "m.conf")
+    with open(conf, "w") as f:
+        f.write(f"listener {port} 127.0.0.1\ncafile {d}/ca.crt\ncertfile {d}/srv.crt\n"
+                f"keyfile {d}/srv.key\nallow_anonymous false\npassword_file {d}/pw\n{AS_ME}")
+    broker = subprocess.Popen([MOSQUITTO, "-c", conf], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        wait_port(port)
+        sub = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "--cafile",
+                                f"{d}/ca.crt", "-u", "cam", "-P", "s3cret", "-t", "fv/tls",
+                                "-q", "1", "-C", "20", "-W", "30"], stdout=subprocess.PIPE,
+                               text=True)
+        time.sleep(1.0)
+        w, h, feed = pgm_feed(os.path.join(data, "pic1.pgm"), 20)
+        msgs, _ = run(measured_pipeline(
+            w, h, f"metapublish location=mqtt://127.0.0.1:{port}/fv/tls "
+            f"tls-ca-file={d}/ca.crt username=cam password=s3cret"), feed)
+        out, _ = sub.communicate(timeout=40)
+        got = sorted(json.loads(x)["frame"] for x in out.splitlines() if x.strip())
+        check(got == list(range(20)), f"TLS: {len(got)} of 20 documents")
+        check(not [m for m in msgs if m.type == Gst.MessageType.WARNING], "TLS: warnings")
+        msgs, _ = run(f"videotestsrc num-buffers=30 ! metapublish location=mqtt://127.0.0.1:"
+                      f"{port}/fv/tls tls-ca-file={d}/ca.crt username=cam password=wrong ! "
+                      "fakesink", timeout=30)
+        warnings = [m.parse_warning()[0].message for m in msgs
+                    if m.type == Gst.MessageType.WARNING]
+        check(any(m.type == Gst.MessageType.EOS for m in msgs)
+              and len([x for x in warnings if "refused" in x]) == 1,
+              f"wrong password: warnings {warnings}")
+    finally:
+        broker.terminate()
+        broker.wait(5)
+
+
 def test_refusals(tmp):
     cases = [("location=mqtt://:1883/t", "mqtt://HOST"),
              ("location=mqtt://127.0.0.1:70000/t", "a port of 1 to 65535"),
@@ -339,6 +401,7 @@ def main():
         got, dropped = test_outage(tmp, port, broker, 10, "small-queue")
         check(dropped > 0, "small queue: nothing dropped during the outage")
         test_unreachable(free_port())
+        test_tls_and_login(data, tmp)
         test_refusals(tmp)
     finally:
         broker.stop()
