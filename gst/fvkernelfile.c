@@ -219,7 +219,7 @@ fv_kernel_load (const gchar *path, FvKernel *out, GError **error)
   memset (out, 0, sizeof *out);
   if (!fv_file_read (path, "kernel file", FV_KERNEL_MAX_FILE, &data, &len, error))
     return FALSE;
-  gchar *shown = g_filename_display_name (path);
+  gchar *shown = fv_file_display_name (path);
   gboolean ok = fv_kernel_parse (shown, data, len, out, error);
   g_free (shown);
   g_free (data);
@@ -271,10 +271,31 @@ fail:
   return FALSE;
 }
 
+/* The line of the grid file (1 = "COLS ROWS") that names kernel i. */
+static gint
+member_line (const gchar *data, gint i)
+{
+  gchar **lines = g_strsplit (data, "\n", -1);
+  gint seen = 0, line = 0;
+  for (gint l = 1; lines[0] && lines[l] && !line; l++) {
+    gint argc = 0;
+    gchar **argv = NULL;
+    if (strspn (lines[l], " \t\r") < strlen (lines[l])
+        && g_shell_parse_argv (lines[l], &argc, &argv, NULL)) {
+      if (i < seen + argc)
+        line = l + 1;
+      seen += argc;
+      g_strfreev (argv);
+    }
+  }
+  g_strfreev (lines);
+  return line ? line : 2;
+}
+
 gboolean
 fv_kernel_grid_load (const gchar *file, FvKernelGrid *out, GError **error)
 {
-  gchar *data = NULL, *dir = NULL, **names = NULL, *path = g_filename_display_name (file);
+  gchar *data = NULL, *dir = NULL, **names = NULL, *path = fv_file_display_name (file);
   gsize len;
   gint cols, rows;
   memset (out, 0, sizeof *out);
@@ -303,8 +324,11 @@ fv_kernel_grid_load (const gchar *file, FvKernelGrid *out, GError **error)
   out->rows = rows;
   out->kernels = g_new0 (FvKernel, n);
   for (gint i = 0; i < n; i++)
-    if (!fv_kernel_load (out->paths[i], &out->kernels[i], error))
+    if (!fv_kernel_load (out->paths[i], &out->kernels[i], error)) {
+      /* the member's error, with where the grid names it */
+      g_prefix_error (error, "%s:%d: kernel %d of %d: ", path, member_line (data, i), i + 1, n);
       goto fail;
+    }
   g_strfreev (names);
   g_free (dir);
   g_free (data);

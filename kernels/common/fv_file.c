@@ -9,11 +9,24 @@
 #include "fv_image.h"
 #include "fv_env.h"
 
+gchar *
+fv_file_display_name (const char *path)
+{
+  gchar *shown = g_filename_display_name (path);
+  if (g_utf8_strlen (shown, -1) <= FV_FILE_SHOWN_CHARS)
+    return shown;
+  gchar *cut = g_utf8_substring (shown, 0, FV_FILE_SHOWN_CHARS);
+  g_free (shown);
+  shown = g_strconcat (cut, "…", NULL);
+  g_free (cut);
+  return shown;
+}
+
 gboolean
 fv_file_read (const char *path, const char *what, gsize max_bytes, gchar **data, gsize *len,
     GError **error)
 {
-  gchar *shown = g_filename_display_name (path);
+  gchar *shown = fv_file_display_name (path);
   gboolean ok = FALSE;
   *data = NULL;
   *len = 0;

@@ -14,6 +14,11 @@ G_BEGIN_DECLS
  * g_free it). Anything else (missing, a folder, a FIFO, a device, larger
  * than max_bytes) is FALSE with *error naming the file and the reason;
  * what names it ("cascade", "kernel file") starts the reason. */
+/* A path as messages show it: valid UTF-8, cut after FV_FILE_SHOWN_CHARS
+ * characters with an ellipsis (a path of a megabyte is not echoed whole). */
+#define FV_FILE_SHOWN_CHARS 160
+gchar *fv_file_display_name (const char *path);
+
 gboolean fv_file_read (const char *path, const char *what, gsize max_bytes, gchar **data,
     gsize *len, GError **error);
 

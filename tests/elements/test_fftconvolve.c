@@ -416,6 +416,8 @@ GST_START_TEST (test_kernel_grid)
     { "count.txt", "2 2\ng1.txt g1.txt g1.txt\n", "3 kernel paths for a 2x2 grid" },
     { "head.txt", "two 2\ng1.txt\n", "COLS ROWS" },
     { "nokernel.txt", "1 1\nnope.txt\n", "nope.txt" },
+    /* a member that cannot be read: the grid file, its line, the member */
+    { "missgrid.txt", "2 1\ng1.txt\n\nnope.txt\n", "missgrid.txt:4: kernel 2 of 2: " },
     /* a member that sums to zero: the grid, the member and the reason */
     { "zerogrid.txt", "2 1\ng1.txt zero.txt\n", "zerogrid.txt: kernel 2 of 2 (" },
     { "zerogrid2.txt", "2 1\ng1.txt zero.txt\n", "zero.txt): the kernel sums to zero" },
@@ -428,6 +430,29 @@ GST_START_TEST (test_kernel_grid)
     expect_refused ("kernel-grid", path, bad[i].expect);
     g_free (path);
   }
+  /* a member path of 500 kB is cut in the message, with an ellipsis */
+  gchar *huge = g_strnfill (500000, 'k'), *text = g_strdup_printf ("1 1\n%s\n", huge);
+  gchar *hgrid = write_file ("hugegrid.txt", text, -1);
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=16,height=16 ! fftconvolve name=f ! fakesink", NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  g_object_set (f, "kernel-grid", hgrid, NULL);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 5 * GST_SECOND,
+      GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strlen (err->message) < 1000 && strstr (err->message, "…")
+      && strstr (err->message, "hugegrid.txt:2: kernel 1 of 1"), "%.300s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (f);
+  gst_object_unref (pipe);
+  g_free (hgrid);
+  g_free (text);
+  g_free (huge);
   g_free (k);
   g_free (grid);
 }
