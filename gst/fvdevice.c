@@ -26,6 +26,22 @@ gst_fv_backend_get_type (void)
   return type;
 }
 
+GType
+gst_fv_active_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_FV_ACTIVE_BACKEND_NONE, "Nothing runs yet: the element has not started", "none"},
+    {GST_FV_BACKEND_CPU, "CPU, all cores", "cpu"},
+    {GST_FV_BACKEND_CUDA, "NVIDIA GPU through CUDA", "cuda"},
+    {GST_FV_BACKEND_HYBRID, "CPU and GPU on alternate frames", "hybrid"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstFvActiveBackend", values));
+  return type;
+}
+
 /* Resolves `requested` for `device_id`. auto: CUDA when usable, else CPU,
  * with a GST_INFO line naming the choice and why. cuda or hybrid (which
  * needs the GPU too; *active is then CUDA) without a usable GPU: FALSE and

@@ -21,6 +21,12 @@ typedef enum {
 #define GST_TYPE_FV_BACKEND (gst_fv_backend_get_type ())
 GType gst_fv_backend_get_type (void);
 
+/* What "active-backend" reads: what runs now, `none` before the element has
+ * started (the same numbers as GstFvBackend for cpu, cuda and hybrid). */
+#define GST_TYPE_FV_ACTIVE_BACKEND (gst_fv_active_backend_get_type ())
+GType gst_fv_active_backend_get_type (void);
+#define GST_FV_ACTIVE_BACKEND_NONE (-1)
+
 typedef struct {
   fv_backend active;
   gboolean have_active;
@@ -66,7 +72,7 @@ static inline gint
 fv_device_active_backend (const FvDevice *dev)
 {
   if (!dev->have_active)
-    return GST_FV_BACKEND_AUTO;
+    return GST_FV_ACTIVE_BACKEND_NONE;
   return dev->hybrid ? GST_FV_BACKEND_HYBRID : (gint) dev->active;
 }
 

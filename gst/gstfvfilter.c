@@ -94,7 +94,22 @@ resolve (GstFvFilter *self)
   }
   /* plans belong to the old stream and context: freed there first */
   release_plans (self);
-  return fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device);
+  const gboolean running = priv->dev.have_active;
+  if (!fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device))
+    return FALSE;
+  /* a change refused while running (no usable GPU) keeps the backend that
+   * runs, and the property reads it back: what is in use, not what was asked */
+  const gint now = fv_device_active_backend (&priv->dev);
+  if (running && backend != GST_FV_BACKEND_AUTO && now != (gint) backend) {
+    GST_OBJECT_LOCK (self);
+    const gboolean same = priv->backend == backend;
+    if (same)
+      priv->backend = (GstFvBackend) now;
+    GST_OBJECT_UNLOCK (self);
+    if (same)
+      g_object_notify (G_OBJECT (self), "backend");
+  }
+  return TRUE;
 }
 
 gboolean
@@ -591,8 +606,8 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
           GST_TYPE_FV_BACKEND, GST_FV_BACKEND_AUTO, rw));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       g_param_spec_enum ("active-backend", "Active backend",
-          "The backend in use (auto until the element starts)",
-          GST_TYPE_FV_BACKEND, GST_FV_BACKEND_AUTO,
+          "The backend in use (none until the element starts)",
+          GST_TYPE_FV_ACTIVE_BACKEND, GST_FV_ACTIVE_BACKEND_NONE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device ID",
@@ -632,6 +647,7 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_FV_FILTER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_FV_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_FV_ACTIVE_BACKEND, 0);
 }
 
 static void

@@ -123,6 +123,20 @@ GST_START_TEST (test_latency_is_what_is_held)
 }
 GST_END_TEST;
 
+/* An enum property's nick, as gst-inspect-1.0 shows it. */
+static gchar *
+nick_of (GstElement *e, const char *prop)
+{
+  GValue v = G_VALUE_INIT;
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e), prop);
+  g_value_init (&v, ps->value_type);
+  g_object_get_property (G_OBJECT (e), prop, &v);
+  GEnumValue *ev = g_enum_get_value (g_type_class_peek (ps->value_type), g_value_get_enum (&v));
+  gchar *nick = g_strdup (ev ? ev->value_nick : "?");
+  g_value_unset (&v);
+  return nick;
+}
+
 /* backend=cuda while PLAYING on a machine with no GPU: every element warns,
  * naming the cause, and keeps processing on the CPU to the end. */
 GST_START_TEST (test_cuda_while_playing_without_gpu)
@@ -159,11 +173,42 @@ GST_START_TEST (test_cuda_while_playing_without_gpu)
         break;
     }
     fail_unless (warned, "%s: no warning", elements[e]);
+    /* the properties read back what runs: the cpu backend */
+    gchar *backend = NULL, *active = NULL;
+    backend = nick_of (f, "backend");
+    active = nick_of (f, "active-backend");
+    fail_unless_equals_string (backend, "cpu");
+    fail_unless_equals_string (active, "cpu");
+    g_free (backend);
+    g_free (active);
     gst_element_set_state (pipe, GST_STATE_NULL);
     gst_object_unref (bus);
     gst_object_unref (f);
     gst_object_unref (pipe);
   }
+}
+GST_END_TEST;
+
+/* Read-back is truthful (docs/tuning.md's rule): active-backend reads
+ * none before an element starts and what runs once it has; a value outside
+ * a property's range is refused (by GObject, with a warning) and the
+ * property keeps, and reads back, its value. */
+GST_START_TEST (test_read_back)
+{
+  for (guint e = 0; e < G_N_ELEMENTS (elements); e++) {
+    GstElement *f = gst_element_factory_make (elements[e], NULL);
+    gchar *active = nick_of (f, "active-backend");
+    fail_unless_equals_string (active, "none");
+    g_free (active);
+    gst_object_unref (f);
+  }
+  GstElement *f = gst_element_factory_make ("satfilter", NULL);
+  guint r0, r;
+  g_object_get (f, "radius", &r0, NULL);
+  ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (f), "radius", "-3"));
+  g_object_get (f, "radius", &r, NULL);
+  fail_unless_equals_int (r, r0);
+  gst_object_unref (f);
 }
 GST_END_TEST;
 
@@ -230,6 +275,7 @@ conventions_suite (void)
   tcase_add_test (tc, test_latency_is_what_is_held);
   tcase_add_test (tc, test_cuda_while_playing_without_gpu);
   tcase_add_test (tc, test_backend_chosen_once);
+  tcase_add_test (tc, test_read_back);
   return s;
 }
 
