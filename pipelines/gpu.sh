@@ -73,7 +73,11 @@ memory() {
     echo "CUDA memory"; else echo "system memory"; fi
 }
 fps=$(awk -v f="$frames" -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", f / (b - a) }')
-echo "input:    $in${dec:+ (decoded by $dec)}"
+if [ "$where" = gpu ]; then
+  echo "input:    $in (decoded by $dec)"
+else
+  echo "input:    $in (decoded on the CPU by decodebin)"
+fi
 echo "output:   $out (faces blurred)"
 echo "frames:   $frames, $faces face detections"
 echo "fps:      $fps (whole pipeline: decode, vjdetect, satfilter, download, encode)"

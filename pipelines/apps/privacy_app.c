@@ -19,6 +19,7 @@ typedef struct {
   guint64 frames, faces_in_metas, messages, faces_in_messages;
   guint64 second_frames, second_faces;
   GstClockTime next_report, stop_at;
+  gboolean stopping;
   gboolean changed;
   gint exit_code;
 } App;
@@ -32,6 +33,16 @@ on_sample (GstAppSink *sink, gpointer user)
   if (!sample)
     return GST_FLOW_EOS;
   GstBuffer *buf = gst_sample_get_buffer (sample);
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  /* SECONDS of video, exactly: frames at or past it (some are already on
+   * their way when the EOS goes out) are not counted */
+  if (GST_CLOCK_TIME_IS_VALID (pts) && pts >= app->stop_at) {
+    if (!app->stopping)
+      gst_element_send_event (app->pipeline, gst_event_new_eos ());
+    app->stopping = TRUE;
+    gst_sample_unref (sample);
+    return GST_FLOW_OK;
+  }
   gpointer state = NULL;
   GstMeta *meta;
   guint faces = 0;
@@ -45,7 +56,6 @@ on_sample (GstAppSink *sink, gpointer user)
   app->faces_in_metas += faces;
   app->second_frames++;
   app->second_faces += faces;
-  GstClockTime pts = GST_BUFFER_PTS (buf);
   if (GST_CLOCK_TIME_IS_VALID (pts) && pts >= app->next_report) {
     g_print ("%3" G_GUINT64_FORMAT " s: %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
         " faces; total %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " faces (metas), %"
@@ -61,8 +71,6 @@ on_sample (GstAppSink *sink, gpointer user)
     g_print ("at %.2f s: satfilter radius=20, vjdetect min-neighbors=4\n", pts / 1e9);
     app->changed = TRUE;
   }
-  if (GST_CLOCK_TIME_IS_VALID (pts) && pts >= app->stop_at)
-    gst_element_send_event (app->pipeline, gst_event_new_eos ());
   gst_sample_unref (sample);
   return GST_FLOW_OK;
 }
@@ -74,7 +82,10 @@ on_message (GstBus *bus, GstMessage *msg, gpointer user)
   switch (GST_MESSAGE_TYPE (msg)) {
     case GST_MESSAGE_ELEMENT: {
       const GstStructure *s = gst_message_get_structure (msg);
-      if (gst_structure_has_name (s, "vjdetect")) {
+      guint64 ts = GST_CLOCK_TIME_NONE;
+      gst_structure_get_uint64 (s, "timestamp", &ts);
+      if (gst_structure_has_name (s, "vjdetect") && !(GST_CLOCK_TIME_IS_VALID (ts)
+              && ts >= app->stop_at)) {
         const GValue *faces = gst_structure_get_value (s, "faces");
         app->messages++;
         app->faces_in_messages += faces ? gst_value_list_get_size (faces) : 0;

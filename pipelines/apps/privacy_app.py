@@ -54,7 +54,7 @@ def main():
         return 1
     detect, blur = pipe.get_by_name("detect"), pipe.get_by_name("blur")
     st = {"frames": 0, "metas": 0, "messages": 0, "msg_faces": 0, "sec_frames": 0,
-          "sec_faces": 0, "next": 0, "changed": False, "code": 0}
+          "sec_faces": 0, "next": 0, "changed": False, "code": 0, "stopping": False}
     loop = GLib.MainLoop()
 
     def on_sample(sink):
@@ -62,12 +62,19 @@ def main():
         if sample is None:
             return Gst.FlowReturn.EOS
         buf = sample.get_buffer()
+        pts = buf.pts
+        # SECONDS of video, exactly: frames at or past it (some are on their
+        # way when the EOS goes out) are not counted
+        if stop_at is not None and pts != Gst.CLOCK_TIME_NONE and pts >= stop_at:
+            if not st["stopping"]:
+                pipe.send_event(Gst.Event.new_eos())
+            st["stopping"] = True
+            return Gst.FlowReturn.OK
         n = len(faces_in(buf))
         st["frames"] += 1
         st["metas"] += n
         st["sec_frames"] += 1
         st["sec_faces"] += n
-        pts = buf.pts
         if pts != Gst.CLOCK_TIME_NONE and pts >= st["next"]:
             print("%3d s: %d frames, %d faces; total %d frames, %d faces (metas), %d vjdetect "
                   "messages" % (pts // Gst.SECOND, st["sec_frames"], st["sec_faces"],
@@ -79,12 +86,14 @@ def main():
             detect.set_property("min-neighbors", 4)
             print("at %.2f s: satfilter radius=20, vjdetect min-neighbors=4" % (pts / 1e9))
             st["changed"] = True
-        if stop_at is not None and pts != Gst.CLOCK_TIME_NONE and pts >= stop_at:
-            pipe.send_event(Gst.Event.new_eos())
         return Gst.FlowReturn.OK
 
     def on_message(bus, msg):
-        if msg.type == Gst.MessageType.ELEMENT and msg.get_structure().get_name() == "vjdetect":
+        s = msg.get_structure() if msg.type == Gst.MessageType.ELEMENT else None
+        ts = s.get_value("timestamp") if s is not None and s.has_field("timestamp") else None
+        late = stop_at is not None and ts is not None and ts != Gst.CLOCK_TIME_NONE \
+            and ts >= stop_at
+        if s is not None and s.get_name() == "vjdetect" and not late:
             st["messages"] += 1
             faces = msg.get_structure().get_value("faces")
             st["msg_faces"] += len(faces) if faces is not None else 0

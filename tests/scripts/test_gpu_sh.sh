@@ -19,5 +19,6 @@ if [ -e /dev/nvidia0 ] && gst-inspect-1.0 nvh264dec >/dev/null 2>&1; then
 else
   grep -q 'running the same filter on the CPU instead' "$log" || { echo "FAIL: no reason given"; exit 1; }
   grep -q '^ran on:   cpu' "$log" || { echo "FAIL: not on the CPU"; exit 1; }
+  ! grep -q 'decoded by nv' "$log" || { echo "FAIL: claims an NVDEC decoder on the CPU path"; exit 1; }
 fi
 echo "gpu.sh: ok"
