@@ -127,6 +127,29 @@ def nvcodec_usable():
                                        capture_output=True).returncode == 0
 
 
+def unmarked_gpu_lines(path):
+    """README lines that need a GPU (backend=cuda or hybrid, nvcodec's elements)
+    must say so in the comment above them: "[needs an NVIDIA GPU]"."""
+    bad, comment, cmd = [], "", None
+    for line in open(path, encoding="utf-8"):
+        s = line.strip()
+        if cmd is None and s.startswith("#"):
+            comment = s if not comment or not s.startswith("# ") else comment + " " + s
+            continue
+        if cmd is None and s.startswith("gst-launch-1.0"):
+            cmd = s
+        elif cmd is not None:
+            cmd += " " + s
+        if cmd is not None and not cmd.endswith("\\"):
+            if (re.search(r"\bbackend=(cuda|hybrid)\b", cmd) or NVCODEC.search(cmd)) \
+                    and "[needs an NVIDIA GPU]" not in comment:
+                bad.append(cmd)
+            cmd = None
+        if not s.startswith("#") and cmd is None and not s.startswith("gst-launch"):
+            comment = ""
+    return bad
+
+
 files = ["README.md"] + sorted(glob.glob("docs/*.md")) + sorted(glob.glob("gst/gst*.c"))
 ran = failed = skipped = 0
 gpu_elements = nvcodec_usable()
@@ -163,5 +186,8 @@ if broker and broker[0]:
     broker[0].terminate()
     broker[0].wait()
 shutil.rmtree(TMP, ignore_errors=True)
+for line in unmarked_gpu_lines("README.md"):
+    failed += 1
+    print("FAIL README.md: needs a GPU but says nothing (mark it [needs an NVIDIA GPU]): " + line)
 print("%d launch lines run, %d failed, %d skipped" % (ran, failed, skipped))
 sys.exit(1 if failed or ran < 10 else 0)
