@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""pipelines/serve.py against real RTSP clients (gst-launch-1.0 rtspsrc), on
+free loopback ports:
+- with no input it serves the sample clip, on 127.0.0.1 only by default;
+- --user NAME:PASSWORD: a client without credentials is refused (401), one
+  with them gets frames (basic and digest);
+- --tls-cert/--tls-key (a certificate the test makes with openssl): an
+  rtsps:// client gets frames;
+- an input that does not exist is said at start and when a client asks.
+
+    test_serve.py SOURCE_DIR
+Exits 77 where gst-rtsp-server's Python bindings are missing."""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+root = sys.argv[1]
+checks = failed = 0
+
+
+def check(ok, what):
+    global checks, failed
+    checks += 1
+    if not ok:
+        failed += 1
+        print(f"FAIL {what}")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(*args):
+    port = free_port()
+    p = subprocess.Popen(["/usr/bin/python3", f"{root}/pipelines/serve.py", "--port", str(port),
+                          *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline()   # a mount is up once it is printed
+    if not first:
+        raise RuntimeError(p.stderr.read())
+    time.sleep(0.3)
+    return p, port, first
+
+
+def client(url, *props, frames=10):
+    r = subprocess.run(["gst-launch-1.0", "-q", "rtspsrc", f"location={url}", *props, "!",
+                        "decodebin", "!", "identity", f"eos-after={frames}", "!", "fakesink"],
+                       capture_output=True, text=True, timeout=60)
+    return r.returncode == 0, (r.stdout + r.stderr)[-400:]
+
+
+def stop(p):
+    p.terminate()
+    out, err = p.communicate(timeout=10)
+    return out, err
+
+
+def listening_on(port):
+    r = subprocess.run(["ss", "-ltn"], capture_output=True, text=True)
+    return [l.split()[3] for l in r.stdout.splitlines()[1:] if l.split()[3].endswith(f":{port}")]
+
+
+def main():
+    try:
+        import gi
+        gi.require_version("GstRtspServer", "1.0")
+    except (ImportError, ValueError) as e:
+        print(f"skipped: {e}")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="fvserve")
+    try:
+        p, port, first = serve()
+        ok, why = client(f"rtsp://127.0.0.1:{port}/cam0")
+        check(ok and "sample-face.webm" in first, f"default input: {first.strip()} {why}")
+        if shutil.which("ss"):
+            where = listening_on(port)
+            check(where and all(a.startswith("127.0.0.1") for a in where),
+                  f"listens on {where}, not only 127.0.0.1")
+        stop(p)
+        for method in ("basic", "digest"):
+            p, port, _ = serve("--user", "cam:s3cret", "--auth", method)
+            ok, why = client(f"rtsp://127.0.0.1:{port}/cam0")
+            check(not ok and "Unauthorized" in why, f"{method}: no credentials: {ok} {why}")
+            ok, why = client(f"rtsp://127.0.0.1:{port}/cam0", "user-id=cam", "user-pw=s3cret")
+            check(ok, f"{method}: with credentials: {why}")
+            ok, why = client(f"rtsp://127.0.0.1:{port}/cam0", "user-id=cam", "user-pw=wrong")
+            check(not ok, f"{method}: a wrong password got in")
+            stop(p)
+        if shutil.which("openssl"):
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                            "-keyout", f"{tmp}/k.pem", "-out", f"{tmp}/c.pem", "-days", "2",
+                            "-subj", "/CN=127.0.0.1"], check=True, capture_output=True)
+            p, port, first = serve("--tls-cert", f"{tmp}/c.pem", "--tls-key", f"{tmp}/k.pem")
+            ok, why = client(f"rtsps://127.0.0.1:{port}/cam0", "tls-validation-flags=0")
+            check(ok and first.startswith("rtsps://"), f"TLS: {first.strip()} {why}")
+            stop(p)
+        p, port, _ = serve(f"{tmp}/nothing-here.webm")
+        ok, why = client(f"rtsp://127.0.0.1:{port}/cam0", frames=2)
+        out, err = stop(p)
+        check(not ok and "nothing-here.webm: no such file" in err
+              and "a client asked for" in err, f"missing input: {err[-400:]}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{checks - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
