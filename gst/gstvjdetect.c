@@ -71,6 +71,10 @@ enum {
   PROP_LABEL,
   PROP_DRAW,
   PROP_POST_MESSAGES,
+  PROP_PROFILE,
+  PROP_DISPLAY,
+  PROP_UPDATES,
+  PROP_MESSAGE_NAME,
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
@@ -205,6 +209,46 @@ luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
 /* The frame's message: facedetect's shape (a "faces" list of "face"
  * structures with the box), each face also with its label, the id of its
  * ROI meta and its neighbors. */
+/* facedetect's updates, the same nicks and meanings */
+enum {
+  VJ_UPDATES_EVERY_FRAME = 0,
+  VJ_UPDATES_ON_CHANGE = 1,
+  VJ_UPDATES_ON_FACE = 2,
+  VJ_UPDATES_NONE = 3,
+};
+
+#define GST_TYPE_VJ_DETECT_UPDATES (gst_vj_detect_updates_get_type ())
+static GType
+gst_vj_detect_updates_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {VJ_UPDATES_EVERY_FRAME, "A message for every frame (a face that disappears shows)",
+        "every_frame"},
+    {VJ_UPDATES_ON_CHANGE, "A message when the number of boxes changes", "on_change"},
+    {VJ_UPDATES_ON_FACE, "A message for every frame with a box", "on_face"},
+    {VJ_UPDATES_NONE, "No messages", "none"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVjDetectUpdates", values));
+  return type;
+}
+
+/* Whether this frame's message goes out (updates), n boxes in it. */
+static gboolean
+message_due (GstVjDetect *self, gint updates, gint n)
+{
+  const gint last = self->last_count;
+  self->last_count = n;
+  switch (updates) {
+    case VJ_UPDATES_ON_CHANGE: return n != last;
+    case VJ_UPDATES_ON_FACE: return n > 0;
+    case VJ_UPDATES_NONE: return FALSE;
+    default: return TRUE;
+  }
+}
+
 static void
 post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, const gint *ids,
     gint n, const gchar *label)
@@ -221,7 +265,11 @@ post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, const gi
             "id", G_TYPE_INT, ids[i], "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
     gst_value_list_append_and_take_value (&faces, &face);
   }
-  GstStructure *s = fv_meta_frame_structure ("vjdetect", buf, &trans->segment);
+  GST_OBJECT_LOCK (self);
+  gchar *name = g_strdup (self->message_name ? self->message_name : "vjdetect");
+  GST_OBJECT_UNLOCK (self);
+  GstStructure *s = fv_meta_frame_structure (name, buf, &trans->segment);
+  g_free (name);
   gst_structure_take_value (s, "faces", &faces);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
@@ -260,6 +308,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   /* draw turned on after the frame was mapped read-only: from the next one */
   gboolean draw = self->draw && (frame->map[0].flags & GST_MAP_WRITE),
       post = self->post_messages;
+  const gint updates = self->updates;
   GST_OBJECT_UNLOCK (self);
   GST_LOG_OBJECT (self, "%d detections", n);
   const gint first_id = fv_meta_next_roi_id (frame->buffer);
@@ -289,7 +338,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
       fv_draw_box (frame, r->x, r->y, r->width, r->height, MAX (2, MIN (r->width, r->height) / 48),
           gst_fv_filter_device (filter)->stream);
   }
-  if (post)
+  if (message_due (self, updates, n) && post)
     post_message (self, frame->buffer, d, ids, n, label);
   g_free (ids);
   g_free (label);
@@ -315,6 +364,7 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CASCADE:
+    case PROP_PROFILE:   /* facedetect's name for it */
       g_free (self->cascade_path);
       self->cascade_path = gst_fv_filter_dup_nonempty (value);
       self->cascade_changed = TRUE;   /* the rebuild before the next frame loads it */
@@ -330,8 +380,18 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
       self->label = gst_fv_filter_dup_nonempty (value);
       replan = FALSE;
       break;
-    case PROP_DRAW: self->draw = g_value_get_boolean (value); replan = FALSE; break;
+    case PROP_DRAW:
+    case PROP_DISPLAY:   /* facedetect's name for it */
+      self->draw = g_value_get_boolean (value);
+      replan = FALSE;
+      break;
     case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); replan = FALSE; break;
+    case PROP_UPDATES: self->updates = g_value_get_enum (value); replan = FALSE; break;
+    case PROP_MESSAGE_NAME:
+      g_free (self->message_name);
+      self->message_name = gst_fv_filter_dup_nonempty (value);
+      replan = FALSE;
+      break;
     default:
       replan = FALSE;
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -349,6 +409,7 @@ gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GPara
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CASCADE:
+    case PROP_PROFILE:
       g_value_set_string (value, self->cascade_path ? self->cascade_path : DEFAULT_CASCADE);
       break;
     case PROP_SCALE_FACTOR: g_value_set_double (value, self->scale_factor); break;
@@ -358,8 +419,13 @@ gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_MAX_WIDTH: g_value_set_int (value, self->max_width); break;
     case PROP_MAX_HEIGHT: g_value_set_int (value, self->max_height); break;
     case PROP_LABEL: g_value_set_string (value, self->label ? self->label : DEFAULT_LABEL); break;
-    case PROP_DRAW: g_value_set_boolean (value, self->draw); break;
+    case PROP_DRAW:
+    case PROP_DISPLAY: g_value_set_boolean (value, self->draw); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
+    case PROP_UPDATES: g_value_set_enum (value, self->updates); break;
+    case PROP_MESSAGE_NAME:
+      g_value_set_string (value, self->message_name ? self->message_name : "vjdetect");
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -376,6 +442,7 @@ gst_vj_detect_finalize (GObject *object)
   g_free (self->loaded_path);
   g_free (self->cascade_path);
   g_free (self->label);
+  g_free (self->message_name);
 }
 
 static void
@@ -423,8 +490,23 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
       g_param_spec_boolean ("draw", "Draw", "Draw the boxes into the frame", FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a \"vjdetect\" element message with the boxes for every frame", TRUE, rw));
+          "Post a \"vjdetect\" element message with the boxes (when: updates)", TRUE, rw));
+  /* facedetect's names (gst-plugins-bad), where the meaning is the same */
+  g_object_class_install_property (gobject_class, PROP_PROFILE,
+      g_param_spec_string ("profile", "Profile", "facedetect's name for cascade (the same "
+          "property)", DEFAULT_CASCADE, FV_PARAM_RW));
+  g_object_class_install_property (gobject_class, PROP_DISPLAY,
+      g_param_spec_boolean ("display", "Display", "facedetect's name for draw (the same "
+          "property)", FALSE, rw));
+  g_object_class_install_property (gobject_class, PROP_UPDATES,
+      g_param_spec_enum ("updates", "Updates", "When the message is posted, as facedetect's "
+          "updates", GST_TYPE_VJ_DETECT_UPDATES, VJ_UPDATES_EVERY_FRAME, rw));
+  g_object_class_install_property (gobject_class, PROP_MESSAGE_NAME,
+      g_param_spec_string ("message-name", "Message name", "Name of the element message: "
+          "\"vjdetect\", or \"facedetect\" for applications that match on it", "vjdetect",
+          FV_PARAM_RW));
 
+  gst_type_mark_as_plugin_api (GST_TYPE_VJ_DETECT_UPDATES, 0);
   gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",
       "Filter/Analyzer/Video",
       "Finds faces or other objects with an OpenCV cascade, as OpenCV's detectMultiScale, "
@@ -446,5 +528,6 @@ gst_vj_detect_init (GstVjDetect *self)
   self->scale_factor = 1.1;
   self->min_neighbors = 3;
   self->post_messages = TRUE;
+  self->last_count = -1;
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -23,6 +23,9 @@ struct _GstVjDetect {
   gint min_width, min_height, max_width, max_height;
   gchar *label;
   gboolean draw, post_messages;
+  gint updates;                /* GstVjDetectUpdates: when messages are posted */
+  gchar *message_name;         /* "vjdetect", or "facedetect" for its applications */
+  gint last_count;             /* faces in the last frame (updates=on_change), -1 at start */
   gboolean cascade_changed;    /* a new cascade to load before the next frame */
 
   /* streaming state */

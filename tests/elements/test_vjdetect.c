@@ -812,6 +812,54 @@ GST_START_TEST (test_cuda_backend)
 }
 GST_END_TEST;
 
+/* facedetect's names: profile and display are cascade and draw; updates
+ * decides which frames post; message-name names the message. */
+GST_START_TEST (test_facedetect_names)
+{
+  GstVideoInfo info;
+  GstBuffer *face = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
+  GstBuffer *blank = gst_buffer_copy_deep (face);
+  gst_buffer_memset (blank, 0, 0, gst_buffer_get_size (blank));
+  gchar *c = default_cascade ();
+  const struct { const char *updates; gint want; } modes[] = {
+    { "every_frame", 5 }, { "on_change", 3 }, { "on_face", 3 }, { "none", 0 } };
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++) {
+    gchar *launch = g_strdup_printf ("vjdetect profile=%s display=true backend=cpu updates=%s "
+        "message-name=facedetect", c, modes[m].updates);
+    GstHarness *h = gst_harness_new_parse (launch);
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    GstElement *e = gst_harness_find_element (h, "vjdetect");
+    gchar *cascade;
+    gboolean draw;
+    g_object_get (e, "cascade", &cascade, "draw", &draw, NULL);
+    fail_unless_equals_string (cascade, c);
+    fail_unless (draw);
+    g_free (cascade);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    GstBuffer *seq[] = { face, face, blank, blank, face };
+    for (guint i = 0; i < G_N_ELEMENTS (seq); i++)
+      gst_buffer_unref (gst_harness_push_and_pull (h, gst_buffer_copy (seq[i])));
+    gint n = 0;
+    GstMessage *msg;
+    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+      fail_unless (gst_structure_has_name (gst_message_get_structure (msg), "facedetect"));
+      n++;
+      gst_message_unref (msg);
+    }
+    fail_unless_equals_int (n, modes[m].want);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (e);
+    gst_harness_teardown (h);
+    g_free (launch);
+  }
+  gst_buffer_unref (face);
+  gst_buffer_unref (blank);
+  g_free (c);
+}
+GST_END_TEST;
+
 /* Two detectors on one stream (vjdetect ! vjdetect label=eye): every ROI
  * meta of the buffer has its own id, and each message's ids, labels and
  * neighbors are its metas'. */
@@ -888,6 +936,7 @@ vjdetect_suite (void)
   tcase_add_test (tc, test_metas_survive_satfilter);
   tcase_add_test (tc, test_cuda_backend);
   tcase_add_test (tc, test_two_producers_unique_ids);
+  tcase_add_test (tc, test_facedetect_names);
   return s;
 }
 
