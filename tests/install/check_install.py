@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Everything `meson install` would write lies under the configured prefix
 (the plugin under LIBDIR/gstreamer-1.0, the docs under DATADIR/doc), and
-the plugin reports the version meson.build gives. Argument: the build dir."""
+the plugin reports the version meson.build gives. Every page of docs/ (and
+what they link to), the example kernels, the apps' sources and the
+generated element reference are installed. Arguments: the build dir, the
+source dir."""
 import json
 import os
 import subprocess
 import sys
 
 build = sys.argv[1]
+source = sys.argv[2] if len(sys.argv) > 2 else None
 
 
 def introspect(what):
@@ -35,6 +39,23 @@ if len(plugin) != 1 or os.path.dirname(plugin[0]) != want_dir:
 if not docs:
     print("the element reference is not installed")
     fails += 1
+if source:
+    want = [os.path.join("docs", f) for f in os.listdir(os.path.join(source, "docs"))
+            if f.endswith((".md", ".svg"))]
+    want += [os.path.join("docs", "data", f)
+             for f in os.listdir(os.path.join(source, "docs", "data"))]
+    want += [os.path.join("pipelines", "kernels", f)
+             for f in os.listdir(os.path.join(source, "pipelines", "kernels"))]
+    want += ["pipelines/apps/privacy_app.c", "pipelines/apps/privacy_app.py", "README.md"]
+    srcs = {os.path.relpath(os.path.realpath(k), os.path.realpath(source))
+            for k in installed}
+    left = sorted(f for f in want if f not in srcs)
+    if left:
+        print("not installed: %s" % ", ".join(left))
+        fails += 1
+    if not any(d.endswith("fastvision-elements.md") for d in installed.values()):
+        print("the generated element reference is not installed")
+        fails += 1
 version = introspect("--projectinfo")["version"]
 config = open(os.path.join(build, "fv_config.h")).read()
 if '#define FV_VERSION "%s"' % version not in config:
