@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fv_config.h"
 #include "fv_conv_plan.h"
 #include "fv_conv_cuda.h"
 #include "fv_file.h"
@@ -26,7 +27,15 @@ fv_conv_smooth_size (int n, int max_prime)
 int
 fv_conv_fast_size (int n)
 {
+#if FV_FFT_FFTW
   return fv_conv_smooth_size (n, 7);
+#else
+  /* GStreamer's FFT library: even lengths, fastest with factors 2, 3, 5 */
+  int m = fv_conv_smooth_size (n, 5);
+  while (m % 2)
+    m = fv_conv_smooth_size (m + 1, 5);
+  return m;
+#endif
 }
 
 fv_status

@@ -6,14 +6,14 @@
  * "valid" correlation; the kernel's spectrum and, for the renormalize
  * border, the in-frame kernel weight of every pixel are computed once per
  * plan. */
-#include <fftw3.h>
 #include <omp.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fv_config.h"
 #include "fv_conv_plan.h"
 #include "fv_conv_math.h"
-#include "fv_conv_fftw.h"
+#include "fv_fft.h"
 
 
 /* Direct valid correlation of buf (stride bstride) into out (W x H); the
@@ -48,7 +48,7 @@ static void
 by_fft (const fv_conv_plan *pl, float *buf, float *out)
 {
   const int W = pl->ow, H = pl->oh, cw = pl->pw / 2 + 1;
-  fftwf_execute_dft_r2c (pl->fwd, buf, pl->spec);
+  fv_fft_r2c (pl->fwd, buf, pl->spec);
   const float norm = 1.0f / ((float) pl->pw * (float) pl->ph);
 #pragma omp parallel for num_threads(pl->nthreads) schedule(static)
   for (int v = 0; v < pl->ph; v++)
@@ -59,7 +59,7 @@ by_fft (const fv_conv_plan *pl, float *buf, float *out)
       pl->spec[i][0] = (a * c - b * d) * norm;
       pl->spec[i][1] = (a * d + b * c) * norm;
     }
-  fftwf_execute_dft_c2r (pl->inv, pl->spec, buf);
+  fv_fft_c2r (pl->inv, pl->spec, buf);
   for (int y = 0; y < H; y++)
     memcpy (out + (size_t) y * W, buf + (size_t) y * pl->pw, sizeof (float) * W);
 }
@@ -111,7 +111,7 @@ convolve_channel (const fv_conv_plan *pl, const fv_image *src, int c, const fv_i
  * transform back, scale, round and write its outputs. */
 static void
 run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int c, int tx,
-    int ty, float *buf, fftwf_complex *spec)
+    int ty, float *buf, fv_fft_complex *spec)
 {
   const fv_conv_params *p = &pl->p;
   const int P = pl->P, cw = P / 2 + 1, W = p->width, H = p->height, C = p->channels;
@@ -120,14 +120,14 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
   const int ow = W - x0 < pl->tw ? W - x0 : pl->tw, oh = H - y0 < pl->th ? H - y0 : pl->th;
   memset (buf, 0, sizeof (float) * P * P);
   fv_conv_extend (pl, src, c, x0, y0, ow + kw - 1, oh + kh - 1, buf, P, 1);
-  fftwf_execute_dft_r2c (pl->tfwd, buf, spec);
+  fv_fft_r2c (pl->tfwd, buf, spec);
   const float norm = 1.0f / ((float) P * P);
   for (size_t i = 0; i < (size_t) cw * P; i++) {
     float a = spec[i][0], b = spec[i][1], cr = pl->tkspec[i][0], ci = pl->tkspec[i][1];
     spec[i][0] = (a * cr - b * ci) * norm;
     spec[i][1] = (a * ci + b * cr) * norm;
   }
-  fftwf_execute_dft_c2r (pl->tinv, spec, buf);
+  fv_fft_c2r (pl->tinv, spec, buf);
   for (int y = 0; y < oh; y++)
     fv_conv_store_row (p, buf + (size_t) y * P, pl->scale ? pl->scale + (size_t) (y0 + y) * W + x0 : NULL,
         pl->uniform_scale, ow, c, (char *) dst->data + (size_t) (y0 + y) * dst->stride
@@ -145,18 +145,18 @@ plan_tiles (fv_conv_plan *pl, int P)
   pl->th = P - pl->p.kernel_height + 1;
   pl->tbuf = calloc (pl->nthreads, sizeof *pl->tbuf);
   pl->tspec = calloc (pl->nthreads, sizeof *pl->tspec);
-  pl->tkspec = fftwf_alloc_complex ((size_t) cw * P);
+  pl->tkspec = fv_fft_alloc_complex ((size_t) cw * P);
   if (!pl->tbuf || !pl->tspec || !pl->tkspec)
     return FV_ERR_NOMEM;
   for (int t = 0; t < pl->nthreads; t++) {
-    pl->tbuf[t] = fftwf_alloc_real ((size_t) P * P);
-    pl->tspec[t] = fftwf_alloc_complex ((size_t) cw * P);
+    pl->tbuf[t] = fv_fft_alloc_real ((size_t) P * P);
+    pl->tspec[t] = fv_fft_alloc_complex ((size_t) cw * P);
     if (!pl->tbuf[t] || !pl->tspec[t])
       return FV_ERR_NOMEM;
   }
   /* the threads take whole tiles: each transform runs on one */
-  pl->tfwd = fv_fftw_plan (0, P, P, 1, pl->p.measure, pl->tbuf[0], pl->tspec[0]);
-  pl->tinv = fv_fftw_plan (1, P, P, 1, pl->p.measure, pl->tbuf[0], pl->tspec[0]);
+  pl->tfwd = fv_fft_plan_2d (0, P, P, 1, pl->p.measure, pl->tbuf[0], pl->tspec[0]);
+  pl->tinv = fv_fft_plan_2d (1, P, P, 1, pl->p.measure, pl->tbuf[0], pl->tspec[0]);
   if (!pl->tfwd || !pl->tinv)
     return FV_ERR_INVALID;
   float *k = pl->tbuf[0];
@@ -164,7 +164,7 @@ plan_tiles (fv_conv_plan *pl, int P)
   for (int j = 0; j < pl->p.kernel_height; j++)
     memcpy (k + (size_t) j * P, pl->kernel + (size_t) j * pl->p.kernel_width,
         sizeof (float) * pl->p.kernel_width);
-  fftwf_execute_dft_r2c (pl->tfwd, k, pl->tkspec);
+  fv_fft_r2c (pl->tfwd, k, pl->tkspec);
   for (size_t i = 0; i < (size_t) cw * P; i++)
     pl->tkspec[i][1] = -pl->tkspec[i][1];
   int ntx = (pl->p.width + pl->tw - 1) / pl->tw, nty = (pl->p.height + pl->th - 1) / pl->th;
@@ -177,17 +177,17 @@ plan_fft (fv_conv_plan *pl)
 {
   const int cw = pl->pw / 2 + 1;
   size_t nr = (size_t) pl->pw * pl->ph, nc = (size_t) cw * pl->ph;
-  pl->spec = fftwf_alloc_complex (nc);
-  pl->kspec = fftwf_alloc_complex (nc);
-  float *kbuf = fftwf_alloc_real (nr);
+  pl->spec = fv_fft_alloc_complex (nc);
+  pl->kspec = fv_fft_alloc_complex (nc);
+  float *kbuf = fv_fft_alloc_real (nr);
   if (!pl->spec || !pl->kspec || !kbuf) {
-    fftwf_free (kbuf);
+    fv_fft_free (kbuf);
     return FV_ERR_NOMEM;
   }
-  pl->fwd = fv_fftw_plan (0, pl->ph, pl->pw, pl->nthreads, pl->p.measure, pl->buf, pl->spec);
-  pl->inv = fv_fftw_plan (1, pl->ph, pl->pw, pl->nthreads, pl->p.measure, pl->buf, pl->spec);
+  pl->fwd = fv_fft_plan_2d (0, pl->ph, pl->pw, pl->nthreads, pl->p.measure, pl->buf, pl->spec);
+  pl->inv = fv_fft_plan_2d (1, pl->ph, pl->pw, pl->nthreads, pl->p.measure, pl->buf, pl->spec);
   if (!pl->fwd || !pl->inv) {
-    fftwf_free (kbuf);
+    fv_fft_free (kbuf);
     fv_set_last_error ("FFTW could not plan %dx%d", pl->pw, pl->ph);
     return FV_ERR_INVALID;
   }
@@ -196,10 +196,10 @@ plan_fft (fv_conv_plan *pl)
   for (int j = 0; j < pl->p.kernel_height; j++)
     memcpy (kbuf + (size_t) j * pl->pw, pl->kernel + (size_t) j * pl->p.kernel_width,
         sizeof (float) * pl->p.kernel_width);
-  fftwf_execute_dft_r2c (pl->fwd, kbuf, pl->kspec);
+  fv_fft_r2c (pl->fwd, kbuf, pl->kspec);
   for (size_t i = 0; i < nc; i++)
     pl->kspec[i][1] = -pl->kspec[i][1];
-  fftwf_free (kbuf);
+  fv_fft_free (kbuf);
   return FV_OK;
 }
 
@@ -246,7 +246,9 @@ choose_method (fv_conv_plan *pl)
   }
   if (pl->method == FV_CONV_AUTO) {
     double n = (double) pl->pw * pl->ph;
-    double fft = 7.0 * n * log2 (n);
+    /* GStreamer's FFT library measured 4x slower than FFTW at 720p and
+     * 1080p (docs/benchmarks.md): its crossover with direct sums is later */
+    double fft = (FV_FFT_FFTW ? 7.0 : 28.0) * n * log2 (n);
     double dir = (double) pl->ow * pl->oh * kw * kh;
     double sep = separable ? (double) pl->ow * pl->oh * (kw + kh + 2) : INFINITY;
     pl->method = sep < dir && sep <= fft ? FV_CONV_SEPARABLE
@@ -322,10 +324,10 @@ fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed)
   if (st != FV_OK)
     return st;
   if (pl->method == FV_CONV_FFT) {
-    pl->buf = fftwf_alloc_real ((size_t) pl->pw * pl->ph);
+    pl->buf = fv_fft_alloc_real ((size_t) pl->pw * pl->ph);
     st = pl->buf ? plan_fft (pl) : FV_ERR_NOMEM;
   } else {
-    pl->buf = fftwf_alloc_real ((size_t) pl->ew * pl->eh);
+    pl->buf = fv_fft_alloc_real ((size_t) pl->ew * pl->eh);
     st = pl->buf ? FV_OK : FV_ERR_NOMEM;
   }
   if (st == FV_OK && tiles_allowed)
@@ -389,20 +391,20 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
 void
 fv_conv_cpu_free (fv_conv_plan *pl)
 {
-  fv_fftw_release (pl->fwd);
-  fv_fftw_release (pl->inv);
-  fv_fftw_release (pl->tfwd);
-  fv_fftw_release (pl->tinv);
+  fv_fft_release (pl->fwd);
+  fv_fft_release (pl->inv);
+  fv_fft_release (pl->tfwd);
+  fv_fft_release (pl->tinv);
   for (int t = 0; pl->tbuf && t < pl->nthreads; t++)
-    fftwf_free (pl->tbuf[t]);
+    fv_fft_free (pl->tbuf[t]);
   for (int t = 0; pl->tspec && t < pl->nthreads; t++)
-    fftwf_free (pl->tspec[t]);
+    fv_fft_free (pl->tspec[t]);
   free (pl->tbuf);
   free (pl->tspec);
-  fftwf_free (pl->tkspec);
-  fftwf_free (pl->buf);
-  fftwf_free (pl->spec);
-  fftwf_free (pl->kspec);
+  fv_fft_free (pl->tkspec);
+  fv_fft_free (pl->buf);
+  fv_fft_free (pl->spec);
+  fv_fft_free (pl->kspec);
   free (pl->scale);
   free (pl->sep_col);
   free (pl->sep_row);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Shared FFTW plans, wisdom and FFTW's one-time set-up, behind one lock. */
+/* fv_fft.h from FFTW: shared plans, wisdom and FFTW's one-time set-up,
+ * behind one lock. */
 #include <glib.h>
 #include <pthread.h>
 #include "fv_conv.h"
-#include "fv_conv_fftw.h"
+#include "fv_fft.h"
 #include "../common/fv_env.h"
 
 #define MAX_IDLE 16
@@ -37,7 +38,7 @@ ready (void)
 }
 
 fftwf_plan
-fv_fftw_plan (int inverse, int n0, int n1, int nthreads, int measure, float *r, fftwf_complex *c)
+fv_fft_plan_2d (int inverse, int n0, int n1, int nthreads, int measure, float *r, fftwf_complex *c)
 {
   pthread_mutex_lock (&lock);
   ready ();
@@ -67,7 +68,7 @@ fv_fftw_plan (int inverse, int n0, int n1, int nthreads, int measure, float *r, 
 }
 
 void
-fv_fftw_release (fftwf_plan plan)
+fv_fft_release (fftwf_plan plan)
 {
   if (!plan)
     return;
@@ -99,7 +100,7 @@ fv_fftw_release (fftwf_plan plan)
 }
 
 int
-fv_fftw_wisdom_covers (int inverse, int n0, int n1, int nthreads)
+fv_fft_wisdom_covers (int inverse, int n0, int n1, int nthreads)
 {
   const size_t nc = (size_t) n0 * (n1 / 2 + 1);
   float *r = fftwf_alloc_real ((size_t) n0 * n1);
@@ -119,7 +120,7 @@ fv_fftw_wisdom_covers (int inverse, int n0, int n1, int nthreads)
 }
 
 long
-fv_fftw_planner_calls (void)
+fv_fft_planner_calls (void)
 {
   pthread_mutex_lock (&lock);
   long n = planner_calls;

@@ -2,12 +2,12 @@
 /* Private to kernels/fftconv: the plan, and its two back ends. The front
  * file (fv_conv.c) checks parameters, copies the kernel, works out the
  * window and padded sizes, and picks the back end once; fv_conv_cpu.c
- * plans FFTW (and, for CUDA plans too, the edge weights); fv_conv_cuda.cu
+ * plans the FFTs (fv_fft.h: FFTW or GStreamer's FFT library) (and, for CUDA plans too, the edge weights); fv_conv_cuda.cu
  * runs on the GPU. */
 #ifndef FV_CONV_PLAN_H
 #define FV_CONV_PLAN_H
 
-#include <fftw3.h>
+#include "fv_fft.h"
 #include "fv_conv.h"
 
 /* GPU: kernels up to this many taps go by direct summation (auto) */
@@ -37,18 +37,18 @@ struct fv_conv_plan {
   int ew, eh;                  /* extended window: ow + kw - 1 by oh + kh - 1 */
   int pw, ph;                  /* FFT size */
   float *buf;                  /* pw x ph real (FFT) or ew x eh (direct) */
-  fftwf_complex *spec, *kspec; /* image spectrum, kernel spectrum (conjugated) */
-  fftwf_plan fwd, inv;
+  fv_fft_complex *spec, *kspec; /* image spectrum, kernel spectrum (conjugated) */
+  fv_fft_plan fwd, inv;
   float *scale;                /* per pixel (renormalize), else NULL */
   float uniform_scale;
   void *cuda;                  /* the GPU half, for CUDA plans */
   /* overlap-add tiles (CPU FFT): tw x th outputs a tile, P x P transforms,
    * one buffer pair a thread, tiles handed out dynamically */
   int tiles, tw, th, P;
-  fftwf_plan tfwd, tinv;
-  fftwf_complex *tkspec;
+  fv_fft_plan tfwd, tinv;
+  fv_fft_complex *tkspec;
   float **tbuf;
-  fftwf_complex **tspec;
+  fv_fft_complex **tspec;
   /* separable kernels: the column (kh taps), the row (kw taps), and each
    * thread's rows (fv_conv_separable_scratch) */
   float *sep_col, *sep_row, *sep_rows;
