@@ -53,24 +53,6 @@ lstore (uint32_t *p, uint32_t v)
   __atomic_store_n (p, v, __ATOMIC_RELAXED);
 }
 
-static uint32_t
-uf_find (uint32_t *parent, uint32_t a)
-{
-  while (parent[a] != a) {
-    parent[a] = parent[parent[a]];
-    a = parent[a];
-  }
-  return a;
-}
-
-static void
-uf_union (uint32_t *parent, uint32_t a, uint32_t b)
-{
-  a = uf_find (parent, a);
-  b = uf_find (parent, b);
-  if (a != b)
-    parent[a > b ? a : b] = a < b ? a : b;
-}
 
 /* Appends the background runs of one row; returns how many, -1 on OOM. */
 static int
@@ -307,14 +289,14 @@ phase_join (fill_job *j, thread_state *t)
     run_t *a = ri->row[y], *aend = a + ri->count[y];
     for (run_t *q = a; q < aend; q++)
       if (q->label && (y == 0 || y == H - 1 || q->x0 == 0 || q->x1 == W))
-        uf_union (t->parent, q->label, BORDER_LABEL);
+        fv_fill_uf_union (t->parent, q->label, BORDER_LABEL);
     if (y + 1 >= H)
       continue;
     run_t *b = ri->row[y + 1], *bend = b + ri->count[y + 1];
     while (a < aend && b < bend) {   /* two pointers over the rows' runs */
       if (a->x0 < b->x1 + e && b->x0 < a->x1 + e && a->label && b->label
           && a->label != b->label)
-        uf_union (t->parent, a->label, b->label);
+        fv_fill_uf_union (t->parent, a->label, b->label);
       if (a->x1 < b->x1) a++; else b++;
     }
   }
@@ -331,11 +313,11 @@ merge_labels (fill_job *j)
     pl->parent[l] = l;
   for (int i = 0; i < pl->nthreads; i++)
     for (uint32_t l = 1; l < j->nl; l++)
-      uf_union (pl->parent, l, uf_find (ts[i].parent, l));
-  uint32_t root = uf_find (pl->parent, BORDER_LABEL);
+      fv_fill_uf_union (pl->parent, l, fv_fill_uf_find (ts[i].parent, l));
+  uint32_t root = fv_fill_uf_find (pl->parent, BORDER_LABEL);
   pl->outside[0] = 0;
   for (uint32_t l = 1; l < j->nl; l++)
-    pl->outside[l] = uf_find (pl->parent, l) == root;
+    pl->outside[l] = fv_fill_uf_find (pl->parent, l) == root;
 }
 
 /* 4. Each row: contour value, then every run's verdict. */

@@ -17,24 +17,6 @@ typedef struct {
   size_t n, cap;
 } region_runs;
 
-static uint32_t
-find (uint32_t *parent, uint32_t a)
-{
-  while (parent[a] != a) {
-    parent[a] = parent[parent[a]];
-    a = parent[a];
-  }
-  return a;
-}
-
-static void
-unite (uint32_t *parent, uint32_t a, uint32_t b)
-{
-  a = find (parent, a);
-  b = find (parent, b);
-  if (a != b)
-    parent[MAX (a, b)] = MIN (a, b);
-}
 
 static int
 add_run (region_runs *rr, const fv_fill_span *r, int y)
@@ -87,7 +69,7 @@ fv_fill_measure_spans (fv_fill_plan *pl, int (*spans) (void *ctx, int y, fv_fill
      * touch (or touch at a corner, 8-connected) are one region */
     for (int i = 0, j = 0; ok && i < n && j < nprev;) {
       if (cur[i].x0 < prev[j].x1 + e && prev[j].x0 < cur[i].x1 + e)
-        unite (rr.parent, (uint32_t) (first + i), (uint32_t) (first_prev + j));
+        fv_fill_uf_union (rr.parent, (uint32_t) (first + i), (uint32_t) (first_prev + j));
       if (cur[i].x1 < prev[j].x1) i++; else j++;
     }
     fv_fill_span *t = prev; prev = cur; cur = t;
@@ -98,7 +80,7 @@ fv_fill_measure_spans (fv_fill_plan *pl, int (*spans) (void *ctx, int y, fv_fill
   free (cur);
   size_t nroots = 0;
   for (size_t i = 0; ok && i < rr.n; i++) {
-    const uint32_t r = find (rr.parent, (uint32_t) i);
+    const uint32_t r = fv_fill_uf_find (rr.parent, (uint32_t) i);
     if (r == i)
       nroots++;
     else

@@ -52,6 +52,28 @@ fv_status fv_fill_cuda_regions (fv_fill_plan *pl);
 /* Room for n regions in pl->regions; 0 when out of memory. */
 int fv_fill_regions_reserve (fv_fill_plan *pl, size_t n);
 
+/* A union-find over labels: find with path halving, union by the smaller
+ * label (so a set's root is its first label), shared by the CPU fill and the
+ * measure. */
+static inline uint32_t
+fv_fill_uf_find (uint32_t *parent, uint32_t a)
+{
+  while (parent[a] != a) {
+    parent[a] = parent[parent[a]];
+    a = parent[a];
+  }
+  return a;
+}
+
+static inline void
+fv_fill_uf_union (uint32_t *parent, uint32_t a, uint32_t b)
+{
+  a = fv_fill_uf_find (parent, a);
+  b = fv_fill_uf_find (parent, b);
+  if (a != b)
+    parent[a > b ? a : b] = a < b ? a : b;
+}
+
 /* measure, on every back end: the enclosed runs of each row, [x0, x1), in
  * order, from a back end's own labels (fv_fill_measure.c joins them into
  * pl->regions). spans(ctx, y, out) writes row y's and returns how many
