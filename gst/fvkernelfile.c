@@ -46,6 +46,28 @@ fv_kernel_gaussian (gdouble sigma, FvKernel *out)
 }
 
 /* Text matrix. */
+/* Half the step of the number p..end's last decimal when it is written
+ * with three or more decimals (exponent included: 1.25e-3 has the step
+ * 1e-5), else 0: the value is taken as exact. */
+static gdouble
+written_rounding (const gchar *p, const gchar *end)
+{
+  const gchar *dot = memchr (p, '.', end - p);
+  if (!dot)
+    return 0;
+  gint decimals = 0;
+  const gchar *q = dot + 1;
+  while (q < end && g_ascii_isdigit (*q)) {
+    decimals++;
+    q++;
+  }
+  gint exponent = 0;
+  if (q < end && (*q == 'e' || *q == 'E'))
+    exponent = (gint) g_ascii_strtoll (q + 1, NULL, 10);
+  const gint places = decimals - exponent;
+  return places >= 3 ? 0.5 * pow (10.0, -places) : 0;
+}
+
 static gboolean
 load_text (const gchar *path, const gchar *data, FvKernel *out, GError **error)
 {
@@ -78,6 +100,7 @@ load_text (const gchar *path, const gchar *data, FvKernel *out, GError **error)
         FAIL (ln + 1, "more than %d taps in a row", FV_KERNEL_MAX_SIDE);
       gfloat f = (gfloat) v;
       g_array_append_val (taps, f);
+      out->rounding = MAX (out->rounding, written_rounding (p, end));
       count++;
       p = end;
       if (*p && *p != ' ' && *p != '\t' && *p != ',' && *p != '\r') {

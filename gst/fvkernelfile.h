@@ -12,6 +12,11 @@ G_BEGIN_DECLS
 typedef struct {
   gint width, height;
   gfloat *taps;     /* height rows of width taps */
+  /* how far a tap may be from the value meant: half the step of the last
+   * decimal of the coarsest tap written with three decimals or more
+   * ("0.0625" rounds to 0.00005); 0 where the taps are taken as exact
+   * (integers, few decimals, images, a Gaussian of ours) */
+  gdouble rounding;
 } FvKernel;
 
 /* Regular files of at most 128 MB; errors name the file (and line) and

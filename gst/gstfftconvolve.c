@@ -209,7 +209,8 @@ gst_fft_convolve_validate (GstFvFilter *filter)
   for (gint c = 0; c < g.cols * g.rows; c++) {
     const FvKernel *k = &g.kernels[c];
     if (fv_conv_kernel_check (k->taps, k->width, k->height, normalize) != FV_OK
-        || (separable && fv_conv_separable_check (k->taps, k->width, k->height) != FV_OK)) {
+        || (separable && fv_conv_separable_check (k->taps, k->width, k->height, k->rounding)
+            != FV_OK)) {
       gchar *shown = g.paths ? g_filename_display_name (g.paths[c]) : NULL;
       gchar *why = shown ? g_strdup_printf ("kernel %d of %d (%s): %s", c + 1, g.cols * g.rows,
           shown, fv_last_error ()) : g_strdup (fv_last_error ());
@@ -269,6 +270,7 @@ make_plans (GstFftConvolve *self, const FvKernelGrid *g, gboolean is_grid,
     cp.kernel = taps[0];
     cp.kernel_width = kw[0];
     cp.kernel_height = kh[0];
+    cp.kernel_rounding = is_grid ? 0 : g->kernels[0].rounding;   /* the file's decimals */
     if (is_grid)
       st = fv_conv_grid_create (&grids[p], &cp, g->cols, g->rows, taps, kw, kh, dev->active,
           dev->stream_device, dev->stream);

@@ -80,10 +80,10 @@ fv_conv_plan_estimate (const fv_conv_params *p)
 }
 
 fv_status
-fv_conv_separable_check (const float *k, int kw, int kh)
+fv_conv_separable_check (const float *k, int kw, int kh, double rounding)
 {
   float *col = malloc (sizeof (float) * kh), *row = malloc (sizeof (float) * kw);
-  int separable = col && row && fv_conv_separate (k, kw, kh, col, row);
+  int separable = col && row && fv_conv_separate_within (k, kw, kh, rounding, col, row);
   free (col);
   free (row);
   if (!col || !row)
@@ -128,6 +128,7 @@ params_valid (const fv_conv_params *p, fv_backend backend)
   return p && p->width >= 1 && p->height >= 1 && p->channels >= 1 && p->channels <= 4
       && (p->sample == FV_U8 || p->sample == FV_U16) && p->kernel
       && p->kernel_width >= 1 && p->kernel_height >= 1
+      && p->kernel_rounding >= 0 && p->kernel_rounding < 1e30
       && p->kernel_width <= FV_CONV_MAX_KERNEL + 1 && p->kernel_height <= FV_CONV_MAX_KERNEL + 1
       && (unsigned) p->border <= FV_BORDER_WRAP && (unsigned) p->method <= FV_CONV_SEPARABLE
       && p->threads >= 0 && isfinite (p->bias)
@@ -181,7 +182,8 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     return plan_flipped (out, p, backend, device, stream);
   if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK
       || (p->method == FV_CONV_SEPARABLE
-          && fv_conv_separable_check (p->kernel, p->kernel_width, p->kernel_height) != FV_OK))
+          && fv_conv_separable_check (p->kernel, p->kernel_width, p->kernel_height,
+              p->kernel_rounding) != FV_OK))
     return FV_ERR_INVALID;
   const fv_conv_backend *be = backend == FV_BACKEND_CUDA ? &fv_conv_cuda_backend
       : &fv_conv_cpu_backend;

@@ -60,6 +60,10 @@ typedef struct {
    * over (fv_chunk_run.h); frames beyond it run in chunks with the
    * kernel's reach as halo. Windows (roi) and grids are never chunked. */
   fv_spread spread;
+  /* how far each tap may be from the kernel meant: the rounding of a
+   * kernel file written with few decimals (half its last decimal's step);
+   * 0: the taps are exact. Only the separability test uses it. */
+  double kernel_rounding;
 } fv_conv_params;
 
 typedef struct fv_conv_plan fv_conv_plan;
@@ -83,9 +87,14 @@ fv_status fv_conv_kernel_check (const float *k, int kw, int kh, int normalize);
  * within float rounding (what they miss sums to at most 1e-6 of the taps'
  * magnitudes), with col (kh taps) and row (kw taps) set; else 0. */
 int fv_conv_separate (const float *k, int kw, int kh, float *col, float *row);
+/* The same, for taps each known only to within `rounding` (a kernel file's
+ * decimals): separable when what the product misses is within what that
+ * rounding can make it miss, to first order. */
+int fv_conv_separate_within (const float *k, int kw, int kh, double rounding, float *col,
+    float *row);
 /* FV_OK when method separable takes these taps; else why, in fv_last_error
  * (every backend refuses them). */
-fv_status fv_conv_separable_check (const float *k, int kw, int kh);
+fv_status fv_conv_separable_check (const float *k, int kw, int kh, double rounding);
 
 /* At most how many bytes of host memory a plan for p takes (FFT buffers,
  * tiles, scale); plans refuse (FV_ERR_NOMEM, with the figures in

@@ -242,7 +242,8 @@ choose_method (fv_conv_plan *pl)
     pl->sep_row = malloc (sizeof (float) * kw);
     if (!pl->sep_col || !pl->sep_row)
       return FV_ERR_NOMEM;
-    separable = fv_conv_separate (pl->kernel, kw, kh, pl->sep_col, pl->sep_row);
+    separable = fv_conv_separate_within (pl->kernel, kw, kh, p->kernel_rounding, pl->sep_col,
+        pl->sep_row);
   }
   if (pl->method == FV_CONV_AUTO) {
     double n = (double) pl->pw * pl->ph;

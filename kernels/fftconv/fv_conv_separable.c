@@ -21,7 +21,8 @@
 #define BAND 16
 
 int
-fv_conv_separate (const float *k, int kw, int kh, float *col, float *row)
+fv_conv_separate_within (const float *k, int kw, int kh, double rounding, float *col,
+    float *row)
 {
   const size_t n = (size_t) kw * kh;
   size_t piv = 0;
@@ -38,12 +39,25 @@ fv_conv_separate (const float *k, int kw, int kh, float *col, float *row)
     col[j] = kabs > 0 ? (float) ((double) k[(size_t) j * kw + pi] / k[piv]) : 0.0f;
   /* what the product misses, against what the taps can add up to: float
    * rounding of a true outer product (exp(a + b) = exp(a) exp(b) for a
-   * Gaussian) stays near 1e-7 */
-  double off = 0;
+   * Gaussian) stays near 1e-7. Taps each off by up to e (a file's decimals)
+   * make the product miss, to first order, e (the tap) + |r_i| e (1 + |c_j|)
+   * / |pivot| (the column, taken from a column of taps over the pivot) +
+   * |c_j| e (the row), a tap. */
+  double off = 0, slack = 0;
+  const double kp = fabs ((double) k[piv]);
   for (int j = 0; j < kh; j++)
-    for (int i = 0; i < kw; i++)
+    for (int i = 0; i < kw; i++) {
       off += fabs ((double) k[(size_t) j * kw + i] - (double) col[j] * row[i]);
-  return off <= 1e-6 * kabs;
+      if (rounding > 0 && kp > 0)
+        slack += rounding * (1.0 + fabs (col[j]) + fabs (row[i]) * (1.0 + fabs (col[j])) / kp);
+    }
+  return off <= 1e-6 * kabs + slack;
+}
+
+int
+fv_conv_separate (const float *k, int kw, int kh, float *col, float *row)
+{
+  return fv_conv_separate_within (k, kw, kh, 0.0, col, row);
 }
 
 /* Outputs a block: a fixed count, so that the compiler keeps them in

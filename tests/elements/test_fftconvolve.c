@@ -168,6 +168,36 @@ GST_START_TEST (test_kernel_files_and_formats)
     }
   expect_refused_with ("method=separable", "kernel", txt, "kernel is not separable");
   g_free (sep);
+  /* a normalised 5x5 Gaussian written with 4 decimals is separable within
+   * its own rounding (method=separable takes it, the output is the
+   * kernel's within the usual bound); a 4-decimal kernel that is no outer
+   * product (a Laplacian of Gaussian) is still refused */
+  const float g4[25] = { 0.0030f, 0.0133f, 0.0219f, 0.0133f, 0.0030f, 0.0133f, 0.0596f, 0.0983f,
+    0.0596f, 0.0133f, 0.0219f, 0.0983f, 0.1621f, 0.0983f, 0.0219f, 0.0133f, 0.0596f, 0.0983f,
+    0.0596f, 0.0133f, 0.0030f, 0.0133f, 0.0219f, 0.0133f, 0.0030f };
+  gchar *gauss4 = write_file ("gauss4.txt", "0.0030 0.0133 0.0219 0.0133 0.0030\n"
+      "0.0133 0.0596 0.0983 0.0596 0.0133\n0.0219 0.0983 0.1621 0.0983 0.0219\n"
+      "0.0133 0.0596 0.0983 0.0596 0.0133\n0.0030 0.0133 0.0219 0.0133 0.0030\n", -1);
+  {
+    GstVideoInfo info;
+    GstHarness *hh = harness (formats[0], 41, 23, &info);
+    g_object_set (hh->element, "kernel", gauss4, "border", FV_BORDER_MIRROR, NULL);
+    gst_util_set_object_arg (G_OBJECT (hh->element), "method", "separable");
+    GstBuffer *in = random_frame (&info, 77);
+    GstBuffer *out = gst_harness_push_and_pull (hh, gst_buffer_ref (in));
+    fail_unless (out != NULL, "the 4-decimal Gaussian was refused by method=separable");
+    check (&info, in, out, g4, 5, 5, TRUE, 0, FV_BORDER_MIRROR, masks[0], TRUE);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    gst_harness_teardown (hh);
+  }
+  gchar *log4 = write_file ("log4.txt", "0.0000 0.0000 -0.0100 0.0000 0.0000\n"
+      "0.0000 -0.0100 -0.0200 -0.0100 0.0000\n-0.0100 -0.0200 0.1600 -0.0200 -0.0100\n"
+      "0.0000 -0.0100 -0.0200 -0.0100 0.0000\n0.0000 0.0000 -0.0100 0.0000 0.0000\n", -1);
+  expect_refused_with ("method=separable normalize=false", "kernel", log4,
+      "kernel is not separable");
+  g_free (gauss4);
+  g_free (log4);
   /* a PGM kernel, unnormalized with a bias */
   const guint8 pgm[] = "P5\n2 2\n255\n\x01\x02\x03\x04";
   gchar *pgmf = write_file ("k.pgm", (const char *) pgm, sizeof pgm - 1);

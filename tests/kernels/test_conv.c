@@ -25,7 +25,7 @@ static int force_tile;   /* CPU: overlap-add tiles of this side */
 static int
 separable (const float *k, int kw, int kh)
 {
-  return fv_conv_separable_check (k, kw, kh) == FV_OK;
+  return fv_conv_separable_check (k, kw, kh, 0.0) == FV_OK;
 }
 
 static void
@@ -209,6 +209,21 @@ main (int argc, char **argv)
       "a kernel that is no outer product found separable");
   FVT_CHECK (fv_conv_separate (sobel, 5, 4, col, row) && fabsf (col[3] * row[4] - sobel[19]) < 1e-6f
       && fabsf (col[0] * row[1] - sobel[1]) < 1e-6f, "the column and row do not rebuild the kernel");
+  {   /* a kernel file's rounding: a 4-decimal Gaussian is an outer product within it,
+       * a 4-decimal Laplacian of Gaussian is not, and exact taps get no slack */
+    const float g4[25] = { 0.0030f, 0.0133f, 0.0219f, 0.0133f, 0.0030f, 0.0133f, 0.0596f,
+      0.0983f, 0.0596f, 0.0133f, 0.0219f, 0.0983f, 0.1621f, 0.0983f, 0.0219f, 0.0133f, 0.0596f,
+      0.0983f, 0.0596f, 0.0133f, 0.0030f, 0.0133f, 0.0219f, 0.0133f, 0.0030f };
+    const float log4[25] = { 0, 0, -0.01f, 0, 0, 0, -0.01f, -0.02f, -0.01f, 0, -0.01f, -0.02f,
+      0.16f, -0.02f, -0.01f, 0, -0.01f, -0.02f, -0.01f, 0, 0, 0, -0.01f, 0, 0 };
+    float c5[5], r5[5];
+    FVT_CHECK (fv_conv_separate_within (g4, 5, 5, 5e-5, c5, r5)
+        && !fv_conv_separate_within (g4, 5, 5, 0, c5, r5)
+        && !fv_conv_separate_within (log4, 5, 5, 5e-5, c5, r5)
+        && fv_conv_separable_check (g4, 5, 5, 5e-5) == FV_OK
+        && fv_conv_separable_check (log4, 5, 5, 5e-5) == FV_ERR_INVALID,
+        "separability within a file's rounding");
+  }
   if (backend == FV_BACKEND_CPU) {
     float k13[13 * 13];
     for (int i = 0; i < 13 * 13; i++)
