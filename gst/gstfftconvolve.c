@@ -34,6 +34,7 @@
 #include <glib/gstdio.h>
 #include "gstfftconvolve.h"
 #include "fv_config.h"
+#include "fv_file.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_fft_convolve_debug);
 #define GST_CAT_DEFAULT gst_fft_convolve_debug
@@ -105,15 +106,33 @@ wisdom_path (void)
   return g_build_filename (g_get_user_cache_dir (), "fastvision", "fftw-wisdom", NULL);
 }
 
+/* What kernels came from, for messages: "the kernel file X", "the kernel
+ * grid X" or "a Gaussian of sigma S" (valid UTF-8, paths cut). */
+static gchar *
+describe_source (const gchar *path, const gchar *grid, gdouble sigma)
+{
+  const gchar *file = grid ? grid : path;
+  gchar *shown = file ? fv_file_display_name (file) : NULL;
+  gchar *s = grid ? g_strdup_printf ("the kernel grid %s", shown)
+      : file ? g_strdup_printf ("the kernel file %s", shown)
+      : g_strdup_printf ("a Gaussian of sigma %g", sigma);
+  g_free (shown);
+  return s;
+}
+
 /* The kernels the settings ask for: a grid when kernel-grid is set (one
- * kernel otherwise, in a 1x1 grid); FALSE with *error on a bad file. */
+ * kernel otherwise, in a 1x1 grid); FALSE with *error on a bad file.
+ * *source says what was loaded, from the same reading of the properties,
+ * so that a refusal names it whatever changed since. */
 static gboolean
-load_kernels (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, GError **error)
+load_kernels (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, gchar **source,
+    GError **error)
 {
   GST_OBJECT_LOCK (self);
   gchar *path = g_strdup (self->kernel_path), *grid = g_strdup (self->grid_path);
   gdouble sigma = self->sigma;
   GST_OBJECT_UNLOCK (self);
+  *source = describe_source (path, grid, sigma);
   gboolean ok = TRUE;
   memset (g, 0, sizeof *g);
   *is_grid = grid != NULL;
@@ -134,22 +153,6 @@ load_kernels (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, GError *
   return ok;
 }
 
-/* What the kernels came from, for messages: "the kernel file X", "the
- * kernel grid X" or "a Gaussian of sigma S" (valid UTF-8). */
-static gchar *
-kernel_source (GstFftConvolve *self)
-{
-  GST_OBJECT_LOCK (self);
-  const gchar *file = self->grid_path ? self->grid_path : self->kernel_path;
-  gchar *shown = file ? g_filename_display_name (file) : NULL;
-  gchar *s = self->grid_path ? g_strdup_printf ("the kernel grid %s", shown)
-      : file ? g_strdup_printf ("the kernel file %s", shown)
-      : g_strdup_printf ("a Gaussian of sigma %g", self->sigma);
-  GST_OBJECT_UNLOCK (self);
-  g_free (shown);
-  return s;
-}
-
 static void
 free_plans (GstFftConvolve *self)
 {
@@ -168,30 +171,31 @@ gst_fft_convolve_release (GstFvFilter *filter)
 }
 
 /* Posts that the kernel cannot be used: a warning keeping the old one
- * while playing (had_plans), else an error. why names the file itself when
- * named_file, else the kernel's source is added. Returns had_plans. */
+ * while playing (had_plans), else an error. source names what was loaded
+ * (NULL: why names the file itself). Returns had_plans. */
 static gboolean
-refuse_kernel (GstFftConvolve *self, gboolean had_plans, gboolean named_file, const gchar *why)
+refuse_kernel (GstFftConvolve *self, gboolean had_plans, const gchar *source, const gchar *why)
 {
-  gchar *from = named_file ? g_strdup ("the kernel") : kernel_source (self);
+  const gchar *from = source ? source : "the kernel";
   if (had_plans)
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: cannot use "
             "%s: %s.", from, why), (NULL));
   else
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s.", from, why), (NULL));
-  g_free (from);
   return had_plans;
 }
 
-/* The kernels, or FALSE after refusing them (see refuse_kernel). */
+/* The kernels and what they came from, or FALSE after refusing them. */
 static gboolean
-load_or_refuse (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, gboolean had_plans)
+load_or_refuse (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, gchar **source,
+    gboolean had_plans)
 {
   GError *err = NULL;
-  if (load_kernels (self, g, is_grid, &err))
+  if (load_kernels (self, g, is_grid, source, &err))
     return TRUE;
-  refuse_kernel (self, had_plans, TRUE, err->message);
+  refuse_kernel (self, had_plans, NULL, err->message);
   g_error_free (err);
+  g_clear_pointer (source, g_free);
   return FALSE;
 }
 
@@ -201,7 +205,8 @@ gst_fft_convolve_validate (GstFvFilter *filter)
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
   FvKernelGrid g;
   gboolean is_grid;
-  if (!load_or_refuse (self, &g, &is_grid, FALSE))
+  gchar *source = NULL;
+  if (!load_or_refuse (self, &g, &is_grid, &source, FALSE))
     return FALSE;
   GST_OBJECT_LOCK (self);
   gboolean normalize = self->normalize, separable = self->method == FV_CONV_SEPARABLE;
@@ -214,13 +219,15 @@ gst_fft_convolve_validate (GstFvFilter *filter)
       gchar *shown = g.paths ? g_filename_display_name (g.paths[c]) : NULL;
       gchar *why = shown ? g_strdup_printf ("kernel %d of %d (%s): %s", c + 1, g.cols * g.rows,
           shown, fv_last_error ()) : g_strdup (fv_last_error ());
-      refuse_kernel (self, FALSE, FALSE, why);
+      refuse_kernel (self, FALSE, source, why);
       g_free (shown);
       g_free (why);
+      g_free (source);
       fv_kernel_grid_clear (&g);
       return FALSE;
     }
   }
+  g_free (source);
   fv_kernel_grid_clear (&g);
   return TRUE;
 }
@@ -290,10 +297,12 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   FvKernelGrid g;
   gboolean is_grid;
   gboolean had_plans = self->plans[0] || self->grids[0];
-  if (!load_or_refuse (self, &g, &is_grid, had_plans))
+  gchar *source = NULL;
+  if (!load_or_refuse (self, &g, &is_grid, &source, had_plans))
     return had_plans;   /* while playing: the old kernel stays */
   fv_spread spread;
   if (!gst_fv_filter_spread (filter, &spread)) {
+    g_free (source);
     fv_kernel_grid_clear (&g);
     return FALSE;
   }
@@ -330,10 +339,12 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
       fv_conv_grid_destroy (grids[p]);
     }
     g_free (wisdom);
-    gboolean ok = refuse_kernel (self, had_plans, FALSE, why);
+    gboolean ok = refuse_kernel (self, had_plans, source, why);
     g_free (why);
+    g_free (source);
     return ok;
   }
+  g_free (source);
   gchar *dir = g_path_get_dirname (wisdom);
   if (g_mkdir_with_parents (dir, 0700) == 0)
     fv_conv_wisdom_save (wisdom);

@@ -488,6 +488,53 @@ GST_START_TEST (test_kernel_grid)
 }
 GST_END_TEST;
 
+/* A refusal names what was loaded and refused, whatever the properties
+ * say by the time it is posted: here the kernel file is swapped for a
+ * Gaussian (from the bus's sync handler, on the progress message posted
+ * between loading the kernel and planning it), and planning then fails
+ * the memory limit. */
+static GstBusSyncReply
+swap_kernel (GstBus *bus, GstMessage *m, gpointer f)
+{
+  GstProgressType type;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_PROGRESS && GST_MESSAGE_SRC (m) == f) {
+    gst_message_parse_progress (m, &type, NULL, NULL);
+    if (type == GST_PROGRESS_TYPE_START)
+      g_object_set (f, "kernel", NULL, "gaussian-sigma", 7.5, NULL);
+  }
+  return GST_BUS_PASS;
+}
+
+GST_START_TEST (test_refusal_names_what_was_loaded)
+{
+  gchar *k = write_file ("loaded.txt", "1 2 1\n2 4 2\n1 2 1\n", -1);
+  g_setenv ("FASTVISION_MAX_MEMORY_MB", "1", TRUE);
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=640,height=480 ! fftconvolve name=f method=fft ! "
+      "fakesink", NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), "f");
+  g_object_set (f, "kernel", k, NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_bus_set_sync_handler (bus, swap_kernel, f, NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "the plan was not refused");
+  GError *err = NULL;
+  gst_message_parse_error (m, &err, NULL);
+  fail_unless (strstr (err->message, "the kernel file") && strstr (err->message, "loaded.txt")
+      && !strstr (err->message, "Gaussian"), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (f);
+  gst_object_unref (pipe);
+  g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+  g_free (k);
+}
+GST_END_TEST;
+
 /* backend=cuda: the state change fails without a GPU; with one, the output
  * matches the CPU's within 1. */
 GST_START_TEST (test_cuda_backend)
@@ -541,6 +588,7 @@ fftconvolve_suite (void)
   tcase_add_test (tc, test_kernel_files_and_formats);
   tcase_add_test (tc, test_bad_kernels);
   tcase_add_test (tc, test_kernel_grid);
+  tcase_add_test (tc, test_refusal_names_what_was_loaded);
   tcase_add_test (tc, test_changes_midstream);
   tcase_add_test (tc, test_cuda_backend);
   tcase_add_test (tc, test_memory_limit);
