@@ -166,6 +166,7 @@ def main():
     if server.attach(None) == 0:
         print("cannot listen on %s port %s" % (args.address, args.port), file=sys.stderr)
         return 1
+    print("listening on %s:%s" % (args.address, args.port), flush=True)   # clients may come
     GLib.MainLoop().run()
     return 0
 

@@ -113,7 +113,9 @@ def rtsp_server():
     if server is None:
         server = subprocess.Popen(["/usr/bin/python3", "pipelines/serve.py", "--port", RTSP_PORT,
                                    clip], stdout=subprocess.PIPE, text=True, env=env)
-        server.stdout.readline()   # the mount is up
+        for line in server.stdout:   # the mount, then the listening socket
+            if line.startswith("listening on"):
+                break
 
 
 env = dict(os.environ)

@@ -13,6 +13,7 @@ MIN_FPS (default 95% of 25) is what each stream must deliver for exit 0;
 the test suite runs it with a small frame and MIN_FPS 1 to prove serving
 works on any machine.
 """
+import socket
 import subprocess
 import sys
 import time
@@ -25,12 +26,15 @@ n = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 w, h = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (1920, 1080)
 secs = float(sys.argv[4]) if len(sys.argv) > 4 else 30
 min_fps = float(sys.argv[5]) if len(sys.argv) > 5 else 0.95 * 25
-port = "8655"
+with socket.socket() as s_:   # a free port: a second run on the host does not collide
+    s_.bind(("127.0.0.1", 0))
+    port = str(s_.getsockname()[1])
 server = subprocess.Popen(["/usr/bin/python3", "pipelines/serve.py", "--port", port, "--width",
                            str(w), "--height", str(h)] + ["tests/data/sample-face.webm"] * n,
                           stdout=subprocess.PIPE, text=True)
-for _ in range(n):
-    server.stdout.readline()   # the mounts are up
+for line in server.stdout:   # the mounts, then the listening socket
+    if line.startswith("listening on"):
+        break
 Gst.init(None)
 counts = [[] for _ in range(n)]
 pipes = []

@@ -41,10 +41,12 @@ def serve(*args):
     port = free_port()
     p = subprocess.Popen(["/usr/bin/python3", f"{root}/pipelines/serve.py", "--port", str(port),
                           *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = p.stdout.readline()   # a mount is up once it is printed
-    if not first:
+    first = p.stdout.readline()   # the first mount
+    line = first
+    while line and not line.startswith("listening on"):   # then the listening socket
+        line = p.stdout.readline()
+    if not line:
         raise RuntimeError(p.stderr.read())
-    time.sleep(0.3)
     return p, port, first
 
 
