@@ -53,7 +53,9 @@ if source:
     if left:
         print("not installed: %s" % ", ".join(left))
         fails += 1
-    if not any(d.endswith("fastvision-elements.md") for d in installed.values()):
+    # generated where gst-inspect-1.0 can load the plugin: not in sanitizer or fuzzing builds
+    generated = opts.get("b_sanitize", "none") == "none" and not opts.get("fuzzing", False)
+    if generated and not any(d.endswith("fastvision-elements.md") for d in installed.values()):
         print("the generated element reference is not installed")
         fails += 1
 version = introspect("--projectinfo")["version"]
