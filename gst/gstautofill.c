@@ -180,7 +180,8 @@ gst_autofill_rebuild (GstFvFilter *filter)
     st = fv_fill_plan_create (&self->cpu_plan, &p, FV_BACKEND_CPU, 0, NULL);
   if (st != FV_OK) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot set up the fill for %dx%d: %s.",
-            p.width, p.height, fv_status_string (st)), ("%s", fv_last_error ()));
+            p.width, p.height, st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st)),
+        ("%s", fv_last_error ()));
     return FALSE;
   }
   self->plan_measures = p.measure;

@@ -155,8 +155,8 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
     if (st != FV_OK) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("Cannot set up the %s box filter for plane %d: %s.",
-              fv_device_is_cuda (dev) ? "CUDA" : "CPU", p, fv_status_string (st)),
-          ("%s", fv_last_error ()));
+              fv_device_is_cuda (dev) ? "CUDA" : "CPU", p, st == FV_ERR_INVALID
+              ? fv_last_error () : fv_status_string (st)), ("%s", fv_last_error ()));
       gst_sat_filter_release (filter);
       return FALSE;
     }

@@ -167,7 +167,8 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
   if (st != FV_OK) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Cannot set up %s detection for %dx%d frames: %s.",
-            fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height, fv_status_string (st)),
+            fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height,
+            st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st)),
         ("%s", fv_last_error ()));
     return FALSE;
   }

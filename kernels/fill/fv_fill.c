@@ -57,8 +57,12 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
         "(the CUDA fill takes it in chunks)", p->width, p->height);
     return FV_ERR_INVALID;
   }
-  if (!p || p->width < 1 || p->height < 1 || p->width > (1 << 16) || p->height > (1 << 16)
-      || p->threshold > 254 || p->fill_value > 255
+  if (p && (p->width < 1 || p->height < 1 || p->width > (1 << 16) || p->height > (1 << 16))) {
+    fv_set_last_error ("a %dx%d frame: the fill takes sides of 1 to %d pixels", p->width,
+        p->height, 1 << 16);
+    return FV_ERR_INVALID;
+  }
+  if (!p || p->threshold > 254 || p->fill_value > 255
       || (p->connectivity != 4 && p->connectivity != 8)
       || (p->output != FV_FILL_FILLED && p->output != FV_FILL_HOLES)
       || p->seeds < 0 || p->threads < 0

@@ -12,7 +12,8 @@ fv_box_params_validate (const fv_box_params *p)
     return FV_ERR_INVALID;
   }
   if (p->width < 1 || p->height < 1 || p->width > (1 << 20) || p->height > (1 << 20)) {
-    fv_set_last_error ("size %dx%d out of range", p->width, p->height);
+    fv_set_last_error ("a %dx%d frame: the box filter takes sides of 1 to %d pixels", p->width,
+        p->height, 1 << 20);
     return FV_ERR_INVALID;
   }
   if (p->channels < 1 || p->channels > 4) {

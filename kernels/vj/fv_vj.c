@@ -35,8 +35,12 @@ fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
     fv_backend backend, int device, void *stream)
 {
   *out = NULL;
-  if (!c || !p || p->width < 1 || p->height < 1 || p->width > (1 << 15) || p->height > (1 << 15)
-      || !(p->scale_factor > 1.0) || p->scale_factor > 100.0 || p->min_neighbors < 0
+  if (p && (p->width < 1 || p->height < 1 || p->width > (1 << 15) || p->height > (1 << 15))) {
+    fv_set_last_error ("a %dx%d frame: the detector takes sides of 1 to %d pixels", p->width,
+        p->height, 1 << 15);
+    return FV_ERR_INVALID;
+  }
+  if (!c || !p || !(p->scale_factor > 1.0) || p->scale_factor > 100.0 || p->min_neighbors < 0
       || p->min_width < 0 || p->min_height < 0 || p->max_width < 0 || p->max_height < 0
       || p->threads < 0 || (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA)) {
     fv_set_last_error ("invalid detection parameters");

@@ -269,6 +269,37 @@ GST_START_TEST (test_backend_chosen_once)
 }
 GST_END_TEST;
 
+/* A frame past an element's largest side is refused at start with the size
+ * asked and the limit in the error's main text (not only in its debug). */
+GST_START_TEST (test_size_limits_in_errors)
+{
+  const struct { const char *element; int w; const char *limit; } cases[] = {
+    { "autofill", 65537, "65536" }, { "vjdetect", 32769, "32768" },
+    { "satfilter", 1048577, "1048576" } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+        "video/x-raw,format=GRAY8,width=%d,height=1 ! %s backend=cpu ! fakesink", cases[i].w,
+        cases[i].element);
+    GstElement *pipe = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+        GST_MESSAGE_ERROR);
+    fail_unless (m != NULL, "%s: %d wide accepted", cases[i].element, cases[i].w);
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    gchar *asked = g_strdup_printf ("%dx1", cases[i].w);
+    fail_unless (strstr (err->message, asked) && strstr (err->message, cases[i].limit),
+        "%s: %s", cases[i].element, err->message);
+    g_free (asked);
+    g_error_free (err);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 conventions_suite (void)
 {
@@ -281,6 +312,7 @@ conventions_suite (void)
   tcase_add_test (tc, test_cuda_while_playing_without_gpu);
   tcase_add_test (tc, test_backend_chosen_once);
   tcase_add_test (tc, test_read_back);
+  tcase_add_test (tc, test_size_limits_in_errors);
   return s;
 }
 
