@@ -295,6 +295,94 @@ regions_of_type (GstBuffer *buf, GQuark roi)
   return rects;
 }
 
+static gint
+cmp_int (gconstpointer a, gconstpointer b)
+{
+  const gint x = *(const gint *) a, y = *(const gint *) b;
+  return (x > y) - (x < y);
+}
+
+static gint
+cmp_interval (gconstpointer a, gconstpointer b)
+{
+  return cmp_int (a, b);   /* by start */
+}
+
+/* The union of rects (clipped to W x H) as disjoint rectangles, so that
+ * overlapping regions are filtered once: the cost follows the union's area
+ * (100 full-frame regions cost one frame, not a hundred). Rows are cut at
+ * every top and bottom edge; in each band the covering intervals are
+ * merged, and a band's rectangles extend the band's above where their
+ * columns are the same. The pixels covered, and so the output, are those
+ * of the regions themselves. Takes rects. */
+static GArray *
+union_of (GArray *rects, gint W, gint H)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
+  GArray *clip = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
+  GArray *ys = g_array_new (FALSE, FALSE, sizeof (gint));
+  for (guint i = 0; i < rects->len; i++) {
+    const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);
+    const gint x0 = MAX (r->x, 0), y0 = MAX (r->y, 0);
+    const gint x1 = (gint) MIN ((gint64) r->x + r->w, W), y1 = (gint) MIN ((gint64) r->y + r->h, H);
+    if (x0 >= x1 || y0 >= y1)
+      continue;
+    FvRoiRect c = { x0, y0, x1 - x0, y1 - y0 };
+    g_array_append_val (clip, c);
+    g_array_append_val (ys, c.y);
+    const gint bottom = c.y + c.h;
+    g_array_append_val (ys, bottom);
+  }
+  g_array_unref (rects);
+  g_array_sort (ys, cmp_int);
+  GArray *iv = g_array_new (FALSE, FALSE, sizeof (gint) * 2);
+  GArray *open = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));   /* ending at the band's top */
+  GArray *next = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
+  for (guint k = 0; k + 1 < ys->len; k++) {
+    const gint y0 = g_array_index (ys, gint, k), y1 = g_array_index (ys, gint, k + 1);
+    if (y0 == y1)
+      continue;
+    g_array_set_size (iv, 0);
+    for (guint i = 0; i < clip->len; i++) {
+      const FvRoiRect *c = &g_array_index (clip, FvRoiRect, i);
+      if (c->y <= y0 && c->y + c->h >= y1) {
+        const gint pair[2] = { c->x, c->x + c->w };
+        g_array_append_vals (iv, pair, 1);
+      }
+    }
+    g_array_sort (iv, cmp_interval);
+    g_array_set_size (next, 0);
+    for (guint i = 0; i < iv->len;) {
+      const gint a = ((gint *) iv->data)[2 * i];
+      gint b = ((gint *) iv->data)[2 * i + 1];
+      for (i++; i < iv->len && ((gint *) iv->data)[2 * i] <= b; i++)
+        b = MAX (b, ((gint *) iv->data)[2 * i + 1]);
+      FvRoiRect r = { a, y0, b - a, y1 - y0 };
+      for (guint o = 0; o < open->len; o++) {
+        const FvRoiRect *u = &g_array_index (open, FvRoiRect, o);
+        if (u->x == a && u->w == b - a) {   /* the same columns go on: one rectangle */
+          r.y = u->y;
+          r.h = y1 - u->y;
+          g_array_remove_index_fast (open, o);
+          break;
+        }
+      }
+      g_array_append_val (next, r);
+    }
+    g_array_append_vals (out, open->data, open->len);   /* what did not go on is done */
+    GArray *t = open;
+    open = next;
+    next = t;
+  }
+  g_array_append_vals (out, open->data, open->len);
+  g_array_unref (open);
+  g_array_unref (next);
+  g_array_unref (iv);
+  g_array_unref (ys);
+  g_array_unref (clip);
+  return out;
+}
+
 static GstFlowReturn
 gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
@@ -314,7 +402,7 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
       return GST_FLOW_ERROR;
     }
   }
-  GArray *rects = regions_of_type (in->buffer, roi);
+  GArray *rects = union_of (regions_of_type (in->buffer, roi), W, H);
   GstFlowReturn ret = GST_FLOW_OK;
   for (guint i = 0; i < rects->len && ret == GST_FLOW_OK; i++) {
     const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);

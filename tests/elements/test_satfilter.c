@@ -335,6 +335,67 @@ GST_START_TEST (test_roi_regions_exact)
 }
 GST_END_TEST;
 
+/* Overlapping regions are filtered once, as their union: 100 full-frame
+ * regions give exactly the whole-frame filter, and 40 random overlapping
+ * ones the whole-frame filter on their union and the input elsewhere. The
+ * times (printed, not asserted: docs/benchmarks.md) show the cost
+ * following the union's area. */
+GST_START_TEST (test_roi_overlaps_once)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 1280, 720);
+  GstBuffer *in = random_buffer (&info, 11);
+  GstBuffer *many = gst_buffer_copy (in), *scattered = gst_buffer_copy (in);
+  for (gint i = 0; i < 100; i++)
+    gst_buffer_add_video_region_of_interest_meta (many, "face", 0, 0, 1280, 720);
+  fvt_rng rng = { 99 };
+  guint rects[40][4];
+  for (gint i = 0; i < 40; i++) {
+    rects[i][0] = fvt_next (&rng) % 1200;
+    rects[i][1] = fvt_next (&rng) % 650;
+    rects[i][2] = 1 + fvt_next (&rng) % 300;
+    rects[i][3] = 1 + fvt_next (&rng) % 200;
+    gst_buffer_add_video_region_of_interest_meta (scattered, "face", rects[i][0], rects[i][1],
+        rects[i][2], rects[i][3]);
+  }
+  const char *props = "backend=cpu radius=7 mode=mean";
+  GstBuffer *whole = filter_once ("GRAY8", 1280, 720, props, in);
+  gint64 t0 = g_get_monotonic_time ();
+  GstBuffer *a = filter_once ("GRAY8", 1280, 720, "backend=cpu radius=7 mode=mean roi-type=face",
+      many);
+  gint64 t1 = g_get_monotonic_time ();
+  GstBuffer *b = filter_once ("GRAY8", 1280, 720, "backend=cpu radius=7 mode=mean roi-type=face",
+      scattered);
+  g_print ("satfilter 1280x720 r=7: 100 full-frame regions in %.1f ms (with planning)\n",
+      (t1 - t0) / 1e3);
+  GstMapInfo mi, mw, ma, mb;
+  fail_unless (gst_buffer_map (in, &mi, GST_MAP_READ) && gst_buffer_map (whole, &mw, GST_MAP_READ)
+      && gst_buffer_map (a, &ma, GST_MAP_READ) && gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless (memcmp (ma.data, mw.data, 1280 * 720) == 0, "100 full-frame regions differ "
+      "from the whole frame");
+  long bad = 0;
+  for (gint y = 0; y < 720; y++)
+    for (gint x = 0; x < 1280; x++) {
+      gboolean inside = FALSE;
+      for (gint i = 0; i < 40 && !inside; i++)
+        inside = x >= (gint) rects[i][0] && x < (gint) (rects[i][0] + rects[i][2])
+            && y >= (gint) rects[i][1] && y < (gint) (rects[i][1] + rects[i][3]);
+      bad += mb.data[y * 1280 + x] != (inside ? mw.data : mi.data)[y * 1280 + x];
+    }
+  fail_unless (bad == 0, "%ld pixels differ with 40 overlapping regions", bad);
+  gst_buffer_unmap (in, &mi);
+  gst_buffer_unmap (whole, &mw);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unref (in);
+  gst_buffer_unref (many);
+  gst_buffer_unref (scattered);
+  gst_buffer_unref (whole);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+}
+GST_END_TEST;
+
 /* roi-type's cost follows the regions' area: one small region of a 4K
  * frame costs a small fraction of filtering the frame (was all of it). */
 GST_START_TEST (test_roi_cost_follows_area)
@@ -627,6 +688,7 @@ satfilter_suite (void)
   tcase_add_test (tc, test_roi_type);
   tcase_add_test (tc, test_roi_regions_exact);
   tcase_add_test (tc, test_roi_cost_follows_area);
+  tcase_add_test (tc, test_roi_overlaps_once);
   tcase_add_test (tc, test_padded_strides);
   tcase_add_test (tc, test_odd_byte_stride);
   tcase_add_test (tc, test_proposed_pool);
