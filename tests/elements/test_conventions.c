@@ -277,9 +277,10 @@ GST_START_TEST (test_size_limits_in_errors)
     { "autofill", 65537, "65536" }, { "vjdetect", 32769, "32768" },
     { "satfilter", 1048577, "1048576" } };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *el = element_desc (cases[i].element);   /* FV_CASCADES where opencv-data is not */
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
-        "video/x-raw,format=GRAY8,width=%d,height=1 ! %s backend=cpu ! fakesink", cases[i].w,
-        cases[i].element);
+        "video/x-raw,format=GRAY8,width=%d,height=1 ! %s backend=cpu ! fakesink", cases[i].w, el);
+    g_free (el);
     GstElement *pipe = gst_parse_launch (desc, NULL);
     g_free (desc);
     gst_element_set_state (pipe, GST_STATE_PLAYING);
