@@ -160,12 +160,14 @@ parse_mqtt (FvPublisher *p, const gchar *location, const gchar *stream, GError *
   return TRUE;
 }
 
+/* Called without the lock: an application's bus sync handler may read the
+ * element's counters, which take it. */
 static void
-post_event (FvPublisher *p, const gchar *event)
+post_event (FvPublisher *p, const gchar *event, guint64 dropped, guint queued)
 {
   GstStructure *s = gst_structure_new ("metapublish", "event", G_TYPE_STRING, event,
       "host", G_TYPE_STRING, p->host, "port", G_TYPE_INT, p->port,
-      "dropped", G_TYPE_UINT64, p->dropped, "queued", G_TYPE_UINT, p->queue.length, NULL);
+      "dropped", G_TYPE_UINT64, dropped, "queued", G_TYPE_UINT, queued, NULL);
   gst_element_post_message (p->element, gst_message_new_element (GST_OBJECT (p->element), s));
 }
 
@@ -199,10 +201,12 @@ on_connect (struct mosquitto *m, void *user, int rc)
   const gboolean again = p->warned;
   p->ever_connected = TRUE;
   p->warned = FALSE;
+  const guint64 dropped = p->dropped;
+  const guint queued = p->queue.length;
   g_cond_broadcast (&p->cond);
-  if (again)
-    post_event (p, "connected");
   g_mutex_unlock (&p->lock);
+  if (again)
+    post_event (p, "connected", dropped, queued);
 }
 
 static void
