@@ -23,8 +23,9 @@
  * index), at most `max-regions` of them in raster order of their first
  * pixel, and, with `post-messages`, one element message named `autofill`
  * with the count, the total area, how many were not listed and the list.
- * The regions come from the labels the fill already has (the runs on the
- * CPU, a labelling of the enclosed bits on the GPU), equal on both.
+ * The regions come from what the fill already has (the runs it labelled on
+ * the CPU, the enclosed bits its last pass leaves on the GPU), joined by the
+ * same code on both.
  *
  * ## Example launch lines
  * |[

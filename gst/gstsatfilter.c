@@ -242,7 +242,6 @@ run_plans (GstSatFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   return GST_FLOW_OK;
 }
 
-
 /* The regions of type roi on buf: its region-of-interest metas, and with
  * GStreamer's analytics library (1.24+) its object-detection Mtds, but for
  * those that carry the id of a ROI meta of the same type already listed
@@ -280,15 +279,11 @@ regions_of_type (GstBuffer *buf, GQuark roi)
     gboolean listed = FALSE;
     for (guint k = 0; k < ids->len && !listed; k++)
       listed = g_array_index (ids, gint, k) == id;
-    FvRoiRect rect;
+    FvRoiRect rect;   /* may reach past the frame: union_of clips */
     gfloat conf;
     if (!listed && gst_analytics_od_mtd_get_location (&od, &rect.x, &rect.y, &rect.w, &rect.h,
-            &conf)) {
-      /* a box reaching over the left or top edge keeps its part inside */
-      if (rect.x < 0) { rect.w += rect.x; rect.x = 0; }
-      if (rect.y < 0) { rect.h += rect.y; rect.y = 0; }
+            &conf))
       g_array_append_val (rects, rect);
-    }
   }
 #endif
   g_array_unref (ids);
@@ -300,12 +295,6 @@ cmp_int (gconstpointer a, gconstpointer b)
 {
   const gint x = *(const gint *) a, y = *(const gint *) b;
   return (x > y) - (x < y);
-}
-
-static gint
-cmp_interval (gconstpointer a, gconstpointer b)
-{
-  return cmp_int (a, b);   /* by start */
 }
 
 /* The union of rects (clipped to W x H) as disjoint rectangles, so that
@@ -350,7 +339,7 @@ union_of (GArray *rects, gint W, gint H)
         g_array_append_vals (iv, pair, 1);
       }
     }
-    g_array_sort (iv, cmp_interval);
+    g_array_sort (iv, cmp_int);   /* intervals by their start */
     g_array_set_size (next, 0);
     for (guint i = 0; i < iv->len;) {
       const gint a = ((gint *) iv->data)[2 * i];
@@ -405,12 +394,9 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
   GArray *rects = union_of (regions_of_type (in->buffer, roi), W, H);
   GstFlowReturn ret = GST_FLOW_OK;
   for (guint i = 0; i < rects->len && ret == GST_FLOW_OK; i++) {
-    const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);
-    if (r->x < 0 || r->y < 0 || r->x >= W || r->y >= H || r->w <= 0 || r->h <= 0)
-      continue;
-    gint w = MIN (r->w, W - r->x), h = MIN (r->h, H - r->y);
+    const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);   /* inside the frame */
     if (!fv_box_roi_filter (&self->roi, layout, self->params, dev->active,
-            dev->stream_device, dev->stream, in, out, r->x, r->y, w, h)) {
+            dev->stream_device, dev->stream, in, out, r->x, r->y, r->w, r->h)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Box filter failed on a region."),
           ("%s", fv_last_error ()));
       ret = GST_FLOW_ERROR;

@@ -251,8 +251,8 @@ message_due (GstVjDetect *self, gint updates, gint n)
 }
 
 static void
-post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, const gint *ids,
-    gint n, const gchar *label)
+post_message (GstVjDetect *self, GstBuffer *buf, const gchar *name, const fv_detection *d,
+    const gint *ids, gint n, const gchar *label)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GValue faces = G_VALUE_INIT, face = G_VALUE_INIT;
@@ -266,11 +266,7 @@ post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, const gi
             "id", G_TYPE_INT, ids[i], "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
     gst_value_list_append_and_take_value (&faces, &face);
   }
-  GST_OBJECT_LOCK (self);
-  gchar *name = g_strdup (self->message_name ? self->message_name : "vjdetect");
-  GST_OBJECT_UNLOCK (self);
   GstStructure *s = fv_meta_frame_structure (name, buf, &trans->segment);
-  g_free (name);
   gst_structure_take_value (s, "faces", &faces);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
@@ -280,12 +276,9 @@ post_message (GstVjDetect *self, GstBuffer *buf, const fv_detection *d, const gi
  * n / (n + min-neighbors), so a box with just enough windows to be kept has
  * 0.5 and one with many nears 1 (with min-neighbors 0: n / (n + 1)). */
 static gfloat
-location_confidence (GstVjDetect *self, gint neighbors)
+location_confidence (gint neighbors, gint min_neighbors)
 {
-  GST_OBJECT_LOCK (self);
-  const gint k = MAX (1, (gint) self->min_neighbors);
-  GST_OBJECT_UNLOCK (self);
-  return (gfloat) neighbors / (gfloat) (neighbors + k);
+  return (gfloat) neighbors / (gfloat) (neighbors + MAX (1, min_neighbors));
 }
 #endif
 
@@ -310,6 +303,10 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   gboolean draw = self->draw && (frame->map[0].flags & GST_MAP_WRITE),
       post = self->post_messages;
   const gint updates = self->updates;
+#if FV_HAVE_GST_ANALYTICS
+  const gint min_neighbors = self->min_neighbors;
+#endif
+  gchar *message_name = g_strdup (self->message_name ? self->message_name : "vjdetect");
   GST_OBJECT_UNLOCK (self);
   GST_LOG_OBJECT (self, "%d detections", n);
   const gint first_id = fv_meta_next_roi_id (frame->buffer);
@@ -329,7 +326,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
 #if FV_HAVE_GST_ANALYTICS
     GstAnalyticsODMtd od;
     if (rmeta && gst_analytics_relation_meta_add_od_mtd (rmeta, label_q, r->x, r->y, r->width,
-            r->height, location_confidence (self, d[i].neighbors), &od))
+            r->height, location_confidence (d[i].neighbors, min_neighbors), &od))
       m->id = (gint) gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od);
 #endif
     gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
@@ -340,7 +337,8 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
           gst_fv_filter_device (filter)->stream);
   }
   if (message_due (self, updates, n) && post)
-    post_message (self, frame->buffer, d, ids, n, label);
+    post_message (self, frame->buffer, message_name, d, ids, n, label);
+  g_free (message_name);
   g_free (ids);
   g_free (label);
   return GST_FLOW_OK;
