@@ -175,6 +175,9 @@ gst_autofill_rebuild (GstFvFilter *filter)
   p.height = GST_VIDEO_INFO_HEIGHT (&vf->in_info);
   if (!gst_fv_filter_spread (filter, &p.spread))
     return FALSE;
+  if (!gst_fv_filter_check_memory (filter, fv_fill_plan_bytes (&p, dev->active)
+          + (dev->hybrid ? fv_fill_plan_bytes (&p, FV_BACKEND_CPU) : 0), 0))
+    return FALSE;
   fv_status st = fv_fill_plan_create (&self->plan, &p, dev->active, dev->stream_device,
       dev->stream);
   if (st == FV_OK && dev->hybrid)
@@ -275,8 +278,8 @@ copy_chroma (GstAutofill *self, GstVideoFrame *out, GstVideoFrame *in)
 static GstFlowReturn
 fill_failed (GstAutofill *self, fv_status st)
 {
-  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Fill failed: %s.", fv_status_string (st)),
-      ("%s", fv_last_error ()));
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Fill failed: %s.", st == FV_ERR_INVALID
+          ? fv_last_error () : fv_status_string (st)), ("%s", fv_last_error ()));
   return GST_FLOW_ERROR;
 }
 

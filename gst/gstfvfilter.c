@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstfvfilter.h"
+#include "fv_file.h"
 #include "fvmeta.h"
 #include "fvpinnedallocator.h"
 #include "fvcudactx.h"
@@ -290,6 +291,26 @@ gst_fv_filter_prepare (GstFvFilter *self)
     priv->ready = TRUE;
   }
   return TRUE;
+}
+
+gboolean
+gst_fv_filter_check_memory (GstFvFilter *filter, gsize plan_bytes, gsize scratch_bytes)
+{
+  GstBaseTransform *bt = GST_BASE_TRANSFORM (filter);
+  const GstVideoInfo *out = &GST_VIDEO_FILTER (filter)->out_info;
+  /* the output frame, unless the element writes into its input */
+  const gsize frame = gst_base_transform_is_in_place (bt) ? 0 : GST_VIDEO_INFO_SIZE (out);
+  const double total = (double) plan_bytes + (double) scratch_bytes + (double) frame;
+  gchar *what = g_strdup_printf ("%s for %dx%d %s frames (%.1f MB of plans, %.1f MB of "
+      "frames and scratch)", GST_ELEMENT_NAME (filter), GST_VIDEO_INFO_WIDTH (out),
+      GST_VIDEO_INFO_HEIGHT (out), GST_VIDEO_INFO_NAME (out), plan_bytes / 1048576.0,
+      (scratch_bytes + frame) / 1048576.0);
+  gboolean ok = fv_memory_check (total, what);
+  g_free (what);
+  if (!ok)
+    GST_ELEMENT_ERROR (filter, RESOURCE, NO_SPACE_LEFT, ("%s.", fv_last_error ()),
+        ("set FASTVISION_MAX_MEMORY_MB to allow more, or send smaller frames"));
+  return ok;
 }
 
 void

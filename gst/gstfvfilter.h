@@ -105,6 +105,12 @@ gst_fv_filter_dup_nonempty (const GValue *value)
  * active device), for the kernels' parameters; FALSE after posting an error
  * for a device list that does not parse or names a missing device. */
 gboolean gst_fv_filter_spread (GstFvFilter *filter, fv_spread *spread);
+/* For rebuild: FALSE, after posting an error with the figures, when the
+ * plans' host bytes, the subclass's scratch and the output frame (unless in
+ * place) pass the memory limit (FASTVISION_MAX_MEMORY_MB). */
+gboolean gst_fv_filter_check_memory (GstFvFilter *filter, gsize plan_bytes,
+    gsize scratch_bytes);
+
 /* CPU threads asked for (0 = all cores). */
 guint gst_fv_filter_threads (GstFvFilter *filter);
 

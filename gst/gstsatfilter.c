@@ -140,6 +140,7 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
       ? modes[bp.mode] : "?", radius, self->roi_quark ? "only inside regions of interest"
       : "the whole frame");
 
+  gsize bytes = 0;
   for (gint p = 0; p < layout->n_planes; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
     bp.width = d->width;
@@ -150,6 +151,14 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
     bp.radius_x = fv_scale_radius (radius, d->w_sub);
     bp.radius_y = fv_scale_radius (radius, d->h_sub);
     self->params[p] = bp;
+    /* region mode's plans are at most the whole plane's */
+    if (fv_box_params_validate (&bp) == FV_OK)
+      bytes += fv_box_plan_bytes (&bp, dev->active);
+  }
+  if (!gst_fv_filter_check_memory (filter, bytes, 0))
+    return FALSE;
+  for (gint p = 0; p < layout->n_planes; p++) {
+    bp = self->params[p];
     fv_status st = self->roi_quark ? fv_box_params_validate (&bp)
         : fv_box_plan_create (&self->plans[p], &bp, dev->active, dev->stream_device, dev->stream);
     if (st != FV_OK) {

@@ -173,6 +173,12 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
     return FALSE;
   }
   self->gray_stride = GST_ROUND_UP_64 (p.width);
+  /* RGB frames: their luma beside them */
+  if (!gst_fv_filter_check_memory (filter, fv_vj_plan_bytes (self->plan),
+          GST_VIDEO_INFO_IS_RGB (info) ? self->gray_stride * (gsize) p.height : 0)) {
+    gst_vj_detect_release (filter);
+    return FALSE;
+  }
   return TRUE;
 }
 

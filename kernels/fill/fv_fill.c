@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include "fv_fill_plan.h"
+#include "../common/fv_file.h"
 
 static fv_status
 check_image (const fv_fill_params *p, const fv_image *im, const char *what)
@@ -48,6 +49,26 @@ static const fv_fill_backend chunked_backend = {
 };
 
 fv_status
+fv_fill_over_budget (const fv_fill_plan *pl, const char *what)
+{
+  fv_set_last_error ("%s of this %dx%d frame would need more than the %.0f MB allowed "
+      "(FASTVISION_MAX_MEMORY_MB raises the limit)", what, pl->p.width, pl->p.height,
+      fv_memory_limit () / 1048576.0);
+  return FV_ERR_INVALID;
+}
+
+size_t
+fv_fill_plan_bytes (const fv_fill_params *p, fv_backend backend)
+{
+  size_t b = sizeof (fv_fill_plan);
+  if (backend == FV_BACKEND_CPU)
+    b += fv_fill_cpu_bytes (p);
+  else if (p->measure)   /* the enclosed bits, copied to the host */
+    b += ((size_t) p->width * p->height + 7) / 8;
+  return b;
+}
+
+fv_status
 fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend backend,
     int device, void *stream)
 {
@@ -88,11 +109,16 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
       return FV_ERR_INVALID;
     }
   }
+  if (!fv_memory_check ((double) fv_fill_plan_bytes (&q, chunked ? FV_BACKEND_CUDA : backend),
+          "the fill's plan"))
+    return FV_ERR_INVALID;
   fv_fill_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;
   pl->p = q;
   pl->backend = backend;
+  /* runs and regions grow with the content, up to the limit left */
+  pl->budget = (size_t) (fv_memory_limit () - fv_fill_plan_bytes (&q, backend));
   pl->be = chunked ? &chunked_backend : &backends[backend];
   fv_status st = pl->be->init (pl, device, stream);
   if (st != FV_OK) {

@@ -47,8 +47,14 @@ typedef struct {
 
 typedef struct fv_fill_plan fv_fill_plan;
 
+/* A plan whose host memory (its worst frame's runs included) would pass
+ * fv_memory_limit() is refused (FV_ERR_INVALID, the figures in
+ * fv_last_error()) before anything is allocated. */
 fv_status fv_fill_plan_create (fv_fill_plan **plan, const fv_fill_params *params,
     fv_backend backend, int device, void *stream);
+
+/* The host bytes a plan of params takes on that backend, at most. */
+size_t fv_fill_plan_bytes (const fv_fill_params *params, fv_backend backend);
 
 /* GRAY8 images of the plan's size (one channel). A CUDA plan takes host or
  * device images and returns when dst is written. */

@@ -28,11 +28,13 @@ typedef struct {
 
 typedef struct {
   run_t *runs;           /* runs of this thread's strip of rows */
-  size_t nruns, cap;
+  size_t nruns, cap, most;   /* most: the strip's rows can hold no more */
   run_t **stack;         /* fill stack: run and its row */
   int *stack_y;
   size_t stack_cap;
   uint32_t *parent;      /* local union-find over labels */
+  fv_fill_plan *pl;      /* whose budget the runs and the stack grow in */
+  int over;              /* grew past it this frame */
 } thread_state;
 
 typedef struct fv_fill_rows {
@@ -69,6 +71,11 @@ cut_row (thread_state *t, const uint8_t *s, int W, uint8_t thr)
       x++;
     if (t->nruns == t->cap) {
       size_t cap = t->cap ? 2 * t->cap : 1 << 16;
+      cap = cap < t->most ? cap : t->most;
+      if (!fv_fill_grow (t->pl, (cap - t->cap) * sizeof (run_t))) {
+        t->over = 1;
+        return -1;
+      }
       run_t *r = realloc (t->runs, cap * sizeof *r);
       if (!r)
         return -1;
@@ -91,6 +98,10 @@ push (thread_state *t, size_t *n, run_t *r, int y)
 {
   if (*n == t->stack_cap) {
     size_t cap = t->stack_cap ? 2 * t->stack_cap : 4096;
+    if (!fv_fill_grow (t->pl, (cap - t->stack_cap) * (sizeof (run_t *) + sizeof (int)))) {
+      t->over = 1;
+      return 0;
+    }
     run_t **s = realloc (t->stack, cap * sizeof *s);
     int *sy = s ? realloc (t->stack_y, cap * sizeof *sy) : NULL;
     if (s)
@@ -165,17 +176,47 @@ flood (const fill_ctx *c, thread_state *t, uint32_t id, run_t *r0, int y0)
   return 1;
 }
 
+/* Threads and seed labels of a plan for p. */
+static int
+fill_threads (const fv_fill_params *p)
+{
+  int n = fv_threads_resolve (p->threads);
+  return n > p->height ? p->height : n;
+}
+
+static size_t
+fill_labels (const fv_fill_params *p, int n)
+{
+  int s = p->seeds ? p->seeds : 4 * n + p->height / 64;
+  return (size_t) (s < p->height ? s : p->height) + 2;
+}
+
+/* Runs a row of width W can hold: a run and a gap at least each. */
+static size_t
+row_runs (int W)
+{
+  return (size_t) W / 2 + 1;
+}
+
+size_t
+fv_fill_cpu_bytes (const fv_fill_params *p)
+{
+  const int n = fill_threads (p);
+  const size_t nl = fill_labels (p, n);
+  /* union-finds and the row index; the runs grow with the content, counted
+   * by fv_fill_grow */
+  return nl * (sizeof (uint32_t) * (n + 1) + 1) + (size_t) p->height * (sizeof (run_t *)
+      + sizeof (int) + sizeof (size_t)) + n * sizeof (thread_state);
+}
+
 fv_status
 fv_fill_cpu_init (fv_fill_plan *pl)
 {
   const fv_fill_params *p = &pl->p;
-  int n = fv_threads_resolve (p->threads);
-  if (n > p->height)
-    n = p->height;
+  const int n = fill_threads (p);
   pl->nthreads = n;
-  int s = p->seeds ? p->seeds : 4 * n + p->height / 64;
-  pl->nseeds = s < p->height ? s : p->height;
-  size_t nl = (size_t) pl->nseeds + 2;
+  size_t nl = fill_labels (p, n);
+  pl->nseeds = (int) nl - 2;
   row_index *ri = calloc (1, sizeof *ri);
   pl->rows = ri;
   pl->parent = malloc (sizeof (uint32_t) * nl);
@@ -189,9 +230,14 @@ fv_fill_cpu_init (fv_fill_plan *pl)
   ri->offset = malloc (sizeof (size_t) * p->height);
   if (!ri->row || !ri->count || !ri->offset)
     return FV_ERR_NOMEM;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
+    int y0, y1;
+    fv_split_range (p->height, n, i, &y0, &y1);
+    ts[i].most = row_runs (p->width) * (size_t) (y1 - y0);
+    ts[i].pl = pl;
     if (!(ts[i].parent = malloc (sizeof (uint32_t) * nl)))
       return FV_ERR_NOMEM;
+  }
   pl->rng = 0x853c49e6748fea9bull;
   return FV_OK;
 }
@@ -379,6 +425,13 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
     phase_write (&j);
   }
   free (seed);
+  int over = 0;
+  for (int i = 0; i < pl->nthreads; i++) {
+    over |= ts[i].over;
+    ts[i].over = 0;
+  }
+  if (over)
+    return fv_fill_over_budget (pl, "the runs of background");
   if (!j.ok) {
     fv_set_last_error ("out of memory for the fill");
     return FV_ERR_NOMEM;

@@ -12,9 +12,11 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 typedef struct {
+  fv_fill_plan *pl;       /* whose budget the tables grow in */
+  int over;
   uint32_t *parent;       /* per enclosed run, in raster order */
   fv_fill_region *box;    /* per enclosed run, then per root */
-  size_t n, cap;
+  size_t n, cap, most;    /* most: the frame can hold no more (fv_fill_plan_bytes) */
 } region_runs;
 
 
@@ -23,6 +25,11 @@ add_run (region_runs *rr, const fv_fill_span *r, int y)
 {
   if (rr->n == rr->cap) {
     size_t cap = rr->cap ? 2 * rr->cap : 1024;
+    cap = cap < rr->most ? cap : rr->most;
+    if (!fv_fill_grow (rr->pl, (cap - rr->cap) * (sizeof *rr->parent + sizeof *rr->box))) {
+      rr->over = 1;
+      return 0;
+    }
     uint32_t *p = realloc (rr->parent, cap * sizeof *p);
     if (p)
       rr->parent = p;
@@ -56,7 +63,7 @@ fv_fill_measure_spans (fv_fill_plan *pl, int (*spans) (void *ctx, int y, fv_fill
 {
   const int H = pl->p.height, e = pl->p.connectivity == 8;
   const size_t most = (size_t) pl->p.width / 2 + 1;
-  region_runs rr = { 0 };
+  region_runs rr = { .pl = pl, .most = most * (size_t) H };
   fv_fill_span *prev = malloc (sizeof *prev * most), *cur = malloc (sizeof *cur * most);
   size_t first_prev = 0;   /* rr index of the last row's first run */
   int nprev = 0, ok = prev && cur;
@@ -94,6 +101,9 @@ fv_fill_measure_spans (fv_fill_plan *pl, int (*spans) (void *ctx, int y, fv_fill
       pl->regions[pl->nregions++] = rr.box[i];
   free (rr.parent);
   free (rr.box);
+  __atomic_sub_fetch (&pl->held, rr.cap * (sizeof *rr.parent + sizeof *rr.box), __ATOMIC_RELAXED);
+  if (rr.over)
+    return fv_fill_over_budget (pl, "the enclosed regions");
   if (!ok) {
     fv_set_last_error ("out of memory measuring the regions");
     return FV_ERR_NOMEM;

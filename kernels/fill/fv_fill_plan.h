@@ -28,6 +28,9 @@ struct fv_fill_plan {
   uint32_t *parent;        /* global union-find over seed labels */
   uint8_t *outside;        /* per label: joined to the border label */
   uint64_t rng;
+  /* what grows with the frame's content (runs, fill stacks, the measure's
+   * tables) is counted here against `budget` (fv_fill_grow) */
+  size_t held, budget;
   /* measure: the last frame's regions (fv_fill_regions) */
   fv_fill_region *regions;
   int nregions, regions_cap;
@@ -36,6 +39,8 @@ struct fv_fill_plan {
 };
 
 fv_status fv_fill_cpu_init (fv_fill_plan *plan);
+/* The host bytes a CPU plan for p takes, its worst frame's runs included. */
+size_t fv_fill_cpu_bytes (const fv_fill_params *p);
 fv_status fv_fill_cpu_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
 void fv_fill_cpu_free (fv_fill_plan *plan);
 
@@ -51,6 +56,20 @@ size_t fv_fill_cuda_bytes (int width, int height);
 fv_status fv_fill_cuda_regions (fv_fill_plan *pl);
 /* Room for n regions in pl->regions; 0 when out of memory. */
 int fv_fill_regions_reserve (fv_fill_plan *pl, size_t n);
+
+/* Counts `bytes` more of content-dependent memory against the plan's
+ * budget (thread-safe); 0, with nothing counted, when it would pass it. */
+static inline int
+fv_fill_grow (fv_fill_plan *pl, size_t bytes)
+{
+  if (__atomic_add_fetch (&pl->held, bytes, __ATOMIC_RELAXED) <= pl->budget)
+    return 1;
+  __atomic_sub_fetch (&pl->held, bytes, __ATOMIC_RELAXED);
+  return 0;
+}
+
+/* The error for a frame whose content passed the budget. */
+fv_status fv_fill_over_budget (const fv_fill_plan *pl, const char *what);
 
 /* A union-find over labels: find with path halving, union by the smaller
  * label (so a set's root is its first label), shared by the CPU fill and the

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fv_box_plan.h"
+#include "../common/fv_file.h"
 
 fv_status
 fv_box_params_validate (const fv_box_params *p)
@@ -143,6 +144,14 @@ static const fv_box_backend chunked_backend = {
   fv_box_chunked_init, fv_box_chunked_execute, fv_box_chunked_free
 };
 
+size_t
+fv_box_plan_bytes (const fv_box_params *params, fv_backend backend)
+{
+  /* a CUDA plan's host part is its descriptor; its device memory has its
+   * own budget (spread.max_device_bytes) */
+  return sizeof (fv_box_plan) + (backend == FV_BACKEND_CPU ? fv_box_cpu_bytes (params) : 0);
+}
+
 fv_status
 fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
     fv_backend backend, int device, void *stream)
@@ -155,6 +164,8 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
     fv_set_last_error ("unknown backend %d", (int) backend);
     return FV_ERR_INVALID;
   }
+  if (!fv_memory_check ((double) fv_box_plan_bytes (params, backend), "the box filter's plan"))
+    return FV_ERR_INVALID;
   fv_box_plan *plan = calloc (1, sizeof *plan);
   if (!plan)
     return FV_ERR_NOMEM;

@@ -52,7 +52,9 @@ typedef struct {
 typedef struct fv_box_plan fv_box_plan;
 
 /* device and stream (a cudaStream_t, or NULL for a plan-owned one) are
- * used by FV_BACKEND_CUDA only. */
+ * used by FV_BACKEND_CUDA only. A plan whose host memory would pass
+ * fv_memory_limit() is refused (FV_ERR_INVALID, the figures in
+ * fv_last_error()) before anything is allocated. */
 fv_status fv_box_plan_create (fv_box_plan **plan, const fv_box_params *params,
     fv_backend backend, int device, void *stream);
 
@@ -68,6 +70,9 @@ fv_status fv_box_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_
     int row0, int rows);
 
 void fv_box_plan_destroy (fv_box_plan *plan);
+
+/* The host bytes a plan of params takes on that backend (valid params). */
+size_t fv_box_plan_bytes (const fv_box_params *params, fv_backend backend);
 
 /* Checks params; on error, fv_last_error() says which one. */
 fv_status fv_box_params_validate (const fv_box_params *params);

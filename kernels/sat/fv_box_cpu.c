@@ -151,6 +151,37 @@ make_columns (fv_box_plan *plan)
   return FV_OK;
 }
 
+/* Threads of a plan: strips well taller than the window (each strip starts
+ * with a full window of rows, so that start-up stays a small part of the
+ * work); and the bytes of one strip's scratch. */
+static int
+strips (const fv_box_params *p)
+{
+  int n = fv_threads_resolve (p->threads);
+  if (n > p->height)
+    n = p->height;
+  long min_rows = 2L * p->radius_y + 1;
+  if (min_rows < 16)
+    min_rows = 16;
+  while (n > 1 && (long) p->height / n < min_rows)
+    n--;
+  return n;
+}
+
+static size_t
+strip_scratch (const fv_box_params *p)
+{
+  size_t acc = fv_box_needs_acc64 (p) ? 8 : 4, wc = (size_t) p->width * p->channels;
+  size_t bytes = acc * (4 * wc + 2 * (size_t) p->channels) + sizeof (int) * (size_t) p->height;
+  return (bytes + 63) & ~(size_t) 63;
+}
+
+size_t
+fv_box_cpu_bytes (const fv_box_params *p)
+{
+  return sizeof (fv_col_terms) * (size_t) p->width + strip_scratch (p) * (size_t) strips (p);
+}
+
 fv_status
 fv_box_cpu_init (fv_box_plan *plan)
 {
@@ -158,20 +189,9 @@ fv_box_cpu_init (fv_box_plan *plan)
   fv_status st = make_columns (plan);
   if (st != FV_OK)
     return st;
-  int n = fv_threads_resolve (p->threads);
-  if (n > p->height)
-    n = p->height;
-  /* Each strip starts with a full window of rows: keep strips well taller
-   * than the window so that start-up stays a small part of the work. */
-  long min_rows = 2L * p->radius_y + 1;
-  if (min_rows < 16)
-    min_rows = 16;
-  while (n > 1 && (long) p->height / n < min_rows)
-    n--;
+  const int n = strips (p);
   plan->nthreads = n;
-  size_t acc = plan->acc64 ? 8 : 4, wc = (size_t) p->width * p->channels;
-  size_t bytes = acc * (4 * wc + 2 * (size_t) p->channels) + sizeof (int) * (size_t) p->height;
-  plan->scratch_stride = (bytes + 63) & ~(size_t) 63;
+  plan->scratch_stride = strip_scratch (p);
   plan->scratch = aligned_alloc (64, plan->scratch_stride * n);
   if (!plan->scratch) {
     fv_set_last_error ("cannot allocate %zu bytes of scratch", plan->scratch_stride * n);

@@ -41,6 +41,8 @@ struct fv_box_plan {
 };
 
 fv_status fv_box_cpu_init (fv_box_plan *plan);
+/* The host bytes fv_box_cpu_init allocates for p. */
+size_t fv_box_cpu_bytes (const fv_box_params *p);
 fv_status fv_box_cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
 void fv_box_cpu_free (fv_box_plan *plan);
 

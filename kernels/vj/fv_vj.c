@@ -2,7 +2,9 @@
 /* Detection plans: checks, the back end chosen once per plan, grouping. */
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include "fv_vj_plan.h"
+#include "../common/fv_file.h"
 
 #define FV_VJ_GROUP_EPS 0.2   /* OpenCV's GROUP_EPS */
 
@@ -75,6 +77,16 @@ fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
   }
   if (st == FV_OK && !chunked)
     st = fv_vj_model_init (&pl->mh, c, pl->py.stride, pl->py.plane);
+  /* the sums of every level (the bulk, on the CPU) only after this */
+  pl->host_bytes = sizeof *pl + pl->py.table_bytes
+      + (backend == FV_BACKEND_CPU ? fv_vj_cpu_bytes (pl) : 0);
+  if (st == FV_OK && !fv_memory_check ((double) pl->host_bytes, "the detector's plan")) {
+    char why[512];
+    snprintf (why, sizeof why, "%s", fv_last_error ());
+    fv_set_last_error ("%dx%d at scale factor %g (%d levels): %s", p->width, p->height,
+        p->scale_factor, pl->py.nlevels, why);
+    st = FV_ERR_INVALID;
+  }
   if (st == FV_OK)
     st = fv_vj_raw_reserve (pl, 64);
   if (st == FV_OK)
@@ -109,6 +121,12 @@ fv_vj_execute (fv_vj_plan *pl, const fv_image *g, const fv_detection **det, int 
   *det = pl->det;
   *n = k;
   return FV_OK;
+}
+
+size_t
+fv_vj_plan_bytes (const fv_vj_plan *pl)
+{
+  return pl ? pl->host_bytes : 0;
 }
 
 const fv_rect *

@@ -52,7 +52,10 @@ typedef struct {
 
 typedef struct fv_vj_plan fv_vj_plan;
 
-/* The plan keeps a pointer to the cascade: it must outlive the plan. */
+/* The plan keeps a pointer to the cascade: it must outlive the plan. A
+ * plan whose host memory (the levels' sums on the CPU) would pass
+ * fv_memory_limit() is refused (FV_ERR_INVALID, the figures in
+ * fv_last_error()) before its sums are allocated. */
 fv_status fv_vj_plan_create (fv_vj_plan **plan, const fv_cascade *cascade,
     const fv_vj_params *params, fv_backend backend, int device, void *stream);
 
@@ -64,6 +67,9 @@ fv_status fv_vj_execute (fv_vj_plan *plan, const fv_image *gray,
 
 /* The raw windows of the last execute, before grouping (tests, tools). */
 const fv_rect *fv_vj_raw (const fv_vj_plan *plan, int *n);
+
+/* The host bytes the plan takes. */
+size_t fv_vj_plan_bytes (const fv_vj_plan *plan);
 
 void fv_vj_plan_destroy (fv_vj_plan *plan);
 

@@ -50,6 +50,17 @@ fv_vj_cpu_destroy (fv_vj_plan *pl)
   pl->impl = NULL;
 }
 
+size_t
+fv_vj_cpu_bytes (const fv_vj_plan *pl)
+{
+  const fv_vj_pyramid *py = &pl->py;
+  const size_t nplanes = pl->mh.has_tilted ? 3 : 2, widest = py->nlevels ? py->lv[0].work_w : 0;
+  const size_t thread = 256 * sizeof (uint64_t) + (widest + 1) * sizeof (uint64_t)
+      + (widest + 8) * sizeof (int) + fv_vj_scratch_bytes (py) + 64 + sizeof (thread_state);
+  return sizeof (uint32_t) * (size_t) (py->plane * nplanes + 64)
+      + thread * (size_t) fv_threads_resolve (pl->p.threads);
+}
+
 fv_status
 fv_vj_cpu_init (fv_vj_plan *pl)
 {

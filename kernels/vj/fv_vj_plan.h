@@ -54,6 +54,7 @@ typedef struct {
   int64_t windows;       /* upper bound of windows over all levels */
   int src_y0, src_h;     /* the frame rows the levels read (a band reads fewer) */
   int cpu;               /* laid out for the CPU (fv_vj_pyramid_init) */
+  size_t table_bytes;    /* host bytes of the levels and their resize tables */
 } fv_vj_pyramid;
 
 /* Levels as OpenCV 4.6 chooses them; fails only on absurd sizes. cpu: laid
@@ -128,6 +129,7 @@ struct fv_vj_plan {
   int nraw, raw_cap;
   fv_detection *det;
   int ndet;
+  size_t host_bytes;     /* what the plan takes on the host (fv_vj_plan_bytes) */
   void *impl;            /* the back end's state */
 };
 
@@ -138,6 +140,8 @@ struct fv_vj_backend {
 };
 
 fv_status fv_vj_cpu_init (fv_vj_plan *pl);
+/* The host bytes fv_vj_cpu_init allocates for pl's pyramid and model. */
+size_t fv_vj_cpu_bytes (const fv_vj_plan *pl);
 fv_status fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray);
 void fv_vj_cpu_destroy (fv_vj_plan *pl);
 fv_status fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream);

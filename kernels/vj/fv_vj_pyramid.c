@@ -6,6 +6,7 @@
 #include <string.h>
 #include <math.h>
 #include "fv_vj_plan.h"
+#include "../common/fv_file.h"
 
 #define PAD 8   /* CPU layouts: the spare columns after each level */
 
@@ -157,6 +158,12 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
     if (lv->w < 1 || lv->h < 1)
       return FV_ERR_INVALID;
     lv->identity = lv->w == W && lv->h == H;
+    /* a scale factor near 1 makes thousands of levels: their tables are
+     * counted against the memory limit before each is allocated */
+    py->table_bytes += sizeof *lv * 2 + (size_t) (lv->w + lv->h) * (sizeof (int32_t)
+        + 2 * sizeof (uint16_t));
+    if (!fv_memory_check ((double) py->table_bytes, "the detector's pyramid tables"))
+      return FV_ERR_INVALID;
     fv_status st;
     if ((st = axis_init (&lv->ax, W, lv->w)) != FV_OK || (st = axis_init (&lv->ay, H, lv->h)) != FV_OK)
       return st;

@@ -271,6 +271,30 @@ GST_END_TEST;
 
 /* A frame past an element's largest side is refused at start with the size
  * asked and the limit in the error's main text (not only in its debug). */
+/* The first error of a one-frame pipeline (g_free it), NULL when it ran to
+ * the end. */
+static gchar *
+first_error (const gchar *desc)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL, "%s", desc);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (m != NULL, "%s: neither EOS nor an error", desc);
+  gchar *text = NULL;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    text = g_strdup (err->message);
+    g_error_free (err);
+  }
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return text;
+}
+
 GST_START_TEST (test_size_limits_in_errors)
 {
   const struct { const char *element; int w; const char *limit; } cases[] = {
@@ -281,23 +305,75 @@ GST_START_TEST (test_size_limits_in_errors)
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
         "video/x-raw,format=GRAY8,width=%d,height=1 ! %s backend=cpu ! fakesink", cases[i].w, el);
     g_free (el);
-    GstElement *pipe = gst_parse_launch (desc, NULL);
+    gchar *err = first_error (desc);
     g_free (desc);
-    gst_element_set_state (pipe, GST_STATE_PLAYING);
-    GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
-        GST_MESSAGE_ERROR);
-    fail_unless (m != NULL, "%s: %d wide accepted", cases[i].element, cases[i].w);
-    GError *err = NULL;
-    gst_message_parse_error (m, &err, NULL);
+    fail_unless (err != NULL, "%s: %d wide accepted", cases[i].element, cases[i].w);
     gchar *asked = g_strdup_printf ("%dx1", cases[i].w);
-    fail_unless (strstr (err->message, asked) && strstr (err->message, cases[i].limit),
-        "%s: %s", cases[i].element, err->message);
+    fail_unless (strstr (err, asked) && strstr (err, cases[i].limit), "%s: %s",
+        cases[i].element, err);
     g_free (asked);
-    g_error_free (err);
-    gst_message_unref (m);
-    gst_element_set_state (pipe, GST_STATE_NULL);
-    gst_object_unref (pipe);
+    g_free (err);
   }
+}
+GST_END_TEST;
+
+/* FASTVISION_MAX_MEMORY_MB binds every element, not only fftconvolve: a
+ * plan and the frames it needs past the limit are refused with the figures
+ * before they are allocated, and the same element runs under a limit it
+ * fits. */
+static void
+check_memory_limit (const char *element, const char *props, int w, int h, const char *mb,
+    const char *size_said)
+{
+  gchar *el = element_desc (element);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 pattern=ball ! "
+      "video/x-raw,format=GRAY8,width=%d,height=%d ! %s backend=cpu %s ! fakesink", w, h, el,
+      props);
+  g_setenv ("FASTVISION_MAX_MEMORY_MB", mb, TRUE);
+  gchar *err = first_error (desc);
+  gchar *limit = g_strdup_printf ("more than the %s MB allowed (FASTVISION_MAX_MEMORY_MB", mb);
+  fail_unless (err && strstr (err, limit) && strstr (err, size_said), "%s under %s MB: %s",
+      element, mb, err ? err : "ran");
+  g_free (err);
+  g_free (limit);
+  /* the same pipeline within the default limit runs */
+  g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+  err = first_error (desc);
+  fail_unless (err == NULL, "%s without a limit: %s", element, err);
+  g_free (desc);
+  g_free (el);
+}
+
+GST_START_TEST (test_memory_limit_satfilter)
+{
+  check_memory_limit ("satfilter", "radius=5", 8192, 8192, "16", "8192x8192 GRAY8");
+}
+GST_END_TEST;
+
+GST_START_TEST (test_memory_limit_autofill)
+{
+  check_memory_limit ("autofill", "", 8192, 8192, "16", "8192x8192 GRAY8");
+  /* what grows with the content (runs of background) is held to the limit
+   * too: a 1024x1024 checkerboard has half a million runs, a black frame
+   * one a row */
+  g_setenv ("FASTVISION_MAX_MEMORY_MB", "3", TRUE);
+  gchar *err = first_error ("videotestsrc num-buffers=1 pattern=checkers-1 ! video/x-raw,"
+      "format=GRAY8,width=1024,height=1024 ! autofill backend=cpu threads=1 ! fakesink");
+  fail_unless (err && strstr (err, "runs of background of this 1024x1024 frame would need "
+          "more than the 3 MB allowed"), "%s", err ? err : "ran");
+  g_free (err);
+  err = first_error ("videotestsrc num-buffers=1 pattern=black ! video/x-raw,"
+      "format=GRAY8,width=1024,height=1024 ! autofill backend=cpu threads=1 ! fakesink");
+  fail_unless (err == NULL, "%s", err);
+  g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+}
+GST_END_TEST;
+
+GST_START_TEST (test_memory_limit_vjdetect)
+{
+  /* thousands of levels: gigabytes of sums on the CPU */
+  check_memory_limit ("vjdetect", "scale-factor=1.001", 1280, 720, "256",
+      "1280x720 at scale factor 1.001");
 }
 GST_END_TEST;
 
@@ -314,6 +390,9 @@ conventions_suite (void)
   tcase_add_test (tc, test_backend_chosen_once);
   tcase_add_test (tc, test_read_back);
   tcase_add_test (tc, test_size_limits_in_errors);
+  tcase_add_test (tc, test_memory_limit_satfilter);
+  tcase_add_test (tc, test_memory_limit_autofill);
+  tcase_add_test (tc, test_memory_limit_vjdetect);
   return s;
 }
 
