@@ -103,7 +103,7 @@ GST_ELEMENT_REGISTER_DEFINE (fftconvolve, "fftconvolve", GST_RANK_NONE, GST_TYPE
 static gchar *
 wisdom_path (void)
 {
-  return g_build_filename (g_get_user_cache_dir (), "fastvision", "fftw-wisdom", NULL);
+  return g_build_filename (g_get_user_cache_dir (), "fastvision", "fftw-wisdom.d", NULL);
 }
 
 /* What kernels came from, for messages: "the kernel file X", "the kernel
@@ -309,7 +309,7 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   fv_conv_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
   fv_conv_grid *grids[GST_VIDEO_MAX_PLANES] = { NULL };
   gchar *wisdom = wisdom_path ();
-  fv_conv_wisdom_load (wisdom);
+  fv_conv_wisdom_use (wisdom);
   /* FFTW measures new transform sizes: seconds on a first start (bounded by
    * FV_FFT_PLAN_SECONDS a size), said on the bus and in the log */
   const gint64 t0 = g_get_monotonic_time ();
@@ -345,10 +345,6 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
     return ok;
   }
   g_free (source);
-  gchar *dir = g_path_get_dirname (wisdom);
-  if (g_mkdir_with_parents (dir, 0700) == 0)
-    fv_conv_wisdom_save (wisdom);
-  g_free (dir);
   g_free (wisdom);
   free_plans (self);
   memcpy (self->plans, plans, sizeof plans);

@@ -129,9 +129,12 @@ int fv_conv_fast_size (int n);
 /* Smallest m >= n with no prime factor above max_prime. */
 int fv_conv_smooth_size (int n, int max_prime);
 
-/* FFTW wisdom, so that a second start plans instantly. */
-int fv_conv_wisdom_load (const char *path);
-int fv_conv_wisdom_save (const char *path);
+/* FFTW wisdom, so that a second start plans instantly: kept in `dir`
+ * (NULL: none), one file a transform measured, at most FV_FFT_WISDOM_KEEP
+ * of them (the least recently used go); a file is rewritten only when
+ * planning learnt something. */
+#define FV_FFT_WISDOM_KEEP 64
+void fv_conv_wisdom_use (const char *dir);
 
 #ifdef __cplusplus
 }

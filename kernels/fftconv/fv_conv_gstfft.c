@@ -105,16 +105,10 @@ fv_fft_planner_calls (void)
   return n;
 }
 
-int
-fv_conv_wisdom_load (const char *path)
+void
+fv_conv_wisdom_use (const char *dir)
 {
-  return 0;   /* no wisdom in this build */
-}
-
-int
-fv_conv_wisdom_save (const char *path)
-{
-  return 1;
+  (void) dir;   /* no wisdom in this build */
 }
 
 float *

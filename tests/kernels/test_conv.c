@@ -112,13 +112,12 @@ child_plans (const char *wisdom, const float *k, int need_wisdom, double *ms)
     /* measurements that finish whatever the machine's load: one cut short
      * by the time limit would save no wisdom, and the check be moot */
     setenv (FV_ENV_FFT_PLAN_SECONDS, "120", 1);
-    fv_conv_wisdom_load (wisdom);
+    fv_conv_wisdom_use (wisdom);
     int threads = fv_threads_resolve (0);
     int pw = fv_conv_fast_size (WISDOM_W + 14), ph = fv_conv_fast_size (WISDOM_H + 14);
     int covered = fv_fft_wisdom_covers (0, ph, pw, threads)
         && fv_fft_wisdom_covers (1, ph, pw, threads);
     double t = plan_measured (k, 15);
-    fv_conv_wisdom_save (wisdom);
     (void) !write (fd[1], &t, sizeof t);
     _exit ((covered || !need_wisdom) && fvt_failures == 0 ? 0 : 1);
   }
@@ -134,19 +133,98 @@ child_plans (const char *wisdom, const float *k, int need_wisdom, double *ms)
 /* Wisdom accumulates and is reused: a second process plans the same size
  * in at most 50 ms and the file does not shrink; in one process, a new
  * kernel of the same padded size (a gaussian-sigma change) plans no FFT. */
+/* Bytes and files of the wisdom store, and the inode of its first file. */
+static gsize
+store_bytes (const char *dir, int *files, guint64 *inode)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  gsize bytes = 0;
+  const char *name;
+  *files = 0;
+  *inode = 0;
+  while (d && (name = g_dir_read_name (d))) {
+    gchar *path = g_build_filename (dir, name, NULL);
+    GStatBuf st;
+    if (g_stat (path, &st) == 0) {
+      bytes += st.st_size;
+      if (g_str_has_prefix (name, "r2c-"))
+        *inode = st.st_ino;
+    }
+    (*files)++;
+    g_free (path);
+  }
+  if (d)
+    g_dir_close (d);
+  return bytes;
+}
+
+static void
+store_clear (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d))) {
+    gchar *path = g_build_filename (dir, name, NULL);
+    g_unlink (path);
+    g_free (path);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
+}
+
+#if FV_FFT_FFTW
+/* The store keeps at most FV_FFT_WISDOM_KEEP transforms, the last used:
+ * a child plans more sizes than that, measured. */
+static void
+wisdom_bounded (const char *wisdom)
+{
+  const int sizes = FV_FFT_WISDOM_KEEP / 2 + 8;   /* each a forward and an inverse */
+  pid_t pid = fork ();
+  if (pid == 0) {
+    fv_conv_wisdom_use (wisdom);
+    for (int i = 0; i < sizes; i++) {
+      const int n0 = 8, n1 = 8 + 2 * i;
+      float *r = fv_fft_alloc_real ((size_t) n0 * n1);
+      fv_fft_complex *c = fv_fft_alloc_complex ((size_t) n0 * (n1 / 2 + 1));
+      for (int inv = 0; inv < 2; inv++)
+        fv_fft_release (fv_fft_plan_2d (inv, n0, n1, 1, 1, r, c));
+      fv_fft_free (r);
+      fv_fft_free (c);
+      g_usleep (G_USEC_PER_SEC / 100);   /* distinct modification times where they are fine */
+    }
+    _exit (0);
+  }
+  int status = 0;
+  waitpid (pid, &status, 0);
+  int files;
+  guint64 inode;
+  store_bytes (wisdom, &files, &inode);
+  FVT_CHECK (files == FV_FFT_WISDOM_KEEP, "the store holds %d transforms after %d measured, "
+      "not the %d kept", files, 2 * sizes, FV_FFT_WISDOM_KEEP);
+  gchar *last = g_strdup_printf ("%s/c2r-8x%d-t1", wisdom, 8 + 2 * (sizes - 1));
+  FVT_CHECK (g_file_test (last, G_FILE_TEST_EXISTS), "the last size used was dropped");
+  g_free (last);
+}
+#endif
+
+/* FFTW_MEASURE planning persists across processes: the first start measures
+ * and saves the wisdom, a second one finds everything it needs there (no
+ * measuring) and leaves the files as they were (nothing learnt, nothing
+ * rewritten); in one process, a new kernel of the same padded size (a
+ * gaussian-sigma change) plans no FFT. */
 static void
 planning_persists (const float *k15, const float *k13)
 {
-  gchar *dir = g_dir_make_tmp ("fvwisdomXXXXXX", NULL);
-  gchar *wisdom = g_build_filename (dir, "fftw-wisdom", NULL);
+  gchar *wisdom = g_dir_make_tmp ("fvwisdomXXXXXX", NULL);
   double cold, warm;
   child_plans (wisdom, k15, 0, &cold);
-  gsize before = 0, after = 0;
-  gchar *text = NULL;
-  g_file_get_contents (wisdom, &text, &before, NULL);
-  g_free (text);
+  int files_before, files_after;
+  guint64 inode_before, inode_after;
+  gsize before = store_bytes (wisdom, &files_before, &inode_before);
 #if FV_FFT_FFTW
-  FVT_CHECK (before > 0, "no wisdom saved");
+  FVT_CHECK (before > 0 && files_before == 2, "%d wisdom files saved (%zu bytes), not one for "
+      "each of the two transforms", files_before, before);
 #endif
   int reused = child_plans (wisdom, k15, 1, &warm);
   printf ("%dx%d FFT plan: %.1f ms cold, %.1f ms with the saved wisdom (docs/benchmarks.md "
@@ -154,16 +232,19 @@ planning_persists (const float *k15, const float *k13)
 #if FV_FFT_FFTW   /* FFTW's wisdom; GStreamer's FFT library measures nothing */
   FVT_CHECK (reused, "a second start measured again: the saved wisdom did not cover its "
       "transforms");
+  gsize after = store_bytes (wisdom, &files_after, &inode_after);
+  FVT_CHECK (after == before && files_after == files_before && inode_after == inode_before,
+      "a start that learnt nothing rewrote the wisdom (%zu -> %zu bytes, inode %llu -> %llu)",
+      before, after, (unsigned long long) inode_before, (unsigned long long) inode_after);
+  store_clear (wisdom);
+  wisdom_bounded (wisdom);
 #else
   (void) reused;
+  (void) files_after;
+  (void) inode_after;
 #endif
-  g_file_get_contents (wisdom, &text, &after, NULL);
-  g_free (text);
-  FVT_CHECK (after >= before, "the wisdom shrank from %zu to %zu bytes", before, after);
-  g_unlink (wisdom);
-  g_rmdir (dir);
+  store_clear (wisdom);
   g_free (wisdom);
-  g_free (dir);
   /* same padded size, another kernel: the transforms are reused */
   plan_measured (k15, 15);
   long calls = fv_fft_planner_calls ();
