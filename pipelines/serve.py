@@ -3,14 +3,15 @@
 """Serves processed video over RTSP (gst-rtsp-server): one mount per input,
 each running the privacy filter (vjdetect ! satfilter roi-type=face) and
 H.264 (x264, zero latency) over RTP. Inputs: camera devices (/dev/video0),
-files (played once, at their own rate), or rtsp:// URLs of upstream
-cameras. A deployment scales by
-running one server per host or per GPU; clients need nothing but RTSP.
+files (looped, at their own rate), or rtsp:// URLs of upstream cameras. A
+deployment scales by running one server per host or per GPU; clients need
+nothing but RTSP.
 
     pipelines/serve.py [--address 127.0.0.1] [--port 8554] [--width W --height H]
                        [--user NAME:PASSWORD [--auth basic|digest]]
-                       [--tls-cert FILE --tls-key FILE]
-                       [--publish LOCATION] [INPUT...]
+                       [--tls-cert FILE --tls-key FILE] [--publish LOCATION]
+                       [--max-clients 64] [--session-timeout 20] [--client-queue 50]
+                       [INPUT...]
     -> rtsp://HOST:8554/cam0, /cam1, ... (rtsps:// with TLS)
 
 With no INPUT, the sample clip. It listens on 127.0.0.1 unless --address
@@ -21,6 +22,18 @@ users); --tls-cert and --tls-key (PEM) serve RTSP over TLS. An input that
 cannot be opened (a file or camera that is not there) is said at start and
 again each time a client's request fails on it; the next client retries.
 
+Each input is decoded, filtered and encoded once, by its own pipeline, from
+the start (whether watched or not: --publish documents flow all the time);
+a file loops, so that a client joining after its end still gets frames.
+Each client then gets its own small RTSP pipeline fed from that encoder
+through a queue of at most --client-queue frames: a client that stops
+reading, or whose network is slow, loses its own frames (it resumes at the
+next key frame), never anyone else's. A client that closes its connection
+without TEARDOWN loses its sessions 10 s later unless it is still heard of
+(RTCP); any session that stops sending keep-alives ends after
+--session-timeout seconds; at most --max-clients sessions exist at once
+(more are refused with 503).
+
 --publish sends each mount's detections out as JSON documents through
 metapublish (docs/metapublish.md): mqtt://BROKER[:PORT]/TOPIC ({stream}
 becomes HOSTNAME-camN), a file or -.
@@ -29,6 +42,8 @@ import argparse
 import os
 import socket
 import sys
+import threading
+import time
 
 import gi
 gi.require_version("Gst", "1.0")
@@ -39,9 +54,16 @@ from gi.repository import Gio, GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data",
                       "sample-face.webm")
 
+# one a mount: decode, filter and encode once
 CHAIN = ("videoconvert ! vjdetect ! satfilter roi-type=face radius=12 ! {publish}videoconvert ! "
          "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! "
-         "rtph264pay name=pay0 pt=96 config-interval=1")
+         "h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! "
+         "appsink name=out sync=true max-buffers=4 drop=true emit-signals=true")
+GRACE = 10   # seconds a vanished client's session outlives its connection, unheard of
+# one a client: what it is sent
+CLIENT = ("( appsrc name=src format=time "
+          "caps=video/x-h264,stream-format=byte-stream,alignment=au ! h264parse ! "
+          "rtph264pay name=pay0 pt=96 config-interval=-1 )")
 
 
 def chain(publish, name):
@@ -54,7 +76,7 @@ def source_for(inp, width, height):
         src = "v4l2src device=%s" % inp
     elif "://" in inp:
         src = "uridecodebin uri=%s" % inp
-    else:   # a file plays once, at its own rate
+    else:   # a file plays at its own rate, and loops
         src = "uridecodebin uri=%s" % Gst.filename_to_uri(os.path.abspath(inp))
     if width and height:
         src += " ! videoscale ! video/x-raw,width=%d,height=%d" % (width, height)
@@ -69,6 +91,163 @@ def missing(inp):
         if not os.access(inp, os.R_OK):
             return "not readable"
     return None
+
+
+def log(*what):
+    print(*what, file=sys.stderr, flush=True)
+
+
+class Mount:
+    """One input's pipeline (decode, filter, encode) and the clients it feeds:
+    each client's own queue, so that one that does not read loses its own
+    frames only."""
+
+    def __init__(self, index, inp, args):
+        self.index, self.inp = index, inp
+        self.desc = "%s ! %s" % (source_for(inp, args.width, args.height),
+                                 chain(args.publish, "%s-cam%d" % (socket.gethostname(), index)))
+        self.queue = args.client_queue
+        self.lock = threading.Lock()
+        self.clients = {}     # appsrc -> [waiting for a key frame, monotonic time of its 0]
+        self.pipe = None
+        self.file = not inp.startswith("/dev/video") and "://" not in inp
+        self.gop = []         # (arrival, buffer) since the last key frame
+        self.dropped = 0
+        self.retry = None
+
+    def start(self):
+        """starts the input's pipeline if it is not running; False when it cannot"""
+        if self.pipe:
+            return True
+        why = missing(self.inp)
+        if why:
+            return False
+        try:
+            pipe = Gst.parse_launch(self.desc)
+        except GLib.Error as e:
+            log("cam%d: %s: %s" % (self.index, self.inp, e.message))
+            return False
+        pipe.get_by_name("out").connect("new-sample", self.on_sample)
+        bus = pipe.get_bus()
+        bus.add_signal_watch()
+        bus.connect("message", self.on_message)
+        if pipe.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+            bus.remove_signal_watch()
+            pipe.set_state(Gst.State.NULL)
+            log("cam%d: %s cannot start" % (self.index, self.inp))
+            return False
+        self.pipe = pipe
+        return True
+
+    def stop(self):
+        if self.pipe:
+            self.pipe.get_bus().remove_signal_watch()
+            self.pipe.set_state(Gst.State.NULL)
+            self.pipe = None
+
+    def on_message(self, bus, msg):
+        if msg.type == Gst.MessageType.EOS:
+            # a file loops (a client joining after its end gets frames); a
+            # live input that ended is opened again
+            if not (self.file and self.pipe.seek_simple(
+                    Gst.Format.TIME, Gst.SeekFlags.FLUSH | Gst.SeekFlags.KEY_UNIT, 0)):
+                self.restart("ended")
+        elif msg.type == Gst.MessageType.ERROR:
+            err, _ = msg.parse_error()
+            self.restart("error: %s" % err.message)
+
+    def restart(self, why):
+        log("cam%d: %s %s; opening it again in 2 s" % (self.index, self.inp, why))
+        self.stop()
+        if self.retry is None:
+            def again():
+                self.retry = None
+                if not self.start():
+                    self.restart("cannot be opened")
+                return False
+            self.retry = GLib.timeout_add_seconds(2, again)
+
+    def on_sample(self, sink):
+        sample = sink.emit("pull-sample")
+        if sample is None:
+            return Gst.FlowReturn.OK
+        buf = sample.get_buffer()
+        key = not buf.has_flags(Gst.BufferFlags.DELTA_UNIT)
+        now = time.monotonic()
+        with self.lock:
+            # the frames since the last key frame: a new client starts with
+            # them at once instead of waiting up to a GOP for the next one
+            if key or len(self.gop) >= 300:
+                self.gop = []
+            self.gop.append((now, buf))
+            for src, state in list(self.clients.items()):
+                if state[1] is None:
+                    self.start_client(src, state)
+                    continue
+                if state[0] and not key:
+                    continue
+                if src.get_property("current-level-buffers") >= self.queue:
+                    # this client does not keep up: its frames go until its
+                    # queue drains, then it resumes at a key frame
+                    self.dropped += 1
+                    state[0] = True
+                    continue
+                state[0] = False
+                self.push(src, state, now, buf)
+        return Gst.FlowReturn.OK
+
+    @staticmethod
+    def push(src, state, when, buf):
+        """each client's stream is timed from its own first frame"""
+        out = buf.copy()
+        out.pts = out.dts = int((when - state[1]) * Gst.SECOND)
+        out.duration = Gst.CLOCK_TIME_NONE
+        src.emit("push-buffer", out)
+
+    def start_client(self, src, state):
+        """under the lock: the frames since the last key frame, as they came"""
+        if not self.gop or self.gop[0][1].has_flags(Gst.BufferFlags.DELTA_UNIT):
+            return   # none yet: from the next key frame
+        state[0], state[1] = False, self.gop[0][0]
+        for when, buf in self.gop:
+            self.push(src, state, when, buf)
+
+    def add_client(self, src):
+        with self.lock:
+            state = [True, None]   # waiting for a key frame, the time its stream starts
+            self.clients[src] = state
+            self.start_client(src, state)
+
+    def remove_client(self, src):
+        with self.lock:
+            self.clients.pop(src, None)
+
+
+def over_tcp(session):
+    """whether the session's streams go over its RTSP connection (interleaved)"""
+    for sm in session.filter(None) or []:
+        tr = sm.get_transport(0)
+        if tr and tr.get_transport().lower_transport == GstRtsp.RTSPLowerTrans.TCP:
+            return True
+    return False
+
+
+def factory_for(mount, auth):
+    factory = GstRtspServer.RTSPMediaFactory()
+    factory.set_launch(CLIENT)
+    factory.set_shared(False)   # each client its own: a slow one holds up nobody
+    if auth:
+        factory.add_role_from_structure(Gst.Structure.new_from_string(
+            "viewer, %s=(boolean)true, %s=(boolean)true" % (
+                GstRtspServer.RTSP_PERM_MEDIA_FACTORY_ACCESS,
+                GstRtspServer.RTSP_PERM_MEDIA_FACTORY_CONSTRUCT)))
+
+    def on_configure(factory, media):
+        src = media.get_element().get_by_name("src")
+        mount.add_client(src)
+        media.connect("unprepared", lambda m: mount.remove_client(src))
+    factory.connect("media-configure", on_configure)
+    return factory
 
 
 def authentication(args):
@@ -103,6 +282,12 @@ def main():
     ap.add_argument("--tls-key", help="PEM key of --tls-cert")
     ap.add_argument("--publish", default="",
                     help="metapublish location for every mount's detections")
+    ap.add_argument("--max-clients", type=int, default=64,
+                    help="sessions at once, over every mount (more are refused)")
+    ap.add_argument("--session-timeout", type=int, default=20,
+                    help="seconds without keep-alive after which a session ends")
+    ap.add_argument("--client-queue", type=int, default=50,
+                    help="frames queued for one client before its frames are dropped")
     ap.add_argument("inputs", nargs="*", help="cameras, files, rtsp:// URLs (default: the "
                     "sample clip)")
     args = ap.parse_args()
@@ -133,35 +318,66 @@ def main():
         print("serving on EVERY interface (%s)%s" % (args.address, "" if args.user else
               ", with no authentication: anyone who reaches this host may watch"), flush=True)
     mounts = server.get_mount_points()
+    cams = []
     for i, inp in enumerate(args.inputs):
-        factory = GstRtspServer.RTSPMediaFactory()
-        name = "%s-cam%d" % (socket.gethostname(), i)
-        factory.set_launch("( %s ! %s )" % (source_for(inp, args.width, args.height),
-                                            chain(args.publish, name)))
-        factory.set_shared(True)   # one pipeline a mount, whatever the number of clients
-        if auth:
-            factory.add_role_from_structure(Gst.Structure.new_from_string(
-                "viewer, %s=(boolean)true, %s=(boolean)true" % (
-                    GstRtspServer.RTSP_PERM_MEDIA_FACTORY_ACCESS,
-                    GstRtspServer.RTSP_PERM_MEDIA_FACTORY_CONSTRUCT)))
+        mount = Mount(i, inp, args)
+        cams.append(mount)
         why = missing(inp)
         if why:
-            print("cam%d: %s: %s; clients get an error until it can be opened (each new "
-                  "client retries)" % (i, inp, why), file=sys.stderr, flush=True)
-        mounts.add_factory("/cam%d" % i, factory)
+            log("cam%d: %s: %s; clients get an error until it can be opened (each new client "
+                "retries)" % (i, inp, why))
+        else:
+            mount.start()
+        mounts.add_factory("/cam%d" % i, factory_for(mount, auth))
         print("%s://%s:%s/cam%d <- %s" % (scheme, args.address, args.port, i, inp), flush=True)
+    pool = server.get_session_pool()
+    pool.set_max_sessions(args.max_clients)
+    # sessions whose clients vanished without a TEARDOWN end when they time out
+    GLib.timeout_add_seconds(1, lambda: pool.cleanup() >= 0)
 
     def on_client(srv, client):
         def on_describe(client, ctx):   # before the media is made: say why it will fail
             path = ctx.uri.abspath if ctx.uri else "?"
             i = int(path[4:]) if path.startswith("/cam") and path[4:].isdigit() else -1
-            if 0 <= i < len(args.inputs) and missing(args.inputs[i]):
-                print("cam%d: a client asked for %s, which cannot be opened (%s); it will be "
-                      "tried again for the next client" % (i, args.inputs[i],
-                                                           missing(args.inputs[i])),
-                      file=sys.stderr, flush=True)
+            if 0 <= i < len(cams) and not cams[i].start():
+                why = missing(args.inputs[i]) or "it does not start"
+                log("cam%d: a client asked for %s, which cannot be opened (%s); it will be "
+                    "tried again for the next client" % (i, args.inputs[i], why))
+                return GstRtsp.RTSPStatusCode.SERVICE_UNAVAILABLE
             return GstRtsp.RTSPStatusCode.OK
         client.connect("pre-describe-request", on_describe)
+        sessions, tcp = [], set()
+
+        def on_play(c, ctx):   # the transports are known by now (and gone at close)
+            if ctx.session and over_tcp(ctx.session):
+                tcp.add(ctx.session)
+
+        def on_session(c, session):
+            session.set_timeout(args.session_timeout)
+            sessions.append(session)
+
+        def on_closed(c):
+            # a client that vanished without TEARDOWN: its sessions end once
+            # nothing was heard of them for GRACE s (TCP ones never hear
+            # again; a UDP client that closed its RTSP connection on purpose
+            # goes on sending RTCP, which keeps its session)
+            for session in sessions:
+                if session in tcp:   # its data went over that connection: gone with it
+                    pool.remove(session)
+                    continue
+                left = session.next_timeout_usec(GLib.get_monotonic_time())
+
+                def gone(session=session, left=left):
+                    now = session.next_timeout_usec(GLib.get_monotonic_time())
+                    if now <= left - GRACE * 1000 + 500:   # (ms) not touched since
+                        pool.remove(session)
+                    return False
+                GLib.timeout_add_seconds(GRACE, gone)
+            sessions.clear()
+            tcp.clear()
+        client.connect("play-request", on_play)
+        client.connect("new-session", on_session)
+        client.connect("closed", on_closed)
     server.connect("client-connected", on_client)
     if server.attach(None) == 0:
         print("cannot listen on %s port %s" % (args.address, args.port), file=sys.stderr)

@@ -7,7 +7,9 @@ free loopback ports:
   with them gets frames (basic and digest);
 - --tls-cert/--tls-key (a certificate the test makes with openssl): an
   rtsps:// client gets frames;
-- an input that does not exist is said at start and when a client asks.
+- an input that does not exist is said at start and when a client asks;
+- a file mount serves a client who joins after the file's end (it loops),
+  and a second client while the first stays.
 
     test_serve.py SOURCE_DIR
 Exits 77 where gst-rtsp-server's Python bindings are missing."""
@@ -112,6 +114,21 @@ def main():
             ok, why = client(f"rtsps://127.0.0.1:{port}/cam0", "tls-validation-flags=0")
             check(ok and first.startswith("rtsps://"), f"TLS: {first.strip()} {why}")
             stop(p)
+        # a 2 s clip: clients joining after its end still get frames
+        subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=50", "!",
+                        "video/x-raw,width=160,height=120,framerate=25/1", "!", "vp8enc", "!",
+                        "webmmux", "!", "filesink", f"location={tmp}/short.webm"], check=True)
+        p, port, _ = serve(f"{tmp}/short.webm")
+        time.sleep(4)
+        stay = subprocess.Popen(["gst-launch-1.0", "rtspsrc",
+                                 f"location=rtsp://127.0.0.1:{port}/cam0", "!", "fakesink"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(3)   # past the end again, the first client still there
+        ok, why = client(f"rtsp://127.0.0.1:{port}/cam0", frames=30)
+        check(ok, f"a client after the file's end (another one watching): {why}")
+        stay.terminate()
+        stay.wait()
+        stop(p)
         p, port, _ = serve(f"{tmp}/nothing-here.webm")
         ok, why = client(f"rtsp://127.0.0.1:{port}/cam0", frames=2)
         out, err = stop(p)

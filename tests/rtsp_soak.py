@@ -1,0 +1,334 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Soak test of pipelines/serve.py against hostile clients, on loopback only.
+
+Starts the server with two mounts of the sample clip (looped, WxH), keeps a
+well-behaved UDP client and a well-behaved TCP client on cam0 for the whole
+run, and beside them repeats, round after round, what broke the shared-media
+server before (issue #29):
+  1. malformed requests (garbage, a request line of 64 KB, binary bytes);
+  2. 200 TCP sessions (DESCRIBE, SETUP interleaved, PLAY) closed without
+     TEARDOWN;
+  3. a client of the other mount, and a late client of cam0 (the clip has
+     looped by then), each of which must get frames;
+  4. 10 TCP clients that SETUP and PLAY, then stop reading for 30 s (a small
+     receive buffer), then vanish;
+  5. 500 UDP sessions that SETUP and PLAY, then vanish (no TEARDOWN, nobody
+     on their ports); then 15 s for their sessions to be dropped (those
+     past the server's --max-clients were refused).
+Every WINDOW seconds it prints each good client's frame rate and the
+server's resident memory. It passes when every window after the first keeps
+each good client at >= 95% of the clip's 25 fps, every round's probe
+clients got frames, and the memory is flat (the last quarter's peak within
+25% + 30 MB of the first quarter's).
+
+    GST_PLUGIN_PATH=build/gst tests/rtsp_soak.py MINUTES [W H] [WINDOW]
+
+Exits 77 where gst-rtsp-server's Python bindings are missing.
+"""
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import GLib, Gst  # noqa: E402
+
+RATE = 25.0          # the sample clip's frames a second
+KEEP = 0.95          # what a good client must keep of it
+
+minutes = float(sys.argv[1]) if len(sys.argv) > 1 else 1
+w, h = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (320, 180)
+window = float(sys.argv[4]) if len(sys.argv) > 4 else 10.0
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+stop = threading.Event()
+log_lock = threading.Lock()
+
+
+def say(*what):
+    with log_lock:
+        print(*what, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Rtsp:
+    """A raw RTSP connection: requests by hand, so that it can misbehave."""
+
+    def __init__(self, port, rcvbuf=0):
+        self.s = socket.socket()
+        if rcvbuf:
+            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.s.settimeout(10)
+        self.s.connect(("127.0.0.1", port))
+        self.port, self.cseq, self.session = port, 0, None
+
+    def request(self, method, url, *headers):
+        self.cseq += 1
+        hs = ["CSeq: %d" % self.cseq] + list(headers)
+        if self.session:
+            hs.append("Session: %s" % self.session)
+        self.s.sendall(("%s %s RTSP/1.0\r\n%s\r\n\r\n" % (method, url, "\r\n".join(hs)))
+                       .encode())
+        return self.response()
+
+    def response(self):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = self.s.recv(4096)
+            if not chunk:
+                raise ConnectionError("closed")
+            data += chunk
+            while data.startswith(b"$") and len(data) >= 4:   # interleaved RTP: skip it
+                n = int.from_bytes(data[2:4], "big")
+                if len(data) < 4 + n:
+                    break
+                data = data[4 + n:]
+        head, _, body = data.partition(b"\r\n\r\n")
+        text = head.decode("latin-1")
+        m = re.search(r"Content-Length:\s*(\d+)", text, re.I)
+        n = int(m.group(1)) if m else 0
+        while len(body) < n:
+            body += self.s.recv(n - len(body))
+        status = int(text.split()[1]) if text.startswith("RTSP/") else 0
+        m = re.search(r"Session:\s*([^;\r\n]+)", text, re.I)
+        if m:
+            self.session = m.group(1).strip()
+        return status, text, body.decode("latin-1")
+
+    def play(self, mount, transport):
+        """DESCRIBE, SETUP, PLAY; True when the server accepted all three"""
+        url = "rtsp://127.0.0.1:%d/%s" % (self.port, mount)
+        st, head, sdp = self.request("DESCRIBE", url, "Accept: application/sdp")
+        if st != 200:
+            return False
+        media = sdp[sdp.find("m=video"):]   # the stream's control, not the session's
+        m = re.search(r"a=control:(\S+)", media)
+        control = m.group(1) if m else "stream=0"
+        setup = control if control.startswith("rtsp://") else url + "/" + control
+        st, _, _ = self.request("SETUP", setup, "Transport: " + transport)
+        if st != 200:
+            return False
+        st, _, _ = self.request("PLAY", url, "Range: npt=0-")
+        return st == 200
+
+    def close(self):
+        try:
+            self.s.close()
+        except OSError:
+            pass
+
+
+def good_client(port, protocol, counts):
+    p = Gst.parse_launch("rtspsrc location=rtsp://127.0.0.1:%d/cam0 protocols=%s latency=200 ! "
+                         "rtph264depay ! fakesink name=s sync=false" % (port, protocol))
+    pad = p.get_by_name("s").get_static_pad("sink")
+    pad.add_probe(Gst.PadProbeType.BUFFER,
+                  lambda pad, info: (counts.append(time.monotonic()), Gst.PadProbeReturn.OK)[1])
+    p.set_state(Gst.State.PLAYING)
+    return p
+
+
+def probe_client(port, mount, frames=20):
+    """a short-lived well-behaved client: whether it got its frames"""
+    try:
+        r = subprocess.run(["gst-launch-1.0", "rtspsrc", "location=rtsp://127.0.0.1:%d/%s"
+                            % (port, mount), "!", "rtph264depay", "!", "identity",
+                            "eos-after=%d" % frames, "!", "fakesink"],
+                           capture_output=True, text=True, timeout=30)
+        return "Got EOS from element" in r.stdout + r.stderr
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def malformed(port):
+    for payload in (b"GARBAGE\r\n\r\n", b"DESCRIBE " + b"x" * 65536 + b" RTSP/1.0\r\n\r\n",
+                    bytes(range(256)) * 8, b"OPTIONS * RTSP/1.0\r\nCSeq: zz\r\n\r\n",
+                    b"SETUP rtsp://127.0.0.1/cam0/stream=0 RTSP/1.0\r\nCSeq: 1\r\n"
+                    b"Transport: nonsense\r\n\r\n"):
+        try:
+            c = Rtsp(port)
+            c.s.sendall(payload)
+            c.s.settimeout(1)
+            try:
+                c.s.recv(4096)
+            except OSError:
+                pass
+            c.close()
+        except OSError:
+            pass
+
+
+def vanish_tcp(port, n):
+    played = 0
+    for _ in range(n):
+        if stop.is_set():
+            break
+        try:
+            c = Rtsp(port)
+            played += c.play("cam0", "RTP/AVP/TCP;unicast;interleaved=0-1")
+            c.close()
+        except (OSError, ConnectionError, ValueError):
+            pass
+    return played
+
+
+def stall_tcp(port, n, seconds):
+    conns = []
+    for _ in range(n):
+        try:
+            c = Rtsp(port, rcvbuf=4096)
+            if c.play("cam0", "RTP/AVP/TCP;unicast;interleaved=0-1"):
+                conns.append(c)   # and never read again
+            else:
+                c.close()
+        except (OSError, ConnectionError, ValueError):
+            pass
+    stop.wait(seconds)
+    for c in conns:
+        c.close()
+    return len(conns)
+
+
+def vanish_udp(port, n):
+    played = 0
+    for i in range(n):
+        if stop.is_set():
+            break
+        try:
+            c = Rtsp(port)
+            base = 40000 + 2 * (i % 5000)
+            played += c.play("cam0", "RTP/AVP;unicast;client_port=%d-%d" % (base, base + 1))
+            c.close()
+        except (OSError, ConnectionError, ValueError):
+            pass
+    return played
+
+
+def hostile(port, results):
+    rnd = 0
+    while not stop.is_set():
+        rnd += 1
+        t0 = time.monotonic()
+        malformed(port)
+        tcp = vanish_tcp(port, 200)
+        other = probe_client(port, "cam1")
+        late = probe_client(port, "cam0")
+        stalled = stall_tcp(port, 10, 30)
+        udp = vanish_udp(port, 500)
+        # the vanished sessions hold the server's slots (--max-clients) until
+        # they are dropped, 10 s after their connections closed
+        stop.wait(15)
+        if stop.is_set():
+            break
+        results.append((rnd, other, late))
+        say("round %d: %.0f s; played: %d of 200 vanishing TCP, %d of 10 stalled TCP, %d of "
+            "500 vanishing UDP (the rest refused: session limit); client of cam1 %s, late "
+            "client of cam0 %s" % (rnd, time.monotonic() - t0, tcp, stalled, udp,
+                                   "got frames" if other else "GOT NONE",
+                                   "got frames" if late else "GOT NONE"))
+
+
+def rss_mb(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
+def main():
+    try:
+        gi.require_version("GstRtspServer", "1.0")
+    except ValueError as e:
+        print("skipped: %s" % e)
+        return 77
+    Gst.init(None)
+    port = free_port()
+    err = tempfile.TemporaryFile(mode="w+")
+    sample = os.path.join(root, "tests", "data", "sample-face.webm")
+    server = subprocess.Popen(["/usr/bin/python3", os.path.join(root, "pipelines", "serve.py"),
+                               "--port", str(port), "--width", str(w), "--height", str(h),
+                               sample, sample], stdout=subprocess.PIPE, stderr=err, text=True)
+    for line in server.stdout:
+        if line.startswith("listening on"):
+            break
+    udp, tcp = [], []
+    clients = [good_client(port, "udp", udp), good_client(port, "tcp", tcp)]
+    results = []
+    attacker = threading.Thread(target=hostile, args=(port, results), daemon=True)
+    loop = GLib.MainLoop()
+    t0 = time.monotonic()
+    end = t0 + minutes * 60
+    rows = []
+
+    def tick():
+        now = time.monotonic()
+        a = now - window
+        rows.append((now - t0, sum(1 for t in udp if a <= t < now) / window,
+                     sum(1 for t in tcp if a <= t < now) / window, rss_mb(server.pid)))
+        say("%6.0f s  UDP %5.1f fps  TCP %5.1f fps  server %6.1f MB" % rows[-1])
+        if now >= end or server.poll() is not None:
+            loop.quit()
+            return False
+        return True
+
+    def begin():
+        attacker.start()
+        return False
+    GLib.timeout_add(int(window * 1000), tick)
+    GLib.timeout_add(int(window * 1000), begin)   # the clients settle first
+    say("server on port %d: %d×%d, two mounts; good clients on cam0 (UDP, TCP); %g min, "
+        "%g s windows" % (port, w, h, minutes, window))
+    loop.run()
+    stop.set()
+    for c in clients:
+        c.set_state(Gst.State.NULL)
+    attacker.join(timeout=60)
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    failed = []
+    low = [(t, u, c) for t, u, c, _ in rows[1:] if u < KEEP * RATE or c < KEEP * RATE]
+    if low:
+        failed.append("%d of %d windows below %.2f fps, first at %.0f s (UDP %.1f, TCP %.1f)"
+                      % (len(low), len(rows) - 1, KEEP * RATE, *low[0]))
+    if any(not o or not l for _, o, l in results):
+        failed.append("a probe client got no frames: %s" % results)
+    mem = [m for *_, m in rows]
+    q = max(1, len(mem) // 4)
+    first, last = max(mem[:q]), max(mem[-q:])
+    if last > first * 1.25 + 30:
+        failed.append("memory grew from %.1f MB to %.1f MB" % (first, last))
+    if server.returncode not in (0, -15):
+        failed.append("the server exited with %s" % server.returncode)
+    worst_u = min((u for _, u, _, _ in rows[1:]), default=0)
+    worst_c = min((c for _, _, c, _ in rows[1:]), default=0)
+    say("%d rounds; worst window UDP %.1f fps, TCP %.1f fps (need %.2f); memory %.1f -> %.1f MB"
+        % (len(results), worst_u, worst_c, KEEP * RATE, first, last))
+    err.seek(0)
+    tail = err.read()[-2000:]
+    if failed:
+        say("FAIL " + "; ".join(failed))
+        say("server's standard error (end):\n" + tail)
+        return 1
+    say("passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
