@@ -37,3 +37,38 @@ fv_meta_frame_structure (const gchar *name, GstBuffer *buf, const GstSegment *se
       "running-time", G_TYPE_UINT64, gst_segment_to_running_time (segment, GST_FORMAT_TIME, ts),
       "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
 }
+
+static void
+register_detection_meta (void)
+{
+  static gsize done;
+  if (g_once_init_enter (&done)) {
+    static const gchar *tags[] = { NULL };   /* tied to nothing: survives any filter */
+    if (!gst_meta_get_info (FV_DETECTION_META))   /* an application may have registered it */
+      gst_meta_register_custom (FV_DETECTION_META, tags, NULL, NULL, NULL);
+    g_once_init_leave (&done, 1);
+  }
+}
+
+void
+fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched)
+{
+  register_detection_meta ();
+  GstCustomMeta *m = gst_buffer_get_custom_meta (buf, FV_DETECTION_META);
+  if (!m)
+    m = gst_buffer_add_custom_meta (buf, FV_DETECTION_META);
+  if (m)
+    gst_structure_set (gst_custom_meta_get_structure (m), label, G_TYPE_INT, searched ? 1 : 0,
+        NULL);
+}
+
+gint
+fv_meta_detection_state (GstBuffer *buf, const gchar *label)
+{
+  register_detection_meta ();
+  GstCustomMeta *m = gst_buffer_get_custom_meta (buf, FV_DETECTION_META);
+  gint v;
+  if (m && gst_structure_get_int (gst_custom_meta_get_structure (m), label, &v))
+    return v;
+  return -1;
+}

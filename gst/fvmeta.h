@@ -22,5 +22,15 @@ gint fv_meta_next_roi_id (GstBuffer *buf);
 GstStructure *fv_meta_frame_structure (const gchar *name, GstBuffer *buf,
     const GstSegment *segment);
 
+/* Whether a detector looked at a frame, so that a tracker can tell "no
+ * object" from "not looked" (roitrack fail-closed): one custom meta
+ * (FV_DETECTION_META) a buffer, its structure holding one int field per
+ * object type (the detector's label): 1 searched this frame, 0 skipped on
+ * purpose (vjdetect interval). */
+#define FV_DETECTION_META "FvDetectionMeta"
+void fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched);
+/* 1 searched, 0 skipped, -1 no detector of that label marked the frame. */
+gint fv_meta_detection_state (GstBuffer *buf, const gchar *label);
+
 G_END_DECLS
 #endif

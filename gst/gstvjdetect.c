@@ -20,6 +20,10 @@
  * cascade is loaded between frames, and if it cannot be, the old one stays
  * and a warning says why.
  *
+ * Each frame also carries a mark of whether it was searched (a custom meta,
+ * `FvDetectionMeta`, field `label`: 1 searched, 0 skipped by `interval`),
+ * so that `roitrack` tells "no face" from "not looked".
+ *
  * Colour formats are searched on their luma, computed as OpenCV's
  * RGB2GRAY does; YUV formats on their Y plane.
  *
@@ -75,6 +79,7 @@ enum {
   PROP_DISPLAY,
   PROP_UPDATES,
   PROP_MESSAGE_NAME,
+  PROP_INTERVAL,
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
@@ -154,6 +159,7 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
   const int threads = (int) gst_fv_filter_threads (filter);
   GST_OBJECT_LOCK (self);
   gboolean reload = self->cascade_changed;
+  self->frames = 0;   /* a (re)start: the first frame is searched */
   fv_vj_params p = { GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
     self->scale_factor, self->min_neighbors, self->min_width, self->min_height,
     self->max_width, self->max_height, threads };
@@ -296,6 +302,17 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   const fv_detection *d = NULL;
   gint n = 0;
   fv_status st = FV_ERR_INVALID;
+  GST_OBJECT_LOCK (self);
+  const guint interval = self->interval;
+  const gboolean skip = self->frames++ % interval != 0;
+  gchar *mark = g_strdup (self->label ? self->label : DEFAULT_LABEL);
+  GST_OBJECT_UNLOCK (self);
+  /* marked either way: a tracker downstream tells "nothing found" from
+   * "not searched" (roitrack carries its tracks over skipped frames) */
+  fv_meta_mark_detection (frame->buffer, mark, !skip);
+  g_free (mark);
+  if (skip)
+    return GST_FLOW_OK;
   if (luma_of (self, frame, &gray))
     st = fv_vj_execute (self->plan, &gray, &d, &n);
   if (st != FV_OK) {
@@ -397,6 +414,7 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
       self->message_name = gst_fv_filter_dup_nonempty (value);
       replan = FALSE;
       break;
+    case PROP_INTERVAL: self->interval = g_value_get_uint (value); replan = FALSE; break;
     default:
       replan = FALSE;
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -431,6 +449,7 @@ gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_MESSAGE_NAME:
       g_value_set_string (value, self->message_name ? self->message_name : "vjdetect");
       break;
+    case PROP_INTERVAL: g_value_set_uint (value, self->interval); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -511,6 +530,11 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
           "\"vjdetect\", or \"facedetect\" for applications that match on it", "vjdetect",
           FV_PARAM_RW));
 
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint ("interval", "Interval", "Detect on every N-th frame only (the "
+          "first, then every N-th); the frames between pass without boxes, marked as not "
+          "searched, for roitrack to carry its tracks over", 1, 1000, 1, FV_PARAM_CONTROLLABLE));
+
   gst_type_mark_as_plugin_api (GST_TYPE_VJ_DETECT_UPDATES, 0);
   gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",
       "Filter/Analyzer/Video",
@@ -534,5 +558,6 @@ gst_vj_detect_init (GstVjDetect *self)
   self->min_neighbors = 3;
   self->post_messages = TRUE;
   self->last_count = -1;
+  self->interval = 1;
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -27,6 +27,8 @@ struct _GstVjDetect {
   gchar *message_name;         /* "vjdetect", or "facedetect" for its applications */
   gint last_count;             /* faces in the last frame (updates=on_change), -1 at start */
   gboolean cascade_changed;    /* a new cascade to load before the next frame */
+  guint interval;              /* detect on every interval-th frame */
+  guint64 frames;              /* frames seen (the interval's phase) */
 
   /* streaming state */
   fv_cascade *cascade;

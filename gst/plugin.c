@@ -7,6 +7,7 @@
 #include "gstvjdetect.h"
 
 GST_ELEMENT_REGISTER_DECLARE (metapublish);
+GST_ELEMENT_REGISTER_DECLARE (roitrack);
 
 #include "fv_config.h"   /* FV_VERSION and the rest, from meson.build */
 
@@ -20,6 +21,7 @@ plugin_init (GstPlugin *plugin)
   ok &= GST_ELEMENT_REGISTER (fftconvolve, plugin);
   ok &= GST_ELEMENT_REGISTER (vjdetect, plugin);
   ok &= GST_ELEMENT_REGISTER (metapublish, plugin);
+  ok &= GST_ELEMENT_REGISTER (roitrack, plugin);
   return ok;
 }
 
