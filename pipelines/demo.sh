@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The demo, a privacy filter: finds the faces in the sample clip with
-# vjdetect and blurs only them with satfilter roi-type=face, then writes the
-# result.   pipelines/demo.sh [INPUT.webm] [OUTPUT.webm]
+# vjdetect, tracks them across frames with roitrack and blurs only them with
+# satfilter roi-type=face, then writes the result.   pipelines/demo.sh [INPUT.webm] [OUTPUT.webm]
 # Prints the frames processed, the faces found, the frames per second and
 # the backends used.
 set -euo pipefail
@@ -18,7 +18,7 @@ export GST_PLUGIN_PATH="$PWD/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 start=$(date +%s.%N)
 # -m prints vjdetect's message for every frame; -v the backends chosen
 gst-launch-1.0 -m -v filesrc location="$in" ! decodebin ! videoconvert ! \
-  vjdetect name=detect ! satfilter name=blur roi-type=face radius=12 ! videoconvert ! \
+  vjdetect name=detect ! roitrack ! satfilter name=blur roi-type=face radius=12 ! videoconvert ! \
   vp8enc deadline=1 ! webmmux ! filesink location="$out" >"$log" 2>&1 || {
   tail -20 "$log"; echo "demo: pipeline failed" >&2; exit 1; }
 end=$(date +%s.%N)

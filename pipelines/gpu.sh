@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The privacy filter with every frame on the GPU: the clip decoded by NVDEC
-# (nvcodec), faces found by vjdetect and blurred by satfilter roi-type=face
+# (nvcodec), faces found by vjdetect, tracked by roitrack and blurred by satfilter roi-type=face
 # on CUDA memory in one shared CUDA context, one download (cudadownload),
 # then encoded to a file.   pipelines/gpu.sh [INPUT] [OUTPUT]
 # Prints the frames, the frames per second and, for each element, its
@@ -51,13 +51,13 @@ fi
 if [ -z "$why" ]; then
   where=gpu
   pipeline="filesrc location=$in ! parsebin ! $dec ! vjdetect name=detect $cascade ! \
-    satfilter name=blur roi-type=face radius=12 ! cudadownload ! videoconvert ! $enc ! \
+    roitrack ! satfilter name=blur roi-type=face radius=12 ! cudadownload ! videoconvert ! $enc ! \
     filesink location=$out"
 else
   echo "gpu.sh: $why; running the same filter on the CPU instead." >&2
   where=cpu
   pipeline="filesrc location=$in ! decodebin ! videoconvert ! vjdetect name=detect $cascade \
-    backend=cpu ! satfilter name=blur roi-type=face radius=12 backend=cpu ! videoconvert ! \
+    backend=cpu ! roitrack ! satfilter name=blur roi-type=face radius=12 backend=cpu ! videoconvert ! \
     $enc ! filesink location=$out"
 fi
 start=$(date +%s.%N)

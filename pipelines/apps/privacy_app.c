@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Embedding fastvision in an application: the privacy filter
- * (vjdetect ! satfilter roi-type=face) on a file, with the application
+ * (vjdetect ! roitrack ! satfilter roi-type=face) on a file, with the application
  *   - reading each frame's region-of-interest metas at an appsink,
- *   - reading vjdetect's messages from the bus,
+ *   - reading roitrack's messages from the bus,
  *   - changing properties while PLAYING (a wider blur after 2 s of video),
  * and printing a summary every second of video.
  *   privacy_app FILE [SECONDS]   (stop after SECONDS of video; default all)
@@ -24,7 +24,7 @@ typedef struct {
   gint exit_code;
 } App;
 
-/* Every processed frame: count the faces vjdetect attached as metas. */
+/* Every processed frame: count the tracked faces (metas). */
 static GstFlowReturn
 on_sample (GstAppSink *sink, gpointer user)
 {
@@ -59,7 +59,7 @@ on_sample (GstAppSink *sink, gpointer user)
   if (GST_CLOCK_TIME_IS_VALID (pts) && pts >= app->next_report) {
     g_print ("%3" G_GUINT64_FORMAT " s: %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT
         " faces; total %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " faces (metas), %"
-        G_GUINT64_FORMAT " vjdetect messages\n", pts / GST_SECOND, app->second_frames,
+        G_GUINT64_FORMAT " roitrack messages\n", pts / GST_SECOND, app->second_frames,
         app->second_faces, app->frames, app->faces_in_metas, app->messages);
     app->second_frames = app->second_faces = 0;
     app->next_report = (pts / GST_SECOND + 1) * GST_SECOND;
@@ -84,7 +84,7 @@ on_message (GstBus *bus, GstMessage *msg, gpointer user)
       const GstStructure *s = gst_message_get_structure (msg);
       guint64 ts = GST_CLOCK_TIME_NONE;
       gst_structure_get_uint64 (s, "timestamp", &ts);
-      if (gst_structure_has_name (s, "vjdetect") && !(GST_CLOCK_TIME_IS_VALID (ts)
+      if (gst_structure_has_name (s, "roitrack") && !(GST_CLOCK_TIME_IS_VALID (ts)
               && ts >= app->stop_at)) {
         const GValue *faces = gst_structure_get_value (s, "faces");
         app->messages++;
@@ -122,7 +122,7 @@ main (int argc, char **argv)
   app.stop_at = argc > 2 ? (GstClockTime) (atof (argv[2]) * GST_SECOND) : GST_CLOCK_TIME_NONE;
   gchar *uri = gst_filename_to_uri (argv[1], NULL);
   gchar *desc = g_strdup_printf ("uridecodebin uri=%s ! videoconvert ! "
-      "vjdetect name=detect ! satfilter name=blur roi-type=face radius=12 ! "
+      "vjdetect name=detect ! roitrack ! satfilter name=blur roi-type=face radius=12 ! "
       "appsink name=sink sync=false emit-signals=true", uri);
   GError *err = NULL;
   app.pipeline = gst_parse_launch (desc, &err);
@@ -149,7 +149,7 @@ main (int argc, char **argv)
   gdouble secs = (g_get_monotonic_time () - t0) / 1e6;
   gst_element_set_state (app.pipeline, GST_STATE_NULL);
   g_print ("done: %" G_GUINT64_FORMAT " frames in %.1f s (%.0f fps), %" G_GUINT64_FORMAT
-      " faces in metas, %" G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT " vjdetect messages\n",
+      " faces in metas, %" G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT " roitrack messages\n",
       app.frames, secs, app.frames / secs, app.faces_in_metas, app.faces_in_messages,
       app.messages);
   /* every frame carried its message, and the metas told the same faces */

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Embedding fastvision from Python (PyGObject): the privacy filter
-(vjdetect ! satfilter roi-type=face) on a file, reading each frame's
-region-of-interest metas at an appsink, vjdetect's messages from the bus,
+(vjdetect ! roitrack ! satfilter roi-type=face) on a file, reading each frame's
+region-of-interest metas at an appsink, roitrack's messages from the bus,
 changing properties while PLAYING, and printing a summary every second of
 video. The same application as privacy_app.c; docs/embedding.md.
 
@@ -20,7 +20,7 @@ from gi.repository import GLib, Gst, GstVideo  # noqa: E402
 def faces_in(buffer):
     """The face rectangles on the buffer. PyGObject cannot iterate metas, so
     ROI metas are looked up by id: ids are unique in a buffer and small
-    (vjdetect numbers its boxes above the ids already there), so ids 0, 1,
+    (vjdetect and roitrack number their boxes above the ids already there), so ids 0, 1,
     ... are tried until every ROI meta the buffer holds was found."""
     api = GstVideo.VideoRegionOfInterestMeta.get_info().api
     left = buffer.get_n_meta(api)
@@ -45,7 +45,7 @@ def main():
     uri = Gst.filename_to_uri(sys.argv[1])
     try:
         pipe = Gst.parse_launch(
-            "uridecodebin uri=%s ! videoconvert ! vjdetect name=detect ! "
+            "uridecodebin uri=%s ! videoconvert ! vjdetect name=detect ! roitrack ! "
             "satfilter name=blur roi-type=face radius=12 ! "
             "appsink name=sink sync=false emit-signals=true" % uri)
     except GLib.Error as e:
@@ -76,7 +76,7 @@ def main():
         st["sec_frames"] += 1
         st["sec_faces"] += n
         if pts != Gst.CLOCK_TIME_NONE and pts >= st["next"]:
-            print("%3d s: %d frames, %d faces; total %d frames, %d faces (metas), %d vjdetect "
+            print("%3d s: %d frames, %d faces; total %d frames, %d faces (metas), %d roitrack "
                   "messages" % (pts // Gst.SECOND, st["sec_frames"], st["sec_faces"],
                                 st["frames"], st["metas"], st["messages"]), flush=True)
             st["sec_frames"] = st["sec_faces"] = 0
@@ -93,7 +93,7 @@ def main():
         ts = s.get_value("timestamp") if s is not None and s.has_field("timestamp") else None
         late = stop_at is not None and ts is not None and ts != Gst.CLOCK_TIME_NONE \
             and ts >= stop_at
-        if s is not None and s.get_name() == "vjdetect" and not late:
+        if s is not None and s.get_name() == "roitrack" and not late:
             st["messages"] += 1
             faces = msg.get_structure().get_value("faces")
             st["msg_faces"] += len(faces) if faces is not None else 0
@@ -117,7 +117,7 @@ def main():
     secs = time.monotonic() - t0
     pipe.set_state(Gst.State.NULL)
     bus.remove_watch()
-    print("done: %d frames in %.1f s (%.0f fps), %d faces in metas, %d in %d vjdetect messages"
+    print("done: %d frames in %.1f s (%.0f fps), %d faces in metas, %d in %d roitrack messages"
           % (st["frames"], secs, st["frames"] / secs, st["metas"], st["msg_faces"],
              st["messages"]))
     if st["code"] == 0 and (st["frames"] == 0 or st["messages"] < st["frames"]
