@@ -46,10 +46,12 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 #include "gstvjdetect.h"
 #include "fv_config.h"
 #include "fv_luma.h"
+#include "fv_rotate.h"
 #include "fv_cuda.h"
 #include "fvdraw.h"
 #include "fvmeta.h"
@@ -80,6 +82,7 @@ enum {
   PROP_UPDATES,
   PROP_MESSAGE_NAME,
   PROP_INTERVAL,
+  PROP_ANGLES,
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
@@ -147,6 +150,7 @@ gst_vj_detect_release (GstFvFilter *filter)
   fv_vj_plan_destroy (self->plan);
   self->plan = NULL;
   fv_scratch_free (&self->gray);
+  fv_scratch_free (&self->turned);
 }
 
 static gboolean
@@ -294,6 +298,136 @@ location_confidence (gint neighbors, gint min_neighbors)
 }
 #endif
 
+/* Parses "a,b,c" (degrees, each in [-90, 90]); NULL when it does not. */
+static GArray *
+parse_angles (const gchar *text)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  gchar **parts = g_strsplit (text ? text : "0", ",", -1);
+  gboolean ok = parts[0] != NULL;
+  for (gchar **p = parts; ok && *p; p++) {
+    gchar *end;
+    const gdouble v = g_ascii_strtod (g_strstrip (*p), &end);
+    ok = end != *p && *end == '\0' && v >= -90 && v <= 90 && a->len < 64;
+    g_array_append_val (a, v);
+  }
+  g_strfreev (parts);
+  if (!ok)
+    g_clear_pointer (&a, g_array_unref);
+  return a;
+}
+
+/* Whether the overlap of a and b is at least `part` of the smaller one
+ * (a box inside another, or two turns' boxes of one face). */
+static gint
+rect_overlap (const fv_rect *a, const fv_rect *b, gdouble part)
+{
+  const gint ix = MIN (a->x + a->width, b->x + b->width) - MAX (a->x, b->x);
+  const gint iy = MIN (a->y + a->height, b->y + b->height) - MAX (a->y, b->y);
+  if (ix <= 0 || iy <= 0)
+    return FALSE;
+  return (gdouble) ix * iy >= part * MIN ((gdouble) a->width * a->height,
+      (gdouble) b->width * b->height);
+}
+
+/* Boxes of several angles: a box overlapping another by half of the
+ * smaller is one object seen at two turns; each group becomes its bounding box (the
+ * larger, for a privacy filter), neighbors summed. Order: by first box. */
+static GArray *
+merge_turns (GArray *in)
+{
+  const guint n = in->len;
+  guint *root = g_new (guint, n + 1);
+  for (guint i = 0; i < n; i++)
+    root[i] = i;
+  for (guint i = 0; i < n; i++)
+    for (guint j = i + 1; j < n; j++)
+      if (rect_overlap (&g_array_index (in, fv_detection, i).box,
+              &g_array_index (in, fv_detection, j).box, 0.5)) {
+        guint a = i, b = j;
+        while (root[a] != a) a = root[a];
+        while (root[b] != b) b = root[b];
+        root[MAX (a, b)] = MIN (a, b);
+      }
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (fv_detection));
+  gint *slot = g_new (gint, n + 1);
+  for (guint i = 0; i < n; i++) {
+    guint r = i;
+    while (root[r] != r) r = root[r];
+    const fv_detection *d = &g_array_index (in, fv_detection, i);
+    if (r == i) {
+      slot[i] = out->len;
+      g_array_append_val (out, *d);
+      continue;
+    }
+    fv_detection *m = &g_array_index (out, fv_detection, slot[r]);
+    const gint x1 = MAX (m->box.x + m->box.width, d->box.x + d->box.width);
+    const gint y1 = MAX (m->box.y + m->box.height, d->box.y + d->box.height);
+    m->box.x = MIN (m->box.x, d->box.x);
+    m->box.y = MIN (m->box.y, d->box.y);
+    m->box.width = x1 - m->box.x;
+    m->box.height = y1 - m->box.y;
+    m->neighbors += d->neighbors;
+  }
+  g_free (slot);
+  g_free (root);
+  return out;
+}
+
+/* Detection on the frame turned by each angle, the boxes mapped back to
+ * the frame (the bounding box of the turned box, clipped) and merged. */
+static fv_status
+detect_turned (GstVjDetect *self, const fv_image *gray, GArray *angles, GArray **out)
+{
+  const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (fv_detection));
+  fv_status st = FV_OK;
+  const gsize size = gray->stride * gray->height;
+  const gboolean on_device = gray->mem == FV_MEM_DEVICE;
+  if (!(on_device ? fv_scratch_ensure_device (&self->turned, size)
+          : fv_scratch_ensure (&self->turned, size, fv_device_is_cuda (dev)))) {
+    fv_set_last_error ("cannot allocate the turned luma of %dx%d frames", gray->width,
+        gray->height);
+    st = FV_ERR_NOMEM;
+  }
+  fv_image turned = *gray;
+  turned.data = self->turned.data;
+  for (guint k = 0; st == FV_OK && k < angles->len; k++) {
+    const gdouble deg = g_array_index (angles, gdouble, k);
+    const fv_rotation r = fv_rotation_of (deg);
+    const fv_detection *d = NULL;
+    gint n = 0;
+    if (deg != 0)
+      st = fv_rotate_u8 (gray, &turned, r, (int) gst_fv_filter_threads (GST_FV_FILTER (self)),
+          dev->stream);
+    if (st == FV_OK)
+      st = fv_vj_execute (self->plan, deg != 0 ? &turned : gray, &d, &n);
+    for (gint i = 0; st == FV_OK && i < n; i++) {
+      fv_detection t = d[i];
+      if (deg != 0) {   /* the turned box's corners, back in the frame */
+        gdouble x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+        for (gint c = 0; c < 4; c++) {
+          gdouble fx, fy;
+          fv_rotation_to_frame (r, gray->width, gray->height,
+              d[i].box.x + (c & 1) * d[i].box.width, d[i].box.y + (c >> 1) * d[i].box.height,
+              &fx, &fy);
+          x0 = MIN (x0, fx); y0 = MIN (y0, fy); x1 = MAX (x1, fx); y1 = MAX (y1, fy);
+        }
+        t.box.x = (gint) CLAMP (floor (x0), 0, gray->width);
+        t.box.y = (gint) CLAMP (floor (y0), 0, gray->height);
+        t.box.width = (gint) CLAMP (ceil (x1), 0, gray->width) - t.box.x;
+        t.box.height = (gint) CLAMP (ceil (y1), 0, gray->height) - t.box.y;
+        if (t.box.width <= 0 || t.box.height <= 0)
+          continue;
+      }
+      g_array_append_val (all, t);
+    }
+  }
+  *out = st == FV_OK ? merge_turns (all) : NULL;
+  g_array_unref (all);
+  return st;
+}
+
 static GstFlowReturn
 gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
 {
@@ -313,11 +447,27 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   g_free (mark);
   if (skip)
     return GST_FLOW_OK;
-  if (luma_of (self, frame, &gray))
-    st = fv_vj_execute (self->plan, &gray, &d, &n);
+  GST_OBJECT_LOCK (self);
+  GArray *angles = self->angles && !(self->angles->len == 1
+          && g_array_index (self->angles, gdouble, 0) == 0) ? g_array_ref (self->angles) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  GArray *turns = NULL;
+  if (luma_of (self, frame, &gray)) {
+    if (angles) {   /* upright only: OpenCV's boxes exactly, unmerged */
+      st = detect_turned (self, &gray, angles, &turns);
+      d = turns ? (const fv_detection *) turns->data : NULL;
+      n = turns ? (gint) turns->len : 0;
+    } else {
+      st = fv_vj_execute (self->plan, &gray, &d, &n);
+    }
+  }
+  if (angles)
+    g_array_unref (angles);
   if (st != FV_OK) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Detection failed: %s.", fv_status_string (st)),
         ("%s", fv_last_error ()));
+    if (turns)
+      g_array_unref (turns);
     return GST_FLOW_ERROR;
   }
   GST_OBJECT_LOCK (self);
@@ -364,6 +514,8 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   g_free (message_name);
   g_free (ids);
   g_free (label);
+  if (turns)
+    g_array_unref (turns);
   return GST_FLOW_OK;
 }
 
@@ -415,6 +567,24 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
       replan = FALSE;
       break;
     case PROP_INTERVAL: self->interval = g_value_get_uint (value); replan = FALSE; break;
+    case PROP_ANGLES: {
+      GArray *a = parse_angles (g_value_get_string (value));
+      replan = FALSE;
+      if (!a) {   /* the old list stays */
+        GST_OBJECT_UNLOCK (self);
+        GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Invalid angles \"%s\": a list of "
+                "1 to 64 degrees in -90..90, separated by commas (the old list stays).",
+                g_value_get_string (value)), (NULL));
+        GST_OBJECT_LOCK (self);
+        break;
+      }
+      if (self->angles)
+        g_array_unref (self->angles);
+      self->angles = a;
+      g_free (self->angles_text);
+      self->angles_text = g_value_dup_string (value);
+      break;
+    }
     default:
       replan = FALSE;
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -450,6 +620,7 @@ gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GPara
       g_value_set_string (value, self->message_name ? self->message_name : "vjdetect");
       break;
     case PROP_INTERVAL: g_value_set_uint (value, self->interval); break;
+    case PROP_ANGLES: g_value_set_string (value, self->angles_text ? self->angles_text : "0"); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -467,6 +638,9 @@ gst_vj_detect_finalize (GObject *object)
   g_free (self->cascade_path);
   g_free (self->label);
   g_free (self->message_name);
+  g_free (self->angles_text);
+  if (self->angles)
+    g_array_unref (self->angles);
 }
 
 static void
@@ -534,6 +708,13 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
       g_param_spec_uint ("interval", "Interval", "Detect on every N-th frame only (the "
           "first, then every N-th); the frames between pass without boxes, marked as not "
           "searched, for roitrack to carry its tracks over", 1, 1000, 1, FV_PARAM_CONTROLLABLE));
+
+  g_object_class_install_property (gobject_class, PROP_ANGLES,
+      g_param_spec_string ("angles", "Angles", "Also scan the frame turned about its centre by "
+          "each of these angles (degrees, comma-separated, -90..90; positive finds faces "
+          "turned clockwise); boxes map back as axis-aligned rectangles and overlapping ones "
+          "of different turns merge. \"0\": upright only, OpenCV's boxes exactly", "0",
+          FV_PARAM_RW));
 
   gst_type_mark_as_plugin_api (GST_TYPE_VJ_DETECT_UPDATES, 0);
   gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",

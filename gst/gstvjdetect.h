@@ -28,6 +28,8 @@ struct _GstVjDetect {
   gint last_count;             /* faces in the last frame (updates=on_change), -1 at start */
   gboolean cascade_changed;    /* a new cascade to load before the next frame */
   guint interval;              /* detect on every interval-th frame */
+  GArray *angles;              /* of gdouble: the turns scanned (0: upright only) */
+  gchar *angles_text;
   guint64 frames;              /* frames seen (the interval's phase) */
 
   /* streaming state */
@@ -35,6 +37,7 @@ struct _GstVjDetect {
   gchar *loaded_path;          /* the file the cascade came from */
   fv_vj_plan *plan;
   FvScratch gray;              /* RGB input: its luma */
+  FvScratch turned;            /* angles: the luma turned */
   gsize gray_stride;
 };
 

@@ -2,6 +2,7 @@
 /* Built without CUDA: CUDA detection plans cannot be made. */
 #include "fv_vj_plan.h"
 #include "fv_luma.h"
+#include "fv_rotate.h"
 
 fv_status
 fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
@@ -45,6 +46,17 @@ fv_status
 fv_luma_from_rgb_cuda (const fv_image *rgb, int r, int g, int b, const fv_image *gray,
     void *stream)
 {
+  fv_set_last_error ("fastvision was built without CUDA");
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_rotate_u8_cuda (const fv_image *src, const fv_image *dst, fv_rotation r, void *stream)
+{
+  (void) src;
+  (void) dst;
+  (void) r;
+  (void) stream;
   fv_set_last_error ("fastvision was built without CUDA");
   return FV_ERR_NO_CUDA;
 }

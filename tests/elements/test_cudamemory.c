@@ -342,14 +342,16 @@ test_detect (void)
   for (guint k = 0; k < G_N_ELEMENTS (formats); k++) {
     Input in[2] = { make_input (formats[k], gray->width, gray->height, gray, &rng),
       make_input (formats[k], gray->width, gray->height, gray, &rng) };
-    gchar *v = vj (""), *vd = vj ("draw=true");
+    gchar *v = vj (""), *vd = vj ("draw=true"), *va = vj ("angles=-30,0,30");
     check_element (v, in, 2);
     check_element (vd, in, 2);
+    check_element (va, in, 2);   /* turned on the device: the CPU's bytes */
+    g_free (va);
     /* the privacy filter: regions found on the device, blurred there */
     Run a, b;
-    gchar *sys = g_strdup_printf ("%s backend=cuda ! satfilter name=f roi-type=face radius=12 "
-        "backend=cuda", v);
-    gchar *dev = g_strdup_printf (UP "%s backend=cuda ! satfilter name=f "
+    gchar *sys = g_strdup_printf ("%s backend=cuda ! roitrack ! satfilter name=f roi-type=face "
+        "radius=12 backend=cuda", v);
+    gchar *dev = g_strdup_printf (UP "%s backend=cuda ! roitrack ! satfilter name=f "
         "roi-type=face radius=12 backend=cuda ! cudadownload", v);
     run_pipeline (sys, in, 2, &a);
     run_pipeline (dev, in, 2, &b);
@@ -357,7 +359,7 @@ test_detect (void)
     g_free (dev);
     g_free (v);
     g_free (vd);
-    compare_runs ("vjdetect ! satfilter roi-type=face", &a, &b);
+    compare_runs ("vjdetect ! roitrack ! satfilter roi-type=face", &a, &b);
     CHECK (caps_cuda (b.f_sink_caps) && b.f_cuda_buffers == b.f_buffers && b.f_buffers,
         "privacy filter left CUDA memory");
     run_clear (&a);

@@ -9,6 +9,7 @@
  *
  * FV_TEST_DATA names tests/data; FV_CASCADES, where opencv-data is not
  * installed, a folder with haarcascades/ and lbpcascades/. */
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <glib/gstdio.h>
@@ -16,6 +17,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include "fvtest.h"
+#include "fv_rotate.h"
 #include "fv_cuda.h"
 
 static gchar *tmpdir;
@@ -919,6 +921,118 @@ GST_START_TEST (test_two_producers_unique_ids)
 }
 GST_END_TEST;
 
+/* A frame's bytes turned by `deg` with the kernel library's rotation (the
+ * interpolation vjdetect's angles use). */
+static GstBuffer *
+turned_buffer (GstBuffer *in, gint w, gint h, gdouble deg)
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, (gsize) w * h, NULL);
+  GstMapInfo mi, mo;
+  gst_buffer_map (in, &mi, GST_MAP_READ);
+  gst_buffer_map (out, &mo, GST_MAP_WRITE);
+  fv_image a = fv_image_make (mi.data, w, w, h, 1, FV_U8, FV_MEM_HOST);
+  fv_image b = fv_image_make (mo.data, w, w, h, 1, FV_U8, FV_MEM_HOST);
+  fail_unless (fv_rotate_u8 (&a, &b, fv_rotation_of (deg), 1, NULL) == FV_OK);
+  gst_buffer_unmap (in, &mi);
+  gst_buffer_unmap (out, &mo);
+  return out;
+}
+
+#define TURN 45
+/* angles: a face turned 45 degrees is missed upright and found by the scan
+ * turned back, its box exactly the reference's (turn the frame the same
+ * way, detect upright, map the corners back, bounding box); overlapping
+ * boxes of several turns merge into one. */
+GST_START_TEST (test_turned_faces)
+{
+  GstVideoInfo info;
+  GstBuffer *in = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
+  GstBuffer *tilted = turned_buffer (in, 512, 512, -TURN);   /* the face turned clockwise */
+  GstHarness *h = harness_for (&info);
+  vj_set_arg (h, "backend", "cpu");
+  Box b[8], r[8];
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (tilted));
+  fail_unless_equals_int (metas (out, "face", b, 8), 0);   /* upright misses it */
+  gst_buffer_unref (out);
+  /* the reference: turned back, detected upright, mapped back */
+  GstBuffer *back = turned_buffer (tilted, 512, 512, TURN);
+  out = gst_harness_push_and_pull (h, back);
+  gint nr = metas (out, "face", r, 8);
+  fail_unless (nr >= 1, "the turned-back frame has no face");
+  gst_buffer_unref (out);
+  const fv_rotation rot = fv_rotation_of (TURN);
+  for (gint i = 0; i < nr; i++) {
+    gdouble x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+    for (gint c = 0; c < 4; c++) {
+      gdouble fx, fy;
+      fv_rotation_to_frame (rot, 512, 512, r[i].x + (c & 1) * r[i].w, r[i].y + (c >> 1) * r[i].h,
+          &fx, &fy);
+      x0 = MIN (x0, fx); y0 = MIN (y0, fy); x1 = MAX (x1, fx); y1 = MAX (y1, fy);
+    }
+    r[i].x = (gint) CLAMP (floor (x0), 0, 512);
+    r[i].y = (gint) CLAMP (floor (y0), 0, 512);
+    r[i].w = (gint) CLAMP (ceil (x1), 0, 512) - r[i].x;
+    r[i].h = (gint) CLAMP (ceil (y1), 0, 512) - r[i].y;
+  }
+  vj_set_arg (h, "angles", G_STRINGIFY (TURN));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (tilted));
+  gint n = metas (out, "face", b, 8);
+  fail_unless_equals_int (n, nr);
+  for (gint i = 0; i < n; i++)
+    fail_unless (!memcmp (&b[i], &r[i], sizeof (Box)), "box %d: %d,%d %dx%d, the reference "
+        "%d,%d %dx%d", i, b[i].x, b[i].y, b[i].w, b[i].h, r[i].x, r[i].y, r[i].w, r[i].h);
+  gst_buffer_unref (out);
+  /* seven turns: the face found (one of its boxes holds its centre) */
+  vj_set_arg (h, "angles", "-45,-30,-15,0,15,30,45");
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (tilted));
+  n = metas (out, "face", b, 8);
+  gdouble cx, cy;   /* the upright face's centre, turned like the frame */
+  fv_rotation_to_frame (fv_rotation_of (TURN), 512, 512, astronaut_face.x + astronaut_face.w / 2.0,
+      astronaut_face.y + astronaut_face.h / 2.0, &cx, &cy);
+  gint holding = 0;
+  for (gint i = 0; i < n; i++) {
+    g_print ("turned face: box %d,%d %dx%d\n", b[i].x, b[i].y, b[i].w, b[i].h);
+    holding += b[i].x <= cx && cx <= b[i].x + b[i].w && b[i].y <= cy && cy <= b[i].y + b[i].h;
+  }
+  fail_unless_equals_int (holding, 1);   /* one box for the face: its turns merged */
+  gst_buffer_unref (out);
+  /* a list that does not parse: a warning, the old list stays */
+  vj_set_arg (h, "angles", "10,abc");
+  gchar *now = NULL;
+  g_object_get (gst_harness_find_element (h, "vjdetect"), "angles", &now, NULL);
+  fail_unless_equals_string (now, "-45,-30,-15,0,15,30,45");
+  g_free (now);
+  gst_buffer_unref (tilted);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* interval=3: frames 0, 3, 6 searched (boxes, marked 1), the others
+ * skipped (no boxes, marked 0). */
+GST_START_TEST (test_interval)
+{
+  GstVideoInfo info;
+  GstBuffer *in = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
+  GstHarness *h = harness_for (&info);
+  vj_set_arg (h, "backend", "cpu");
+  vj_set_arg (h, "interval", "3");
+  for (gint f = 0; f < 7; f++) {
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+    Box b[8];
+    const gboolean searched = f % 3 == 0;
+    fail_unless_equals_int (metas (out, "face", b, 8), searched ? 1 : 0);
+    GstCustomMeta *m = gst_buffer_get_custom_meta (out, "FvDetectionMeta");
+    gint v = -1;
+    fail_unless (m && gst_structure_get_int (gst_custom_meta_get_structure (m), "face", &v));
+    fail_unless_equals_int (v, searched);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static Suite *
 vjdetect_suite (void)
 {
@@ -927,6 +1041,8 @@ vjdetect_suite (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_turned_faces);
+  tcase_add_test (tc, test_interval);
   tcase_add_test (tc, test_photo_metas_and_messages);
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_draw_colour);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Turned frames on the CPU, rows split over cores (fv_rotate.h). */
+#include <math.h>
+#include "fv_rotate.h"
+#include "../common/fv_parallel.h"
+
+fv_rotation
+fv_rotation_of (double degrees)
+{
+  const double a = degrees * M_PI / 180.0;
+  return (fv_rotation) { llround (cos (a) * 65536.0), llround (sin (a) * 65536.0) };
+}
+
+void
+fv_rotation_to_frame (fv_rotation r, int width, int height, double x, double y, double *fx,
+    double *fy)
+{
+  const double c = r.c / 65536.0, s = r.s / 65536.0;
+  const double dx = x - width / 2.0, dy = y - height / 2.0;
+  *fx = c * dx - s * dy + width / 2.0;
+  *fy = s * dx + c * dy + height / 2.0;
+}
+
+static fv_status
+check (const fv_image *src, const fv_image *dst, fv_mem mem)
+{
+  if (!src || !dst || !src->data || !dst->data || src->width != dst->width
+      || src->height != dst->height || src->channels != 1 || dst->channels != 1
+      || src->sample != FV_U8 || dst->sample != FV_U8 || src->mem != mem || dst->mem != mem
+      || src->stride < (size_t) src->width || dst->stride < (size_t) dst->width) {
+    fv_set_last_error ("rotate: two GRAY8 images of one size, both in %s memory",
+        mem == FV_MEM_HOST ? "host" : "device");
+    return FV_ERR_INVALID;
+  }
+  return FV_OK;
+}
+
+fv_status
+fv_rotate_u8 (const fv_image *src, const fv_image *dst, fv_rotation r, int threads,
+    void *stream)
+{
+  if (src && src->mem == FV_MEM_DEVICE)
+    return fv_rotate_u8_cuda (src, dst, r, stream);
+  fv_status st = check (src, dst, FV_MEM_HOST);
+  if (st != FV_OK)
+    return st;
+  const int w = src->width, h = src->height;
+  const uint8_t *s = src->data;
+#pragma omp parallel for num_threads(fv_threads_resolve (threads)) schedule(static)
+  for (int y = 0; y < h; y++) {
+    uint8_t *d = (uint8_t *) dst->data + (size_t) y * dst->stride;
+    for (int x = 0; x < w; x++)
+      d[x] = fv_rotate_px (s, src->stride, w, h, r.c, r.s, x, y);
+  }
+  return FV_OK;
+}
+
+fv_status
+fv_rotate_check (const fv_image *src, const fv_image *dst, fv_mem mem)
+{
+  return check (src, dst, mem);
+}
