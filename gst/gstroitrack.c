@@ -20,7 +20,9 @@
  * never reused while the element runs), and is output at once (no
  * confirmation delay). A track that the detector searched for and did not
  * find keeps coasting along its path, its box growing by `grow` of its last
- * detected size a frame, for `hold` searched frames; after that it ends.
+ * detected size a frame, for `hold` searched frames (`hold-once` for a
+ * track detected in one frame only, so that a one-off false detection
+ * costs a few blurred frames); after that it ends.
  *
  * The frame's ROI metas of that type are then replaced by one a track: the
  * track's box, each side pushed out by `margin` of its width (height),
@@ -80,6 +82,7 @@ G_DECLARE_FINAL_TYPE (GstRoitrack, gst_roitrack, GST, ROITRACK, GstBaseTransform
 
 #define DEFAULT_ROI_TYPE "face"
 #define DEFAULT_HOLD 15
+#define DEFAULT_HOLD_ONCE 3
 #define DEFAULT_MARGIN 0.1
 #define DEFAULT_GROW 0.05
 #define DEFAULT_MIN_IOU 0.2
@@ -93,6 +96,7 @@ typedef struct {
   gdouble vx, vy;          /* centre's displacement a frame */
   gdouble cx, cy;          /* centre at the last detection */
   guint age, lost, missed; /* frames: since it began, since detected, searched and missed */
+  guint hits;              /* detections so far */
 } Track;
 
 typedef struct {
@@ -103,7 +107,7 @@ struct _GstRoitrack {
   GstBaseTransform parent;
   /* properties, under the object lock */
   gchar *roi_type;
-  guint hold;
+  guint hold, hold_once;
   gdouble margin, grow, min_iou;
   gboolean fail_closed, post_messages;
   /* streaming */
@@ -118,6 +122,7 @@ enum {
   PROP_0,
   PROP_ROI_TYPE,
   PROP_HOLD,
+  PROP_HOLD_ONCE,
   PROP_MARGIN,
   PROP_GROW,
   PROP_MIN_IOU,
@@ -230,11 +235,12 @@ detected (Track *t, const Box *b)
   t->cx = cx;
   t->cy = cy;
   t->lost = t->missed = 0;
+  t->hits++;
 }
 
 /* A searched frame: detections to tracks, new tracks, ended tracks. */
 static void
-associate (GstRoitrack *self, GArray *dets, gdouble min_iou, guint hold)
+associate (GstRoitrack *self, GArray *dets, gdouble min_iou, guint hold, guint hold_once)
 {
   GArray *pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
   for (guint t = 0; t < self->tracks->len; t++) {
@@ -259,7 +265,7 @@ associate (GstRoitrack *self, GArray *dets, gdouble min_iou, guint hold)
   const guint old = self->tracks->len;
   for (guint t = old; t-- > 0;) {
     Track *tr = &g_array_index (self->tracks, Track, t);
-    if (!track_done[t] && ++tr->missed > hold)
+    if (!track_done[t] && ++tr->missed > (tr->hits > 1 ? hold : MIN (hold, hold_once)))
       g_array_remove_index (self->tracks, t);   /* keeps the others' order */
   }
   for (guint d = 0; d < dets->len; d++) {
@@ -303,7 +309,7 @@ gst_roitrack_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   GstRoitrack *self = GST_ROITRACK (trans);
   GST_OBJECT_LOCK (self);
   gchar *type = g_strdup (self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
-  const guint hold = self->hold;
+  const guint hold = self->hold, hold_once = self->hold_once;
   const gdouble margin = self->margin, grow = self->grow, min_iou = self->min_iou;
   const gboolean fail_closed = self->fail_closed, post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
@@ -313,7 +319,7 @@ gst_roitrack_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   predict (self, grow);
   if (searched == 1) {
     GArray *dets = detections (buf, q);
-    associate (self, dets, min_iou, hold);
+    associate (self, dets, min_iou, hold, hold_once);
     g_array_unref (dets);
     self->unmarked = 0;
   } else if (searched < 0 && ++self->unmarked == UNMARKED_WARNING && fail_closed
@@ -430,6 +436,7 @@ gst_roitrack_set_property (GObject *object, guint prop_id, const GValue *value,
         g_clear_pointer (&self->roi_type, g_free);
       break;
     case PROP_HOLD: self->hold = g_value_get_uint (value); break;
+    case PROP_HOLD_ONCE: self->hold_once = g_value_get_uint (value); break;
     case PROP_MARGIN: self->margin = g_value_get_double (value); break;
     case PROP_GROW: self->grow = g_value_get_double (value); break;
     case PROP_MIN_IOU: self->min_iou = g_value_get_double (value); break;
@@ -450,6 +457,7 @@ gst_roitrack_get_property (GObject *object, guint prop_id, GValue *value, GParam
       g_value_set_string (value, self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
       break;
     case PROP_HOLD: g_value_set_uint (value, self->hold); break;
+    case PROP_HOLD_ONCE: g_value_set_uint (value, self->hold_once); break;
     case PROP_MARGIN: g_value_set_double (value, self->margin); break;
     case PROP_GROW: g_value_set_double (value, self->grow); break;
     case PROP_MIN_IOU: g_value_set_double (value, self->min_iou); break;
@@ -489,6 +497,10 @@ gst_roitrack_class_init (GstRoitrackClass *klass)
   g_object_class_install_property (gobject_class, PROP_HOLD,
       g_param_spec_uint ("hold", "Hold", "Searched frames a track coasts along its path after "
           "its last detection before it ends", 0, 100000, DEFAULT_HOLD, ctl));
+  g_object_class_install_property (gobject_class, PROP_HOLD_ONCE,
+      g_param_spec_uint ("hold-once", "Hold once", "The same for a track detected in one "
+          "frame only (at most hold): a one-off false detection blurs a few frames, not hold",
+          0, 100000, DEFAULT_HOLD_ONCE, ctl));
   g_object_class_install_property (gobject_class, PROP_MARGIN,
       g_param_spec_double ("margin", "Margin", "Each side of an output box pushed out by this "
           "much of the box's width (height)", 0, 10, DEFAULT_MARGIN, ctl));
@@ -525,6 +537,7 @@ gst_roitrack_init (GstRoitrack *self)
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   self->tracks = g_array_new (FALSE, FALSE, sizeof (Track));
   self->hold = DEFAULT_HOLD;
+  self->hold_once = DEFAULT_HOLD_ONCE;
   self->margin = DEFAULT_MARGIN;
   self->grow = DEFAULT_GROW;
   self->min_iou = DEFAULT_MIN_IOU;

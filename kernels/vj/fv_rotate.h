@@ -5,7 +5,8 @@
  * samples the frame at the centre plus R (x - centre) with R = [c -s; s c]
  * (c, s: the angle's cosine and sine in Q16): on screen (y down) the canvas
  * is the frame turned counter-clockwise, so a face turned clockwise by the
- * angle stands upright in it. Samples outside the frame are 0. */
+ * angle stands upright in it. Samples outside the frame take the nearest
+ * edge pixel's value. */
 #ifndef FV_ROTATE_H
 #define FV_ROTATE_H
 
@@ -46,10 +47,15 @@ fv_status fv_rotate_check (const fv_image *src, const fv_image *dst, fv_mem mem)
 }
 #endif
 
+/* Outside the frame, its nearest edge pixel: black corners would draw a
+ * hard diagonal edge across the turned frame, where the cascade's edge
+ * features fire. */
 FV_ROT_HD int
 fv_rotate_tap (const uint8_t *s, size_t stride, int w, int h, int64_t x, int64_t y)
 {
-  return x >= 0 && y >= 0 && x < w && y < h ? s[(size_t) y * stride + (size_t) x] : 0;
+  x = x < 0 ? 0 : x >= w ? w - 1 : x;
+  y = y < 0 ? 0 : y >= h ? h - 1 : y;
+  return s[(size_t) y * stride + (size_t) x];
 }
 
 /* One canvas pixel: integer arithmetic only. */

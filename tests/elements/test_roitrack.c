@@ -16,6 +16,7 @@
 #define W 640
 #define H 480
 #define HOLD 5
+#define HOLD_ONCE 2
 #define MARGIN 0.1
 #define GROW 0.05
 #define MIN_IOU 0.2
@@ -32,7 +33,7 @@ typedef struct {
 /* ---- the reference, from the element's documentation ---- */
 
 typedef struct {
-  unsigned id, age, lost, missed;
+  unsigned id, age, lost, missed, hits;
   double x, y, w, h, dw, dh, vx, vy, cx, cy;
 } RTrack;
 
@@ -63,6 +64,7 @@ ref_take (RTrack *t, const Box *b)
   t->x = b->x; t->y = b->y; t->w = t->dw = b->w; t->h = t->dh = b->h;
   t->cx = cx; t->cy = cy;
   t->lost = t->missed = 0;
+  t->hits++;
 }
 
 /* One frame: searched 1, 0 (skipped) or -1 (not marked). */
@@ -103,7 +105,7 @@ ref_frame (Ref *r, const Box *det, int nd, int searched)
   }
   int m = 0;
   for (int i = 0; i < r->n; i++)
-    if (tdone[i] || ++r->t[i].missed <= HOLD)
+    if (tdone[i] || ++r->t[i].missed <= (r->t[i].hits > 1 ? HOLD : HOLD_ONCE))
       r->t[m++] = r->t[i];
   r->n = m;
   for (int d = 0; d < nd; d++)
@@ -136,8 +138,8 @@ ref_out (const Ref *r, Out *out)
 static GstHarness *
 harness (const gchar *props)
 {
-  gchar *desc = g_strdup_printf ("roitrack hold=%d margin=%g grow=%g min-iou=%g %s", HOLD,
-      MARGIN, GROW, MIN_IOU, props);
+  gchar *desc = g_strdup_printf ("roitrack hold=%d hold-once=%d margin=%g grow=%g min-iou=%g %s",
+      HOLD, HOLD_ONCE, MARGIN, GROW, MIN_IOU, props);
   GstHarness *h = gst_harness_new_parse (desc);
   g_free (desc);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=640,height=480,"
