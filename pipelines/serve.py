@@ -200,6 +200,8 @@ class Mount:
     def push(src, state, when, buf):
         """each client's stream is timed from its own first frame"""
         out = buf.copy()
+        if hasattr(out, "make_writable"):   # gst-python 1.24+: mini objects guard writes
+            out.make_writable()
         out.pts = out.dts = int((when - state[1]) * Gst.SECOND)
         out.duration = Gst.CLOCK_TIME_NONE
         src.emit("push-buffer", out)
