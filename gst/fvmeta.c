@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/video/video.h>
 #include "fvmeta.h"
+#include "fv_config.h"
+#if FV_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 gboolean
 fv_meta_survives_filter (GstMeta *meta)
@@ -72,3 +76,44 @@ fv_meta_detection_state (GstBuffer *buf, const gchar *label)
     return v;
   return -1;
 }
+
+GArray *
+fv_meta_regions_of_type (GstBuffer *buf, GQuark roi)
+{
+  GArray *rects = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint));
+  gpointer state = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
+    if (r->roi_type != roi)
+      continue;
+    FvRoiRect rect = { (gint) MIN (r->x, (guint) G_MAXINT), (gint) MIN (r->y, (guint) G_MAXINT),
+      (gint) MIN (r->w, (guint) G_MAXINT), (gint) MIN (r->h, (guint) G_MAXINT) };
+    g_array_append_val (rects, rect);
+    g_array_append_val (ids, r->id);
+  }
+#if FV_HAVE_GST_ANALYTICS
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  GstAnalyticsODMtd od;
+  state = NULL;
+  while (rmeta && gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_od_mtd_get_mtd_type (), &od)) {
+    if (gst_analytics_od_mtd_get_obj_type (&od) != roi)
+      continue;
+    const gint id = (gint) gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od);
+    gboolean listed = FALSE;
+    for (guint k = 0; k < ids->len && !listed; k++)
+      listed = g_array_index (ids, gint, k) == id;
+    FvRoiRect rect;   /* may reach past the frame */
+    gfloat conf;
+    if (!listed && gst_analytics_od_mtd_get_location (&od, &rect.x, &rect.y, &rect.w, &rect.h,
+            &conf))
+      g_array_append_val (rects, rect);
+  }
+#endif
+  g_array_unref (ids);
+  return rects;
+}
+

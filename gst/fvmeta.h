@@ -22,6 +22,17 @@ gint fv_meta_next_roi_id (GstBuffer *buf);
 GstStructure *fv_meta_frame_structure (const gchar *name, GstBuffer *buf,
     const GstSegment *segment);
 
+/* The regions of type roi on buf: its region-of-interest metas, and with
+ * GStreamer's analytics library (1.24+) its object-detection Mtds, but for
+ * those that carry the id of a ROI meta of the same type already listed
+ * (vjdetect and DL Streamer attach both for one object). An array of
+ * FvRoiRect (sides past G_MAXINT cut to it; boxes may reach past the
+ * frame), g_array_unref it. */
+typedef struct {
+  gint x, y, w, h;
+} FvRoiRect;
+GArray *fv_meta_regions_of_type (GstBuffer *buf, GQuark roi);
+
 /* Whether a detector looked at a frame, so that a tracker can tell "no
  * object" from "not looked" (roitrack fail-closed): one custom meta
  * (FV_DETECTION_META) a buffer, its structure holding one int field per

@@ -70,9 +70,6 @@
 #include <gst/video/video.h>
 #include "fv_config.h"
 #include "fvmeta.h"
-#if FV_HAVE_GST_ANALYTICS
-#include <gst/analytics/analytics.h>
-#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_roitrack_debug);
 #define GST_CAT_DEFAULT gst_roitrack_debug
@@ -150,45 +147,18 @@ iou (const Box *a, const Box *b)
   return uni > 0 ? inter / uni : 0;
 }
 
-/* The frame's detections of type q: its ROI metas, then the OD Mtds that no
- * ROI meta already stands for (vjdetect gives both the same id). */
+/* The frame's detections of type q (fv_meta_regions_of_type), as boxes. */
 static GArray *
 detections (GstBuffer *buf, GQuark q)
 {
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (Box));
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint));
-  gpointer state = NULL;
-  GstMeta *m;
-  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) m;
-    if (r->roi_type != q)
-      continue;
+  GArray *rects = fv_meta_regions_of_type (buf, q);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Box), rects->len);
+  for (guint i = 0; i < rects->len; i++) {
+    const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);
     Box b = { r->x, r->y, r->w, r->h };
     g_array_append_val (out, b);
-    g_array_append_val (ids, r->id);
   }
-#if FV_HAVE_GST_ANALYTICS
-  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
-  GstAnalyticsODMtd od;
-  state = NULL;
-  while (rmeta && gst_analytics_relation_meta_iterate (rmeta, &state,
-          gst_analytics_od_mtd_get_mtd_type (), &od)) {
-    if (gst_analytics_od_mtd_get_obj_type (&od) != q)
-      continue;
-    const gint id = (gint) gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od);
-    gboolean listed = FALSE;
-    for (guint k = 0; k < ids->len && !listed; k++)
-      listed = g_array_index (ids, gint, k) == id;
-    gint x, y, w, h;
-    gfloat conf;
-    if (!listed && gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &h, &conf)) {
-      Box b = { x, y, w, h };
-      g_array_append_val (out, b);
-    }
-  }
-#endif
-  g_array_unref (ids);
+  g_array_unref (rects);
   return out;
 }
 

@@ -35,11 +35,9 @@
 #include <string.h>
 #include <gst/controller/controller.h>
 #include "gstsatfilter.h"
+#include "fvmeta.h"
 #include "fv_config.h"
 #include "fv_cuda.h"
-#if FV_HAVE_GST_ANALYTICS
-#include <gst/analytics/analytics.h>
-#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_sat_filter_debug);
 #define GST_CAT_DEFAULT gst_sat_filter_debug
@@ -251,54 +249,6 @@ run_plans (GstSatFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   return GST_FLOW_OK;
 }
 
-/* The regions of type roi on buf: its region-of-interest metas, and with
- * GStreamer's analytics library (1.24+) its object-detection Mtds, but for
- * those that carry the id of a ROI meta of the same type already listed
- * (vjdetect and DL Streamer attach both for one object). */
-typedef struct {
-  gint x, y, w, h;
-} FvRoiRect;
-
-static GArray *
-regions_of_type (GstBuffer *buf, GQuark roi)
-{
-  GArray *rects = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint));
-  gpointer state = NULL;
-  GstMeta *meta;
-  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
-    if (r->roi_type != roi)
-      continue;
-    FvRoiRect rect = { (gint) MIN (r->x, (guint) G_MAXINT), (gint) MIN (r->y, (guint) G_MAXINT),
-      (gint) MIN (r->w, (guint) G_MAXINT), (gint) MIN (r->h, (guint) G_MAXINT) };
-    g_array_append_val (rects, rect);
-    g_array_append_val (ids, r->id);
-  }
-#if FV_HAVE_GST_ANALYTICS
-  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
-  GstAnalyticsODMtd od;
-  state = NULL;
-  while (rmeta && gst_analytics_relation_meta_iterate (rmeta, &state,
-          gst_analytics_od_mtd_get_mtd_type (), &od)) {
-    if (gst_analytics_od_mtd_get_obj_type (&od) != roi)
-      continue;
-    const gint id = (gint) gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od);
-    gboolean listed = FALSE;
-    for (guint k = 0; k < ids->len && !listed; k++)
-      listed = g_array_index (ids, gint, k) == id;
-    FvRoiRect rect;   /* may reach past the frame: union_of clips */
-    gfloat conf;
-    if (!listed && gst_analytics_od_mtd_get_location (&od, &rect.x, &rect.y, &rect.w, &rect.h,
-            &conf))
-      g_array_append_val (rects, rect);
-  }
-#endif
-  g_array_unref (ids);
-  return rects;
-}
-
 static gint
 cmp_int (gconstpointer a, gconstpointer b)
 {
@@ -400,7 +350,7 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
       return GST_FLOW_ERROR;
     }
   }
-  GArray *rects = union_of (regions_of_type (in->buffer, roi), W, H);
+  GArray *rects = union_of (fv_meta_regions_of_type (in->buffer, roi), W, H);
   GstFlowReturn ret = GST_FLOW_OK;
   for (guint i = 0; i < rects->len && ret == GST_FLOW_OK; i++) {
     const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);   /* inside the frame */

@@ -436,42 +436,12 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   const fv_detection *d = NULL;
   gint n = 0;
   fv_status st = FV_ERR_INVALID;
+  /* the frame's settings, read once */
   GST_OBJECT_LOCK (self);
-  const guint interval = self->interval;
-  const gboolean skip = self->frames++ % interval != 0;
-  gchar *mark = g_strdup (self->label ? self->label : DEFAULT_LABEL);
-  GST_OBJECT_UNLOCK (self);
-  /* marked either way: a tracker downstream tells "nothing found" from
-   * "not searched" (roitrack carries its tracks over skipped frames) */
-  fv_meta_mark_detection (frame->buffer, mark, !skip);
-  g_free (mark);
-  if (skip)
-    return GST_FLOW_OK;
-  GST_OBJECT_LOCK (self);
+  const gboolean skip = self->frames++ % self->interval != 0;
+  gchar *label = g_strdup (self->label ? self->label : DEFAULT_LABEL);
   GArray *angles = self->angles && !(self->angles->len == 1
           && g_array_index (self->angles, gdouble, 0) == 0) ? g_array_ref (self->angles) : NULL;
-  GST_OBJECT_UNLOCK (self);
-  GArray *turns = NULL;
-  if (luma_of (self, frame, &gray)) {
-    if (angles) {   /* upright only: OpenCV's boxes exactly, unmerged */
-      st = detect_turned (self, &gray, angles, &turns);
-      d = turns ? (const fv_detection *) turns->data : NULL;
-      n = turns ? (gint) turns->len : 0;
-    } else {
-      st = fv_vj_execute (self->plan, &gray, &d, &n);
-    }
-  }
-  if (angles)
-    g_array_unref (angles);
-  if (st != FV_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Detection failed: %s.", fv_status_string (st)),
-        ("%s", fv_last_error ()));
-    if (turns)
-      g_array_unref (turns);
-    return GST_FLOW_ERROR;
-  }
-  GST_OBJECT_LOCK (self);
-  gchar *label = g_strdup (self->label ? self->label : DEFAULT_LABEL);
   /* draw turned on after the frame was mapped read-only: from the next one */
   gboolean draw = self->draw && (frame->map[0].flags & GST_MAP_WRITE),
       post = self->post_messages;
@@ -481,6 +451,26 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
 #endif
   gchar *message_name = g_strdup (self->message_name ? self->message_name : "vjdetect");
   GST_OBJECT_UNLOCK (self);
+  /* marked either way: a tracker downstream tells "nothing found" from
+   * "not searched" (roitrack carries its tracks over skipped frames) */
+  fv_meta_mark_detection (frame->buffer, label, !skip);
+  GArray *turns = NULL;
+  if (skip)
+    goto done;
+  if (luma_of (self, frame, &gray)) {
+    if (angles) {   /* upright only: OpenCV's boxes exactly, unmerged */
+      st = detect_turned (self, &gray, angles, &turns);
+      d = turns ? (const fv_detection *) turns->data : NULL;
+      n = turns ? (gint) turns->len : 0;
+    } else {
+      st = fv_vj_execute (self->plan, &gray, &d, &n);
+    }
+  }
+  if (st != FV_OK) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Detection failed: %s.", fv_status_string (st)),
+        ("%s", fv_last_error ()));
+    goto done;
+  }
   GST_LOG_OBJECT (self, "%d detections", n);
   const gint first_id = fv_meta_next_roi_id (frame->buffer);
 #if FV_HAVE_GST_ANALYTICS
@@ -511,12 +501,15 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   }
   if (message_due (self, updates, n) && post)
     post_message (self, frame->buffer, message_name, d, ids, n, label);
-  g_free (message_name);
   g_free (ids);
+done:
+  g_free (message_name);
   g_free (label);
+  if (angles)
+    g_array_unref (angles);
   if (turns)
     g_array_unref (turns);
-  return GST_FLOW_OK;
+  return st == FV_OK || skip ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
 /* Pixels change only when boxes are drawn. */

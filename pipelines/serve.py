@@ -112,7 +112,6 @@ class Mount:
         self.pipe = None
         self.file = not inp.startswith("/dev/video") and "://" not in inp
         self.gop = []         # (arrival, buffer) since the last key frame
-        self.dropped = 0
         self.retry = None
 
     def start(self):
@@ -189,7 +188,6 @@ class Mount:
                 if src.get_property("current-level-buffers") >= self.queue:
                     # this client does not keep up: its frames go until its
                     # queue drains, then it resumes at a key frame
-                    self.dropped += 1
                     state[0] = True
                     continue
                 state[0] = False
