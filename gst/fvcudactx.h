@@ -47,17 +47,44 @@ gboolean fv_caps_is_cuda (const GstCaps *caps);
 /* Map flags that give device pointers for CUDA memory. */
 GstMapFlags fv_cuda_map_flags (void);
 
-/* gst_video_frame_map, for the device when `cuda` (device pointers, the
- * strides of the CUDA memory even when the buffer has no video meta). */
-gboolean fv_cuda_frame_map (GstVideoFrame *frame, const GstVideoInfo *info, GstBuffer *buf,
-    GstMapFlags flags, gboolean cuda);
+/* The element's CUDA stream as GStreamer's GstCudaStream in ctx (1.24+),
+ * so that the memories of our pools carry it and neighbours order on it;
+ * its handle (a cudaStream_t) in *handle. NULL where GStreamer's CUDA
+ * memory has no streams (1.22) or the stream cannot be made: the caller
+ * makes a plain one. Freed with fv_cuda_ctx_stream_free. */
+gpointer fv_cuda_ctx_stream_new (GstObject *ctx, void **handle);
+void fv_cuda_ctx_stream_free (gpointer stream);
 
-/* propose_allocation: a pool of CUDA memory in ctx for caps. */
-void fv_cuda_ctx_propose_allocation (GstObject *ctx, GstQuery *query, GstCaps *caps);
+/* gst_video_frame_map, for the device when `cuda` (device pointers, the
+ * strides of the CUDA memory even when the buffer has no video meta).
+ * Reading CUDA memory on 1.24+, whose producer may still be writing it on
+ * its own stream: `stream` (ours) waits for that work on the GPU. */
+gboolean fv_cuda_frame_map (GstVideoFrame *frame, const GstVideoInfo *info, GstBuffer *buf,
+    GstMapFlags flags, gboolean cuda, void *stream);
+
+/* After our work on `stream` read inbuf and wrote outbuf (NULL: in place,
+ * inbuf written), both CUDA memory: TRUE when every neighbour is ordered
+ * after that work on the GPU (1.24+: each memory carries a stream, which
+ * now waits for ours; a consumer syncs on it, a producer that reuses the
+ * input writes on it), so the element may return without waiting. FALSE
+ * when the host must wait first: 1.22, or a memory on the default stream
+ * whose neighbours assume ready-when-pushed. */
+gboolean fv_cuda_ctx_frame_ordered (GstBuffer *inbuf, GstBuffer *outbuf, void *stream);
+
+/* Whether fv_cuda_ctx_frame_ordered can order these buffers (every memory
+ * CUDA memory with a stream; 1.24+), asked before the work so that the
+ * kernels may leave it queued (fv_cuda_defer_begin). */
+gboolean fv_cuda_ctx_frame_can_order (GstBuffer *inbuf, GstBuffer *outbuf);
+
+/* propose_allocation: a pool of CUDA memory in ctx for caps, its memories
+ * on `stream` (a GstCudaStream from fv_cuda_ctx_stream_new, or NULL). */
+void fv_cuda_ctx_propose_allocation (GstObject *ctx, GstQuery *query, GstCaps *caps,
+    gpointer stream);
 
 /* decide_allocation: keeps a downstream CUDA pool of the same context,
- * otherwise puts a pool of our own first. */
-void fv_cuda_ctx_decide_allocation (GstObject *ctx, GstQuery *query, GstCaps *caps);
+ * otherwise puts a pool of our own first (its memories on `stream`). */
+void fv_cuda_ctx_decide_allocation (GstObject *ctx, GstQuery *query, GstCaps *caps,
+    gpointer stream);
 
 G_END_DECLS
 #endif

@@ -121,7 +121,10 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
   if (active == FV_BACKEND_CUDA && (!dev->stream || dev->stream_device != device_id)) {
     fv_device_release (dev);
     fv_device_push (dev);
-    fv_status st = fv_cuda_stream_create (device_id, &dev->stream);
+    fv_status st = FV_OK;
+    dev->gst_stream = fv_cuda_ctx_stream_new (dev->cuda_ctx, &dev->stream);
+    if (!dev->gst_stream)
+      st = fv_cuda_stream_create (device_id, &dev->stream);
     fv_device_pop (dev);
     if (st != FV_OK) {
       GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("Cannot create a CUDA stream."),
@@ -144,9 +147,25 @@ void
 fv_device_release (FvDevice *dev)
 {
   fv_device_push (dev);
-  fv_cuda_stream_destroy (dev->stream);
+  if (dev->gst_stream)
+    fv_cuda_ctx_stream_free (dev->gst_stream);
+  else
+    fv_cuda_stream_destroy (dev->stream);
   fv_device_pop (dev);
   dev->stream = NULL;
+  dev->gst_stream = NULL;
+}
+
+void
+fv_device_ensure_stream (FvDevice *dev)
+{
+  if (dev->stream || !dev->cuda_ctx)
+    return;
+  fv_device_push (dev);
+  dev->gst_stream = fv_cuda_ctx_stream_new (dev->cuda_ctx, &dev->stream);
+  fv_device_pop (dev);
+  if (dev->gst_stream)
+    dev->stream_device = fv_cuda_ctx_device (dev->cuda_ctx);
 }
 
 void

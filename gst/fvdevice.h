@@ -32,6 +32,9 @@ typedef struct {
   gboolean have_active;
   gboolean hybrid;       /* backend=hybrid: active is CUDA, the CPU works alongside */
   void *stream;          /* cudaStream_t when active is CUDA */
+  /* the same stream as GStreamer's GstCudaStream (1.24+, in cuda_ctx), so
+   * that our pools' memories carry it; NULL when stream is a plain one */
+  gpointer gst_stream;
   gint stream_device;
   /* the pipeline's GstCudaContext (fvcudactx.h), when GStreamer's CUDA
    * library is there: the stream, the plans and CUDA frames live in it */
@@ -49,6 +52,11 @@ gboolean fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend req
     gint device_id);
 
 void fv_device_release (FvDevice *dev);
+
+/* Makes the element's stream now, in the shared context (a GstCudaStream
+ * on 1.24+), when there is none yet: the pools of the allocation queries,
+ * which come before the first frame resolves the backend, carry it. */
+void fv_device_ensure_stream (FvDevice *dev);
 
 /* Makes the device's CUDA context current around CUDA work (plans are made,
  * run and freed between push and pop); no-ops without one. */

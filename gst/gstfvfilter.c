@@ -336,7 +336,11 @@ gst_fv_filter_hold_frames (GstFvFilter *self, guint frames)
  * or event: a neighbour may touch a CUDA frame as soon as we return (the
  * producer reuses the input, the consumer reads the output), so work on
  * CUDA frames is finished here; producers of 1.22 do the same before they
- * push, which makes the input safe to read on our stream. */
+ * push, which makes the input safe to read on our stream. On 1.24+, when
+ * both sides are CUDA memories that carry streams, those streams wait for
+ * ours on the GPU instead and the element returns at once
+ * (fv_cuda_ctx_frame_ordered; docs/gpu-pipelines.md). A host frame on
+ * either side is always waited for: the host is reading or reusing it. */
 static GstFlowReturn
 run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
 {
@@ -345,9 +349,18 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   GstFlowReturn ret = GST_FLOW_ERROR;
   fv_device_push (&priv->dev);
   const gint64 t0 = g_get_monotonic_time ();
-  if (gst_fv_filter_prepare (self))
+  GstBuffer *const outbuf = out ? out->buffer : NULL;
+  const gboolean can_order = priv->in_cuda && (!out || priv->out_cuda)
+      && fv_cuda_ctx_frame_can_order (in->buffer, outbuf);
+  if (gst_fv_filter_prepare (self)) {
+    if (can_order)   /* the kernels leave their work queued on our stream */
+      fv_cuda_defer_begin (priv->dev.stream);
     ret = out ? klass->process (self, in, out) : klass->process_ip (self, in);
-  if (ret == GST_FLOW_OK && (priv->in_cuda || priv->out_cuda) && priv->dev.stream
+    fv_cuda_defer_end ();
+  }
+  const gboolean ordered = ret == GST_FLOW_OK && can_order
+      && fv_cuda_ctx_frame_ordered (in->buffer, outbuf, priv->dev.stream);
+  if (ret == GST_FLOW_OK && (priv->in_cuda || priv->out_cuda) && priv->dev.stream && !ordered
       && fv_cuda_stream_sync (priv->dev.stream) != FV_OK) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work on the frame failed."),
         ("%s", fv_last_error ()));
@@ -410,15 +423,21 @@ gst_fv_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *o
   GstVideoFrame in, out;
   /* no extra reference: vjdetect adds metas, which needs a writable buffer */
   const GstMapFlags noref = (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
-  if (!fv_cuda_frame_map (&in, &vf->in_info, inbuf, GST_MAP_READ | noref, priv->in_cuda))
-    return map_failed (self, "input");
-  if (!fv_cuda_frame_map (&out, &vf->out_info, outbuf, GST_MAP_WRITE | noref, priv->out_cuda)) {
+  GstFlowReturn ret = GST_FLOW_OK;
+  fv_device_push (&priv->dev);   /* the input may be waited for on our stream */
+  if (!fv_cuda_frame_map (&in, &vf->in_info, inbuf, GST_MAP_READ | noref, priv->in_cuda,
+          priv->dev.stream)) {
+    ret = map_failed (self, "input");
+  } else if (!fv_cuda_frame_map (&out, &vf->out_info, outbuf, GST_MAP_WRITE | noref,
+          priv->out_cuda, priv->dev.stream)) {
     gst_video_frame_unmap (&in);
-    return map_failed (self, "output");
+    ret = map_failed (self, "output");
+  } else {
+    ret = run_frame (self, &in, &out);
+    gst_video_frame_unmap (&out);
+    gst_video_frame_unmap (&in);
   }
-  GstFlowReturn ret = run_frame (self, &in, &out);
-  gst_video_frame_unmap (&out);
-  gst_video_frame_unmap (&in);
+  fv_device_pop (&priv->dev);
   return ret;
 }
 
@@ -434,11 +453,17 @@ gst_fv_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
    * shared with its reference list is then not copied */
   GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
   const gboolean writes = !klass->writes_in_place || klass->writes_in_place (self);
+  const FvDevice *dev = &PRIV (self)->dev;
+  GstFlowReturn ret;
+  fv_device_push (dev);
   if (!fv_cuda_frame_map (&frame, &vf->in_info, buf, (writes ? GST_MAP_READWRITE : GST_MAP_READ)
-          | (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF, TRUE))
-    return map_failed (self, "input");
-  GstFlowReturn ret = run_frame (self, &frame, NULL);
-  gst_video_frame_unmap (&frame);
+          | (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF, TRUE, dev->stream)) {
+    ret = map_failed (self, "input");
+  } else {
+    ret = run_frame (self, &frame, NULL);
+    gst_video_frame_unmap (&frame);
+  }
+  fv_device_pop (dev);
   return ret;
 }
 
@@ -512,7 +537,9 @@ gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_quer
   gst_query_parse_allocation (query, &caps, NULL);
   if (fv_caps_is_cuda (caps)) {
     GST_DEBUG_OBJECT (trans, "proposing a pool of CUDA memory");
-    fv_cuda_ctx_propose_allocation (PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx, query, caps);
+    fv_device_ensure_stream (&PRIV (GST_FV_FILTER (trans))->dev);
+    fv_cuda_ctx_propose_allocation (PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx, query, caps,
+        PRIV (GST_FV_FILTER (trans))->dev.gst_stream);
     return TRUE;
   }
   if (!fv_device_is_cuda (&PRIV (GST_FV_FILTER (trans))->dev))
@@ -529,7 +556,9 @@ gst_fv_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
   GstCaps *caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
   if (fv_caps_is_cuda (caps)) {
-    fv_cuda_ctx_decide_allocation (PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx, query, caps);
+    fv_device_ensure_stream (&PRIV (GST_FV_FILTER (trans))->dev);
+    fv_cuda_ctx_decide_allocation (PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx, query, caps,
+        PRIV (GST_FV_FILTER (trans))->dev.gst_stream);
     return gst_query_get_n_allocation_pools (query) > 0;
   }
   if (fv_device_is_cuda (&PRIV (GST_FV_FILTER (trans))->dev))

@@ -9,12 +9,18 @@
 #           run there: bash .gpuk/run.sh
 # from a CUDA build (default build-cuda: meson setup build-cuda -Dcuda=enabled
 # -Dcuda-arch=90). Usage: scripts/gpu-bundle.sh [BUILD_DIR]
+# FV_BUNDLE_LIBC=1: the binaries come from a newer Debian than the GPU
+# host's (Debian 13's GStreamer 1.26, built in its root: docs/testing.md),
+# so its C library and loader come along and every program in .gpu starts
+# through that loader; GStreamer then scans plugins in-process
+# (GST_REGISTRY_FORK=no), since its scanner would start with the host's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${1:-build-cuda}
 bundle=${FV_GST_BUNDLE:-../shared/tools/gst-runtime-bundle}
 elements=(test_autofill test_cudamemory test_chunked test_satfilter test_vjdetect
-          test_fftconvolve test_conventions test_metapublish test_roitrack)
+          test_fftconvolve test_conventions test_metapublish test_roitrack test_stream_ordered
+          bench_pipeline)
 kernels=(test_box_cuda test_sat test_conv test_vj test_fill test_chunk_run)
 cascades=(haarcascades/haarcascade_frontalface_default.xml haarcascades/haarcascade_eye.xml
           haarcascades/haarcascade_eye_tree_eyeglasses.xml haarcascades/haarcascade_frontalface_alt2.xml
@@ -32,7 +38,34 @@ cp "$b/gst/libgstfastvision.so" .gpu/plugin/
 for t in "${elements[@]}"; do cp "$b/tests/$t" .gpu/bin/; done
 for t in "${kernels[@]}"; do cp "$b/tests/$t" .gpuk/bin/; done
 strip --strip-debug .gpu/bin/* .gpu/plugin/*.so .gpuk/bin/*
-bash "$bundle" .gpu/gst .gpu/plugin/libgstfastvision.so .gpu/bin/* >/dev/null
+bash "$bundle" .gpu/gst imagefreeze .gpu/plugin/libgstfastvision.so .gpu/bin/* >/dev/null
+if [ "${FV_BUNDLE_LIBC:-0}" = 1 ]; then
+  # in a folder of their own, named only by the wrappers: on LD_LIBRARY_PATH
+  # they (and the bundle's other libraries, built against them) would be
+  # loaded by the host's own programs (its shell, ls) and break them
+  mkdir -p .gpu/gst/libc
+  for l in libc.so.6 libm.so.6 libmvec.so.1 libpthread.so.0 libdl.so.2 librt.so.1 \
+      libresolv.so.2 libstdc++.so.6 libgcc_s.so.1; do
+    f=$(ldconfig -p | awk -v l="$l" '$1==l && /x86-64/ && !f {print $NF; f=1}')
+    [ -n "$f" ] && cp -L "$f" .gpu/gst/libc/
+  done
+  cp -L /lib64/ld-linux-x86-64.so.2 .gpu/gst/libc/
+  for dir in .gpu/gst/bin .gpu/bin; do
+    mkdir -p "$dir/.real"
+    rel=$(realpath --relative-to="$dir" .gpu/gst/libc)
+    rlib=$(realpath --relative-to="$dir" .gpu/gst/lib)
+    for f in "$dir"/*; do
+      [ -f "$f" ] || continue
+      n=$(basename "$f")
+      mv "$f" "$dir/.real/$n"
+      printf '#!/bin/sh\nd=$(cd "$(dirname "$0")" && pwd)\nexec "$d/%s/ld-linux-x86-64.so.2" --library-path "$d/%s:$d/%s:$LD_LIBRARY_PATH" --argv0 "$0" "$d/.real/%s" "$@"\n' \
+        "$rel" "$rel" "$rlib" "$n" > "$f"
+      chmod +x "$f"
+    done
+  done
+  sed -i 's|^export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"|# the wrappers name the libraries|' .gpu/gst/env.sh
+  echo 'export GST_REGISTRY_FORK=no' >> .gpu/gst/env.sh
+fi
 ldd .gpuk/bin/* | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libstdc++*|libgcc_s*|ld-linux*|libcuda*|libnvidia*) ;;
@@ -43,7 +76,7 @@ cat > .gpu/run.sh <<'RUN'
 source .gpu/gst/env.sh
 export GST_PLUGIN_PATH=$PWD/.gpu/plugin FV_CASCADES=$PWD/.gpu/cascades FV_TEST_DATA=$PWD/tests/data
 export CK_DEFAULT_TIMEOUT=300
-for t in .gpu/bin/*; do echo "== $(basename "$t")"; timeout 500 "$t" 2>&1 | tail -2; done
+for t in .gpu/bin/test_*; do echo "== $(basename "$t")"; timeout 500 "$t" 2>&1 | tail -2; done
 RUN
 cat > .gpuk/run.sh <<'RUN'
 export LD_LIBRARY_PATH=$PWD/.gpuk/lib:/usr/local/cuda/lib64 FV_CASCADES=$PWD/.gpuk/cascades

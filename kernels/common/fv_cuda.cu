@@ -147,6 +147,45 @@ fv_cuda_stream_sync (void *stream)
   return FV_OK;
 }
 
+static thread_local void *deferred_stream;
+
+extern "C" void
+fv_cuda_defer_begin (void *stream)
+{
+  deferred_stream = stream;
+}
+
+extern "C" void
+fv_cuda_defer_end (void)
+{
+  deferred_stream = nullptr;
+}
+
+extern "C" fv_status
+fv_cuda_finish (void *stream, int dst_on_device)
+{
+  if (dst_on_device && stream && stream == deferred_stream)
+    return FV_OK;
+  FV_CUDA_TRY (cudaStreamSynchronize ((cudaStream_t) stream));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_cuda_stream_wait (void *waiter, void *signaler)
+{
+  if (waiter == signaler)
+    return FV_OK;
+  /* the event may be destroyed at once: the wait keeps what it needs */
+  cudaEvent_t ev;
+  FV_CUDA_TRY (cudaEventCreateWithFlags (&ev, cudaEventDisableTiming));
+  cudaError_t err = cudaEventRecord (ev, (cudaStream_t) signaler);
+  if (err == cudaSuccess)
+    err = cudaStreamWaitEvent ((cudaStream_t) waiter, ev, 0);
+  cudaEventDestroy (ev);
+  FV_CUDA_TRY (err);
+  return FV_OK;
+}
+
 extern "C" fv_status
 fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size_t src_stride,
     size_t row_bytes, int rows, void *stream)

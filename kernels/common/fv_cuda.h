@@ -39,6 +39,24 @@ fv_status fv_cuda_memcpy (void *dst, const void *src, size_t size);
 /* Waits for the work queued on `stream`. */
 fv_status fv_cuda_stream_sync (void *stream);
 
+/* The synchronisation contract of an execute: it returns when its output
+ * is written. A caller that orders its neighbours on the GPU instead (a
+ * GStreamer 1.24+ element between stream-ordered CUDA memories) defers
+ * that wait on this thread for its own stream: between begin and end, an
+ * execute on `stream` whose output is device memory returns with the work
+ * queued, and the caller waits for the stream or makes others wait on it.
+ * Other streams (chunk lanes on other devices) and host outputs still wait. */
+void fv_cuda_defer_begin (void *stream);
+void fv_cuda_defer_end (void);
+/* The end of an execute on `stream`: waits for it unless deferred above
+ * and dst_on_device. */
+fv_status fv_cuda_finish (void *stream, int dst_on_device);
+
+/* Makes the work queued on `waiter` from now on wait for the work queued
+ * on `signaler` so far, on the GPU (an event; the host does not wait).
+ * Streams of the current context; the same stream twice is a no-op. */
+fv_status fv_cuda_stream_wait (void *waiter, void *signaler);
+
 /* Copies `rows` rows of `row_bytes` between any two memories (host or
  * device; the runtime tells them apart), on `stream`, and waits. */
 fv_status fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size_t src_stride,

@@ -56,6 +56,21 @@ fv_cuda_stream_sync (void *stream)
   return FV_ERR_NO_CUDA;
 }
 
+void fv_cuda_defer_begin (void *stream) { }
+void fv_cuda_defer_end (void) { }
+
+fv_status
+fv_cuda_finish (void *stream, int dst_on_device)
+{
+  return FV_ERR_NO_CUDA;
+}
+
+fv_status
+fv_cuda_stream_wait (void *waiter, void *signaler)
+{
+  return FV_ERR_NO_CUDA;
+}
+
 fv_status
 fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size_t src_stride,
     size_t row_bytes, int rows, void *stream)

@@ -24,6 +24,7 @@
 #include "fv_conv_cuda.h"
 #include "fv_conv_math.h"
 #include "../common/fv_cuda_check.cuh"
+#include "../common/fv_cuda.h"
 
 namespace {
 
@@ -762,8 +763,7 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
   if (dst->mem == FV_MEM_HOST)
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->pitch, row, p->height,
         cudaMemcpyDeviceToHost, st));
-  FV_CUDA_TRY (cudaStreamSynchronize (st));
-  return FV_OK;
+  return fv_cuda_finish (st, dst->mem != FV_MEM_HOST);
 }
 
 extern "C" void
@@ -1072,8 +1072,7 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
   if (dst->mem == FV_MEM_HOST)
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, g->d_dst, g->pitch, row, p->height,
         cudaMemcpyDeviceToHost, st));
-  FV_CUDA_TRY (cudaStreamSynchronize (st));
-  return FV_OK;
+  return fv_cuda_finish (st, dst->mem != FV_MEM_HOST);
 }
 
 extern "C" void

@@ -468,8 +468,7 @@ fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst
   fv_status st = enqueue (plan, src, dst, 0, plan->p.height);
   if (st != FV_OK)
     return st;
-  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
-  return FV_OK;
+  return fv_cuda_finish (c->ps.stream, dst->mem != FV_MEM_HOST);
 }
 
 /* How many bands host frames are cut into: FV_BOX_BANDS when set (0: none;
