@@ -34,11 +34,11 @@ for d in .gpu .gpuk; do
     cp "/usr/share/opencv4/$c" "$d/cascades/$c"
   done
 done
-cp "$b/gst/libgstfastvision.so" .gpu/plugin/
+cp "$b/gst/libgstfastvision.so" "$b/gst/libfastvision-elements.so.0" .gpu/plugin/
 for t in "${elements[@]}"; do cp "$b/tests/$t" .gpu/bin/; done
 for t in "${kernels[@]}"; do cp "$b/tests/$t" .gpuk/bin/; done
-strip --strip-debug .gpu/bin/* .gpu/plugin/*.so .gpuk/bin/*
-bash "$bundle" .gpu/gst imagefreeze .gpu/plugin/libgstfastvision.so .gpu/bin/* >/dev/null
+strip --strip-debug .gpu/bin/* .gpu/plugin/* .gpuk/bin/*
+bash "$bundle" .gpu/gst imagefreeze .gpu/plugin/* .gpu/bin/* >/dev/null
 if [ "${FV_BUNDLE_LIBC:-0}" = 1 ]; then
   # in a folder of their own, named only by the wrappers: on LD_LIBRARY_PATH
   # they (and the bundle's other libraries, built against them) would be

@@ -27,6 +27,8 @@ installed = introspect("--installed")
 bad = [dest for dest in installed.values()
        if os.path.commonpath([prefix, os.path.normpath(dest)]) != prefix]
 plugin = [d for d in installed.values() if d.endswith("libgstfastvision.so")]
+# the elements' file the plugin opens from its own folder (gst/plugin.c)
+elements = [d for d in installed.values() if d.endswith("libfastvision-elements.so.0")]
 want_dir = os.path.join(prefix, opts["libdir"], "gstreamer-1.0")
 docs = [d for d in installed.values() if d.endswith("fftconvolve.md")]
 fails = 0
@@ -35,6 +37,9 @@ if bad:
     fails += 1
 if len(plugin) != 1 or os.path.dirname(plugin[0]) != want_dir:
     print("the plugin goes to %s, not %s" % (plugin, want_dir))
+    fails += 1
+if len(elements) != 1 or os.path.dirname(elements[0]) != want_dir:
+    print("the elements' file goes to %s, not beside the plugin in %s" % (elements, want_dir))
     fails += 1
 if not docs:
     print("the element reference is not installed")

@@ -4,10 +4,15 @@
 # runtime or driver, whatever it was built with: it links none of the CUDA
 # toolkit's or driver's libraries (the runtime is static; the driver, cuFFT
 # and NPP are opened at run time), and it loads with the library path
-# emptied. Argument: the plugin folder.
+# emptied. The plugin itself links no OpenMP (gst/plugin.c chooses libgomp's
+# waiting before the elements' file loads it). Argument: the plugin folder.
 set -euo pipefail
-plugin=$1/libgstfastvision.so
-needed=$(readelf -d "$plugin" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p')
+plugin="$1/libgstfastvision.so $1/libfastvision-elements.so.0"
+if readelf -d "$1/libgstfastvision.so" | grep -q 'NEEDED.*libgomp'; then
+  echo "FAIL: the plugin itself loads libgomp, before it can choose how its workers wait"
+  exit 1
+fi
+needed=$(for f in $plugin; do readelf -d "$f"; done | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort -u)
 bad=$(grep -E '^lib(cuda|cudart|cufft|npp|nvidia|nvrtc|cublas)' <<<"$needed" || true)
 if [ -n "$bad" ]; then
   echo "FAIL: $plugin needs CUDA libraries at load time: $bad"
