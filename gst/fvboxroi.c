@@ -4,7 +4,15 @@
 #include "fv_cuda.h"
 
 #define MAX_PLANS 16
-#define ROUND 32
+/* Region windows are rounded up to these sizes so that plans are reused
+ * as faces move and grow: on the GPU coarser, since a new plan's device
+ * memory (cudaMalloc, and cudaFree of the plan it evicts) makes every
+ * stream of the device wait — many cameras in one process then take turns
+ * (docs/benchmarks.md) — while a larger window costs the GPU nothing
+ * measurable. Any size gives the same pixels: a window is the region grown
+ * by the radius. */
+#define ROUND_CPU 32
+#define ROUND_CUDA 128
 
 typedef struct {
   gint plane, width, height;
@@ -44,13 +52,13 @@ plan_for (FvBoxRoi *roi, gint p, const fv_box_params *params, gint w, gint h,
   return e.plan;
 }
 
-/* [*a, *a + *n): the span [lo, hi) grown by r, rounded up to ROUND samples
- * and kept within [0, size). */
+/* [*a, *a + *n): the span [lo, hi) grown by r, rounded up to `round`
+ * samples and kept within [0, size). */
 static void
-sub_span (gint lo, gint hi, gint r, gint size, gint *a, gint *n)
+sub_span (gint lo, gint hi, gint r, gint size, gint round, gint *a, gint *n)
 {
   gint s = MAX (lo - r, 0), e = MIN (hi + r, size);
-  gint len = MIN (((e - s) + ROUND - 1) / ROUND * ROUND, size);
+  gint len = MIN (((e - s) + round - 1) / round * round, size);
   if (s + len > size)
     s = size - len;
   *a = s;
@@ -68,8 +76,9 @@ fv_box_roi_filter (FvBoxRoi *roi, const FvPlaneLayout *layout, const fv_box_para
     if (!fv_plane_span (layout, p, x, y, w, h, &x0, &y0, &x1, &y1))
       continue;
     gint sx, sy, sw, sh;
-    sub_span (x0, x1, params[p].radius_x, d->width, &sx, &sw);
-    sub_span (y0, y1, params[p].radius_y, d->height, &sy, &sh);
+    const gint round = backend == FV_BACKEND_CUDA ? ROUND_CUDA : ROUND_CPU;
+    sub_span (x0, x1, params[p].radius_x, d->width, round, &sx, &sw);
+    sub_span (y0, y1, params[p].radius_y, d->height, round, &sy, &sh);
     const gsize px = (gsize) d->channels * d->sample, row = GST_ROUND_UP_64 (sw * px);
     fv_box_plan *plan = plan_for (roi, p, &params[p], sw, sh, backend, device, stream);
     if (!plan)

@@ -97,6 +97,28 @@ def log(*what):
     print(*what, file=sys.stderr, flush=True)
 
 
+# One CUDA context per device for every mount of this server: the first
+# pipeline that makes one posts it (have-context) and later pipelines are
+# handed it (need-context, and before they start), so that the mounts'
+# CUDA elements share the device as one context with overlapping streams
+# rather than taking turns as separate contexts (docs/deployment.md).
+CUDA_CONTEXT = "gst.cuda.context"
+shared_contexts = []
+
+
+def share_contexts(bus, msg, _data=None):
+    if msg.type == Gst.MessageType.HAVE_CONTEXT:
+        ctx = msg.parse_have_context()
+        if ctx.get_context_type() == CUDA_CONTEXT and ctx not in shared_contexts:
+            shared_contexts.append(ctx)
+    elif msg.type == Gst.MessageType.NEED_CONTEXT:
+        ok, ctype = msg.parse_context_type()
+        if ok and ctype == CUDA_CONTEXT:
+            for ctx in shared_contexts:   # an element takes the one of its device
+                msg.src.set_context(ctx)
+    return Gst.BusSyncReply.PASS
+
+
 class Mount:
     """One input's pipeline (decode, filter, encode) and the clients it feeds:
     each client's own queue, so that one that does not read loses its own
@@ -128,6 +150,9 @@ class Mount:
             return False
         pipe.get_by_name("out").connect("new-sample", self.on_sample)
         bus = pipe.get_bus()
+        bus.set_sync_handler(share_contexts, None)
+        for ctx in shared_contexts:
+            pipe.set_context(ctx)
         bus.add_signal_watch()
         bus.connect("message", self.on_message)
         if pipe.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:

@@ -78,7 +78,11 @@ struct fv_vj_cuda {
   long long total_rows, col_blocks, diags, nwords;
   int has_tilted;
   int blocks_per_sm, warps_per_block;
+  /* page-locked: a copy to pageable memory goes through the driver's
+   * staging, which the streams of a process take in turn (many
+   * detectors in one process then wait for each other) */
   unsigned long long *h_keys;
+  unsigned int *h_nkeys;
   size_t key_cap;
   bool own_keys;            /* keys grew past the workspace's room */
   int profile;              /* FV_VJ_PROFILE: phase times on stderr */
@@ -524,8 +528,12 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
     }
     MARK (5);
     FV_CUDA_TRY (cudaGetLastError ());
-    FV_CUDA_TRY (cudaMemcpyAsync (&nkeys, c->d.nkeys, sizeof nkeys, cudaMemcpyDeviceToHost, st));
+    if (!c->h_nkeys)
+      FV_CUDA_TRY (cudaHostAlloc (&c->h_nkeys, sizeof *c->h_nkeys, cudaHostAllocDefault));
+    FV_CUDA_TRY (cudaMemcpyAsync (c->h_nkeys, c->d.nkeys, sizeof nkeys, cudaMemcpyDeviceToHost,
+        st));
     FV_CUDA_TRY (cudaStreamSynchronize (st));
+    nkeys = *c->h_nkeys;
     if (nkeys <= c->d.key_cap)
       break;
     /* more windows passed than there was room for: room for all, again */
@@ -537,13 +545,12 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
     c->own_keys = true;
   }
   if (nkeys > c->key_cap) {
-    free (c->h_keys);
+    cudaFreeHost (c->h_keys);
+    c->h_keys = NULL;
+    c->key_cap = 0;
+    FV_CUDA_TRY (cudaHostAlloc (&c->h_keys, sizeof (unsigned long long) * nkeys * 2,
+        cudaHostAllocDefault));
     c->key_cap = nkeys * 2;
-    c->h_keys = (unsigned long long *) malloc (sizeof (unsigned long long) * c->key_cap);
-    if (!c->h_keys) {
-      c->key_cap = 0;
-      return FV_ERR_NOMEM;
-    }
   }
   if (nkeys) {
     FV_CUDA_TRY (cudaMemcpyAsync (c->h_keys, c->d.keys, sizeof (unsigned long long) * nkeys,
@@ -583,7 +590,8 @@ fv_vj_cuda_destroy (fv_vj_plan *pl)
     cudaFree (c->d.keys);
   free (c->host_blob);
   c->ps.close ();
-  free (c->h_keys);
+  cudaFreeHost (c->h_keys);
+  cudaFreeHost (c->h_nkeys);
   free (c);
   pl->impl = NULL;
 }
