@@ -76,6 +76,10 @@ cat > .gpu/run.sh <<'RUN'
 source .gpu/gst/env.sh
 export GST_PLUGIN_PATH=$PWD/.gpu/plugin FV_CASCADES=$PWD/.gpu/cascades FV_TEST_DATA=$PWD/tests/data
 export CK_DEFAULT_TIMEOUT=300
+# the registry first, in a process of its own: a scan inside a test program
+# (GST_REGISTRY_FORK=no in a FV_BUNDLE_LIBC bundle) would start CUDA through
+# nvcodec before check forks its cases, and CUDA does not survive a fork
+gst-inspect-1.0 >/dev/null 2>&1
 for t in .gpu/bin/test_*; do echo "== $(basename "$t")"; timeout 500 "$t" 2>&1 | tail -2; done
 RUN
 cat > .gpuk/run.sh <<'RUN'
