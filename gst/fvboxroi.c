@@ -70,13 +70,13 @@ fv_box_roi_filter (FvBoxRoi *roi, const FvPlaneLayout *layout, const fv_box_para
     fv_backend backend, gint device, gpointer stream, GstVideoFrame *in, GstVideoFrame *out,
     gint x, gint y, gint w, gint h)
 {
+  const gint round = backend == FV_BACKEND_CUDA ? ROUND_CUDA : ROUND_CPU;
   for (gint p = 0; p < layout->n_planes; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
     gint x0, y0, x1, y1;   /* the region's samples in this plane */
     if (!fv_plane_span (layout, p, x, y, w, h, &x0, &y0, &x1, &y1))
       continue;
     gint sx, sy, sw, sh;
-    const gint round = backend == FV_BACKEND_CUDA ? ROUND_CUDA : ROUND_CPU;
     sub_span (x0, x1, params[p].radius_x, d->width, round, &sx, &sw);
     sub_span (y0, y1, params[p].radius_y, d->height, round, &sy, &sh);
     const gsize px = (gsize) d->channels * d->sample, row = GST_ROUND_UP_64 (sw * px);

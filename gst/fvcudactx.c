@@ -187,8 +187,7 @@ fv_cuda_ctx_frame_ordered (GstBuffer *inbuf, GstBuffer *outbuf, void *stream)
 {
 #if FV_STREAM_ORDERED
   GstBuffer *bufs[2] = { inbuf, outbuf };
-  /* every memory first, so that nothing is half ordered when one is not */
-  if (!stream || !fv_cuda_ctx_frame_can_order (inbuf, outbuf))
+  if (!stream)
     return FALSE;
   for (guint b = 0; b < 2; b++)
     for (guint i = 0; bufs[b] && i < gst_buffer_n_memory (bufs[b]); i++) {

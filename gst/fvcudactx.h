@@ -57,18 +57,19 @@ void fv_cuda_ctx_stream_free (gpointer stream);
 
 /* gst_video_frame_map, for the device when `cuda` (device pointers, the
  * strides of the CUDA memory even when the buffer has no video meta).
- * Reading CUDA memory on 1.24+, whose producer may still be writing it on
- * its own stream: `stream` (ours) waits for that work on the GPU. */
+ * On 1.24+ `stream` (ours) first waits on the GPU for the memory's stream:
+ * before reading a frame whose producer may still be writing it, and before
+ * writing a buffer whose last readers may still be reading it. */
 gboolean fv_cuda_frame_map (GstVideoFrame *frame, const GstVideoInfo *info, GstBuffer *buf,
     GstMapFlags flags, gboolean cuda, void *stream);
 
 /* After our work on `stream` read inbuf and wrote outbuf (NULL: in place,
- * inbuf written), both CUDA memory: TRUE when every neighbour is ordered
- * after that work on the GPU (1.24+: each memory carries a stream, which
- * now waits for ours; a consumer syncs on it, a producer that reuses the
- * input writes on it), so the element may return without waiting. FALSE
- * when the host must wait first: 1.22, or a memory on the default stream
- * whose neighbours assume ready-when-pushed. */
+ * inbuf written), buffers for which fv_cuda_ctx_frame_can_order said TRUE
+ * before the work (so that nothing is half ordered): makes each memory's
+ * stream wait for ours (a consumer syncs on it, a producer that reuses the
+ * input writes on it) and says TRUE, so the element may return without
+ * waiting. FALSE when the host must wait first: 1.22, no stream of ours,
+ * or a wait that could not be queued. */
 gboolean fv_cuda_ctx_frame_ordered (GstBuffer *inbuf, GstBuffer *outbuf, void *stream);
 
 /* Whether fv_cuda_ctx_frame_ordered can order these buffers (every memory

@@ -93,6 +93,17 @@ context_for (FvDevice *dev, GstElement *element, gint device_id)
   return dev->cuda_ctx ? fv_cuda_ctx_device (dev->cuda_ctx) : MAX (device_id, 0);
 }
 
+/* The element's stream as a GstCudaStream of the shared context (1.24+,
+ * fv_cuda_ctx_stream_new); FALSE where there is none to make. */
+static gboolean
+make_gst_stream (FvDevice *dev)
+{
+  fv_device_push (dev);
+  dev->gst_stream = fv_cuda_ctx_stream_new (dev->cuda_ctx, &dev->stream);
+  fv_device_pop (dev);
+  return dev->gst_stream != NULL;
+}
+
 gboolean
 fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
     gint device_id)
@@ -120,12 +131,12 @@ fv_device_resolve (FvDevice *dev, GstElement *element, GstFvBackend requested,
   }
   if (active == FV_BACKEND_CUDA && (!dev->stream || dev->stream_device != device_id)) {
     fv_device_release (dev);
-    fv_device_push (dev);
     fv_status st = FV_OK;
-    dev->gst_stream = fv_cuda_ctx_stream_new (dev->cuda_ctx, &dev->stream);
-    if (!dev->gst_stream)
+    if (!make_gst_stream (dev)) {
+      fv_device_push (dev);
       st = fv_cuda_stream_create (device_id, &dev->stream);
-    fv_device_pop (dev);
+      fv_device_pop (dev);
+    }
     if (st != FV_OK) {
       GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("Cannot create a CUDA stream."),
           ("%s", fv_last_error ()));
@@ -159,12 +170,7 @@ fv_device_release (FvDevice *dev)
 void
 fv_device_ensure_stream (FvDevice *dev)
 {
-  if (dev->stream || !dev->cuda_ctx)
-    return;
-  fv_device_push (dev);
-  dev->gst_stream = fv_cuda_ctx_stream_new (dev->cuda_ctx, &dev->stream);
-  fv_device_pop (dev);
-  if (dev->gst_stream)
+  if (!dev->stream && dev->cuda_ctx && make_gst_stream (dev))
     dev->stream_device = fv_cuda_ctx_device (dev->cuda_ctx);
 }
 

@@ -533,16 +533,16 @@ static gboolean
 gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
     GstQuery *query)
 {
+  FvDevice *dev = &PRIV (GST_FV_FILTER (trans))->dev;
   GstCaps *caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
   if (fv_caps_is_cuda (caps)) {
     GST_DEBUG_OBJECT (trans, "proposing a pool of CUDA memory");
-    fv_device_ensure_stream (&PRIV (GST_FV_FILTER (trans))->dev);
-    fv_cuda_ctx_propose_allocation (PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx, query, caps,
-        PRIV (GST_FV_FILTER (trans))->dev.gst_stream);
+    fv_device_ensure_stream (dev);
+    fv_cuda_ctx_propose_allocation (dev->cuda_ctx, query, caps, dev->gst_stream);
     return TRUE;
   }
-  if (!fv_device_is_cuda (&PRIV (GST_FV_FILTER (trans))->dev))
+  if (!fv_device_is_cuda (dev))
     return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->propose_allocation (trans,
         decide_query, query);
   GST_DEBUG_OBJECT (trans, "proposing a pool of pinned host memory");
@@ -553,15 +553,15 @@ gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_quer
 static gboolean
 gst_fv_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
+  FvDevice *dev = &PRIV (GST_FV_FILTER (trans))->dev;
   GstCaps *caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
   if (fv_caps_is_cuda (caps)) {
-    fv_device_ensure_stream (&PRIV (GST_FV_FILTER (trans))->dev);
-    fv_cuda_ctx_decide_allocation (PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx, query, caps,
-        PRIV (GST_FV_FILTER (trans))->dev.gst_stream);
+    fv_device_ensure_stream (dev);
+    fv_cuda_ctx_decide_allocation (dev->cuda_ctx, query, caps, dev->gst_stream);
     return gst_query_get_n_allocation_pools (query) > 0;
   }
-  if (fv_device_is_cuda (&PRIV (GST_FV_FILTER (trans))->dev))
+  if (fv_device_is_cuda (dev))
     fv_pinned_decide_allocation (query);
   return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->decide_allocation (trans, query);
 }

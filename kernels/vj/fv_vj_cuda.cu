@@ -456,6 +456,7 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   d.exact_sums = sums_are_exact (mh);
   for (int i = 0; c->profile && i < 7; i++)
     FV_CUDA_TRY (cudaEventCreate (&c->ev[i]));
+  FV_CUDA_TRY (cudaHostAlloc (&c->h_nkeys, sizeof *c->h_nkeys, cudaHostAllocDefault));
   return FV_OK;
 }
 
@@ -528,8 +529,6 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
     }
     MARK (5);
     FV_CUDA_TRY (cudaGetLastError ());
-    if (!c->h_nkeys)
-      FV_CUDA_TRY (cudaHostAlloc (&c->h_nkeys, sizeof *c->h_nkeys, cudaHostAllocDefault));
     FV_CUDA_TRY (cudaMemcpyAsync (c->h_nkeys, c->d.nkeys, sizeof nkeys, cudaMemcpyDeviceToHost,
         st));
     FV_CUDA_TRY (cudaStreamSynchronize (st));

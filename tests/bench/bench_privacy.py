@@ -37,34 +37,17 @@ gi.require_version("GstVideo", "1.0")
 from gi.repository import Gst, GstVideo  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
+from fvpnm import read_pgm  # noqa: E402
 DATA = os.path.join(ROOT, "tests", "data", "faces")
 # OpenCV 4.6's boxes on the photos (tests/data/faces/expected-frontalface-default.txt)
 FACES = [("astronaut.pgm", (177, 66, 95, 95)), ("grace_hopper_matplotlib.pgm", (155, 105, 222, 222))]
 
 
-def load_pgm(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    parts, pos = [], 0
-    while len(parts) < 4:   # P5 W H MAX, comments allowed
-        while data[pos:pos + 1].isspace():
-            pos += 1
-        if data[pos:pos + 1] == b"#":
-            pos = data.index(b"\n", pos)
-            continue
-        end = pos
-        while not data[end:end + 1].isspace():
-            end += 1
-        parts.append(data[pos:end])
-        pos = end
-    w, h = int(parts[1]), int(parts[2])
-    return np.frombuffer(data[pos + 1:pos + 1 + w * h], np.uint8).reshape(h, w)
-
-
 def sprites():
     out = []
     for name, box in FACES:
-        img = load_pgm(os.path.join(DATA, name)).astype(np.float32)
+        img = read_pgm(os.path.join(DATA, name)).astype(np.float32)
         x, y, w, h = box
         m = int(0.35 * w)   # hair, chin and background around the face
         x0, y0 = max(0, x - m), max(0, y - m)
@@ -75,7 +58,7 @@ def sprites():
 
 def make_clip(W, H, frames, seed):
     rng = np.random.default_rng(seed)
-    bg = load_pgm(os.path.join(DATA, "640px-IceBlockNearJoekullsarlon.pgm")).astype(np.float32)
+    bg = read_pgm(os.path.join(DATA, "640px-IceBlockNearJoekullsarlon.pgm")).astype(np.float32)
     bg = ndimage.zoom(bg, (H / bg.shape[0], W / bg.shape[1]), order=1)[:H, :W]
     faces = sprites()
     plans = []

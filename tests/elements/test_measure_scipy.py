@@ -9,6 +9,7 @@ background), whose labels follow raster order of the first pixel too.
     test_measure_scipy.py DATA_DIR [BACKEND]
 
 Exits 77 (skipped) where PyGObject, numpy or scipy is missing."""
+import os
 import sys
 
 try:
@@ -17,29 +18,11 @@ try:
     import gi
     gi.require_version("Gst", "1.0")
     from gi.repository import Gst
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+    from fvpnm import read_pgm
 except (ImportError, ValueError) as e:
     print(f"skipped: {e}")
     sys.exit(77)
-
-
-def read_pgm(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    fields, pos = [], 0
-    while len(fields) < 4:   # magic, width, height, maxval; comments skipped
-        while data[pos:pos + 1].isspace():
-            pos += 1
-        if data[pos:pos + 1] == b"#":
-            pos = data.index(b"\n", pos)
-            continue
-        end = pos
-        while not data[end:end + 1].isspace():
-            end += 1
-        fields.append(data[pos:end])
-        pos = end
-    assert fields[0] == b"P5", path
-    w, h = int(fields[1]), int(fields[2])
-    return np.frombuffer(data[pos + 1:pos + 1 + w * h], np.uint8).reshape(h, w)
 
 
 def run(img, conn, backend):
