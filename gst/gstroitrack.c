@@ -39,11 +39,24 @@
  * detector that never marks frames (not vjdetect) then blurs everything:
  * set `fail-closed=false` for those.
  *
+ * With `delay` = N (default 0), the element holds N frames back, so that a
+ * track's first detection also reaches the N frames before it: in each of
+ * them the track gets a box moved back along its path (the displacement
+ * between its first two detections, per frame; none yet: in place), growing
+ * by `grow` a frame back as a coasting box does. A face entering the frame
+ * or turning towards the camera, which a detector finds only once most of it
+ * shows, is then blurred from the frame it appeared in. The latency query
+ * reports the N frames (N frame durations of the caps' frame rate); a
+ * serialized event (end of stream, new caps or segment) first sends the
+ * held frames on, a flush drops them.
+ *
  * With `post-messages` an element message named `roitrack` goes on the bus
  * for every frame, shaped like vjdetect's (and facedetect's): the frame's
  * times and `faces`, a list of `face` structures with `x`, `y`, `width`,
- * `height`, `id`, `age` and `lost`; also `searched` (1, 0 skipped, -1 not
- * marked) and `fail-closed` (boolean).
+ * `height`, `id`, `age` and `lost` (a box moved back before a track's first
+ * detection: `age` 0, `lost` 0 and `early`, the frames before it); also
+ * `searched` (1, 0 skipped, -1 not marked) and `fail-closed` (boolean). With
+ * `delay` the message leaves with its frame.
  *
  * ## Example launch lines
  * |[
@@ -58,6 +71,13 @@
  *     videoconvert ! autovideosink
  * ]| Detection on every third frame only, the tracker carrying the boxes
  * between (for a slow machine).
+ * |[
+ * gst-launch-1.0 filesrc location=clip.webm ! decodebin ! videoconvert ! \
+ *     vjdetect angles=-30,-15,0,15,30 ! roitrack delay=3 ! \
+ *     satfilter roi-type=face radius=12 ! videoconvert ! autovideosink
+ * ]| The settings docs/privacy.md recommends where exposure matters most:
+ * turned faces searched too, and three frames of latency so that faces are
+ * blurred from the frame they enter.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -69,6 +89,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include "fv_config.h"
+#include "fvlatency.h"
 #include "fvmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_roitrack_debug);
@@ -83,6 +104,8 @@ G_DECLARE_FINAL_TYPE (GstRoitrack, gst_roitrack, GST, ROITRACK, GstBaseTransform
 #define DEFAULT_MARGIN 0.1
 #define DEFAULT_GROW 0.05
 #define DEFAULT_MIN_IOU 0.2
+#define DEFAULT_DELAY 0
+#define MAX_DELAY 300
 /* frames without a mark before the warning that every frame is blurred */
 #define UNMARKED_WARNING 30
 
@@ -100,6 +123,30 @@ typedef struct {
   gdouble x, y, w, h;
 } Box;
 
+/* An output box, margin applied and clipped to the frame. */
+typedef struct {
+  gint x, y, w, h;
+  guint id, age, lost, early;
+} OutBox;
+
+/* A frame held back (delay), with the boxes it got when it was tracked. */
+typedef struct {
+  GstBuffer *buf;
+  guint64 n;               /* frames since start */
+  gint searched;
+  gboolean whole;
+  GArray *boxes;           /* of OutBox */
+} Held;
+
+/* A track's first detection, while held frames before it may still take it. */
+typedef struct {
+  guint id;
+  guint64 n;
+  Box box;
+  gdouble vx, vy;          /* per frame, from its first two detections */
+  gboolean moving;         /* the second one is in */
+} Birth;
+
 struct _GstRoitrack {
   GstBaseTransform parent;
   /* properties, under the object lock */
@@ -107,10 +154,15 @@ struct _GstRoitrack {
   guint hold, hold_once;
   gdouble margin, grow, min_iou;
   gboolean fail_closed, post_messages;
+  guint delay;
   /* streaming */
+  GQueue held;             /* of Held *, oldest first */
+  GArray *births;          /* of Birth */
+  guint64 frame_n;
+  GstVideoInfo info;
+  FvLatency latency;
   GArray *tracks;          /* of Track */
   guint next_id;
-  gint width, height;
   guint unmarked;          /* frames in a row without a detector's mark */
   gboolean warned;
 };
@@ -125,6 +177,7 @@ enum {
   PROP_MIN_IOU,
   PROP_FAIL_CLOSED,
   PROP_POST_MESSAGES,
+  PROP_DELAY,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -190,10 +243,26 @@ predict (GstRoitrack *self, gdouble grow)
   }
 }
 
+/* The second detection of a track born in a held frame: its velocity. */
 static void
-detected (Track *t, const Box *b)
+birth_moves (GstRoitrack *self, const Track *t, gdouble cx, gdouble cy)
+{
+  for (guint i = 0; i < self->births->len; i++) {
+    Birth *b = &g_array_index (self->births, Birth, i);
+    if (b->id == t->id) {
+      b->vx = (cx - t->cx) / t->lost;
+      b->vy = (cy - t->cy) / t->lost;
+      b->moving = TRUE;
+    }
+  }
+}
+
+static void
+detected (GstRoitrack *self, Track *t, const Box *b)
 {
   const gdouble cx = b->x + b->w / 2, cy = b->y + b->h / 2;
+  if (t->hits == 1)
+    birth_moves (self, t, cx, cy);
   if (t->age > 0) {   /* the mean of the last velocity and the displacement since */
     t->vx = (t->vx + (cx - t->cx) / t->lost) / 2;
     t->vy = (t->vy + (cy - t->cy) / t->lost) / 2;
@@ -230,7 +299,7 @@ associate (GstRoitrack *self, GArray *dets, gdouble min_iou, guint hold, guint h
     if (track_done[p->t] || det_done[p->d])
       continue;
     track_done[p->t] = det_done[p->d] = TRUE;
-    detected (&g_array_index (self->tracks, Track, p->t), &g_array_index (dets, Box, p->d));
+    detected (self, &g_array_index (self->tracks, Track, p->t), &g_array_index (dets, Box, p->d));
   }
   const guint old = self->tracks->len;
   for (guint t = old; t-- > 0;) {
@@ -242,8 +311,10 @@ associate (GstRoitrack *self, GArray *dets, gdouble min_iou, guint hold, guint h
     if (det_done[d])
       continue;
     Track t = { .id = self->next_id++ };
-    detected (&t, &g_array_index (dets, Box, d));
+    detected (self, &t, &g_array_index (dets, Box, d));
     g_array_append_val (self->tracks, t);
+    Birth b = { t.id, self->frame_n, g_array_index (dets, Box, d), 0, 0, FALSE };
+    g_array_append_val (self->births, b);
   }
   g_free (track_done);
   g_free (det_done);
@@ -259,36 +330,66 @@ drop_type (GstBuffer *buf, GstMeta **meta, gpointer q)
   return TRUE;
 }
 
-static GstVideoRegionOfInterestMeta *
-add_box (GstBuffer *buf, const gchar *type, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
-    gint w, gint h, gint id)
+/* A box with the margin, clipped to the frame; FALSE where nothing is left. */
+static gboolean
+out_box (GstRoitrack *self, gdouble x, gdouble y, gdouble w, gdouble h, gdouble margin,
+    OutBox *o)
 {
-  const gint ax = (gint) CLAMP (floor (x0), 0, w), ay = (gint) CLAMP (floor (y0), 0, h);
-  const gint bx = (gint) CLAMP (ceil (x1), 0, w), by = (gint) CLAMP (ceil (y1), 0, h);
-  if (bx <= ax || by <= ay)
-    return NULL;   /* coasted out of the frame */
-  GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (buf, type,
-      ax, ay, bx - ax, by - ay);
-  m->id = id;
-  return m;
+  const gdouble mx = margin * w, my = margin * h;
+  const gint W = GST_VIDEO_INFO_WIDTH (&self->info), H = GST_VIDEO_INFO_HEIGHT (&self->info);
+  o->x = (gint) CLAMP (floor (x - mx), 0, W);
+  o->y = (gint) CLAMP (floor (y - my), 0, H);
+  o->w = (gint) CLAMP (ceil (x + w + mx), 0, W) - o->x;
+  o->h = (gint) CLAMP (ceil (y + h + my), 0, H) - o->y;
+  return o->w > 0 && o->h > 0;   /* not coasted out of the frame */
 }
 
+/* A box not seen in this frame (coasting, or before its first detection)
+ * that lies within its own width (height) of a frame edge and moves towards
+ * it (a leaving face), or away from it (before its first detection: an
+ * entering one), reaches that edge: the face is between the box and the
+ * edge, and moves faster than a path fitted to its last detections says.
+ * `toward` is +1 for coasting boxes, -1 for boxes before a detection, 0
+ * for those before a detection whose path is not known yet (any edge). */
+static void
+to_edges (GstRoitrack *self, gdouble *x, gdouble *y, gdouble *w, gdouble *h, gdouble vx,
+    gdouble vy, gint toward)
+{
+  const gdouble W = GST_VIDEO_INFO_WIDTH (&self->info), H = GST_VIDEO_INFO_HEIGHT (&self->info);
+  gdouble x0 = *x, y0 = *y, x1 = *x + *w, y1 = *y + *h;
+  const gboolean any = toward == 0;
+  vx *= toward;
+  vy *= toward;
+  if (x0 < *w && (vx < 0 || any))
+    x0 = 0;
+  if (W - x1 < *w && (vx > 0 || any))
+    x1 = W;
+  if (y0 < *h && (vy < 0 || any))
+    y0 = 0;
+  if (H - y1 < *h && (vy > 0 || any))
+    y1 = H;
+  *x = x0;
+  *y = y0;
+  *w = x1 - x0;
+  *h = y1 - y0;
+}
+
+/* One frame into the tracks; the frame held with the boxes it gets. */
 static GstFlowReturn
-gst_roitrack_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
 {
   GstRoitrack *self = GST_ROITRACK (trans);
   GST_OBJECT_LOCK (self);
   gchar *type = g_strdup (self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
   const guint hold = self->hold, hold_once = self->hold_once;
   const gdouble margin = self->margin, grow = self->grow, min_iou = self->min_iou;
-  const gboolean fail_closed = self->fail_closed, post = self->post_messages;
+  const gboolean fail_closed = self->fail_closed;
   GST_OBJECT_UNLOCK (self);
-  const GQuark q = g_quark_from_string (type);
   const gint searched = fv_meta_detection_state (buf, type);
 
   predict (self, grow);
   if (searched == 1) {
-    GArray *dets = detections (buf, q);
+    GArray *dets = detections (buf, g_quark_from_string (type));
     associate (self, dets, min_iou, hold, hold_once);
     g_array_unref (dets);
     self->unmarked = 0;
@@ -300,58 +401,166 @@ gst_roitrack_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
             UNMARKED_WARNING, type), ("vjdetect marks every frame it searches; for a detector "
             "that does not, set fail-closed=false"));
   }
-  const gboolean whole = searched < 0 && fail_closed;
+  Held *h = g_new0 (Held, 1);
+  h->buf = buf;
+  h->n = self->frame_n++;
+  h->searched = searched;
+  h->whole = searched < 0 && fail_closed;
+  h->boxes = g_array_new (FALSE, FALSE, sizeof (OutBox));
+  for (guint i = 0; i < self->tracks->len; i++) {
+    const Track *t = &g_array_index (self->tracks, Track, i);
+    OutBox o = { .id = t->id, .age = t->age, .lost = t->lost };
+    gdouble x = t->x, y = t->y, w = t->w, hh = t->h;
+    if (t->lost > 0)
+      to_edges (self, &x, &y, &w, &hh, t->vx, t->vy, 1);
+    if (out_box (self, x, y, w, hh, margin, &o))
+      g_array_append_val (h->boxes, o);
+  }
+  g_queue_push_tail (&self->held, h);
+  GST_LOG_OBJECT (self, "%u tracks%s, %u frames held", self->tracks->len,
+      h->whole ? ", whole frame" : "", self->held.length);
+  g_free (type);
+  return GST_FLOW_OK;
+}
 
+/* The boxes of tracks first detected in the `delay` frames after held
+ * frame h, moved back along their path to it. */
+static void
+add_early (GstRoitrack *self, const Held *h, guint delay, gdouble grow, gdouble margin)
+{
+  for (guint i = 0; i < self->births->len; i++) {
+    const Birth *b = &g_array_index (self->births, Birth, i);
+    if (b->n <= h->n || b->n - h->n > delay)
+      continue;
+    const gdouble k = (gdouble) (b->n - h->n);
+    gdouble w = b->box.w * (1 + grow * k), hh = b->box.h * (1 + grow * k);
+    gdouble x = b->box.x + b->box.w / 2 - b->vx * k - w / 2;
+    gdouble y = b->box.y + b->box.h / 2 - b->vy * k - hh / 2;
+    to_edges (self, &x, &y, &w, &hh, b->vx, b->vy, b->moving ? -1 : 0);
+    OutBox o = { .id = b->id, .early = (guint) k };
+    if (out_box (self, x, y, w, hh, margin, &o))
+      g_array_append_val (h->boxes, o);
+  }
+}
+
+static void
+held_free (Held *h)
+{
+  gst_clear_buffer (&h->buf);
+  g_array_unref (h->boxes);
+  g_free (h);
+}
+
+/* The oldest held frame out: its type's metas replaced by the boxes, its
+ * message posted. */
+static GstBuffer *
+emit (GstRoitrack *self, guint delay)
+{
+  Held *h = g_queue_pop_head (&self->held);
+  GST_OBJECT_LOCK (self);
+  gchar *type = g_strdup (self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
+  const gdouble margin = self->margin, grow = self->grow;
+  const gboolean post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  const GQuark q = g_quark_from_string (type);
+  add_early (self, h, delay, grow, margin);
+  for (guint i = self->births->len; i-- > 0;)   /* no later frame takes these */
+    if (g_array_index (self->births, Birth, i).n <= h->n + 1)
+      g_array_remove_index_fast (self->births, i);
+
+  GstBuffer *buf = gst_buffer_make_writable (h->buf);
+  h->buf = NULL;
   gst_buffer_foreach_meta (buf, drop_type, GUINT_TO_POINTER (q));
   gint id = fv_meta_next_roi_id (buf);
   GValue faces = G_VALUE_INIT;
   if (post)
     g_value_init (&faces, GST_TYPE_LIST);
-  for (guint i = 0; i < self->tracks->len; i++) {
-    const Track *t = &g_array_index (self->tracks, Track, i);
-    const gdouble mx = margin * t->w, my = margin * t->h;
-    GstVideoRegionOfInterestMeta *m = add_box (buf, type, t->x - mx, t->y - my,
-        t->x + t->w + mx, t->y + t->h + my, self->width, self->height, id);
-    if (!m)
-      continue;
-    id++;
-    gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("track",
-            "id", G_TYPE_UINT, t->id, "age", G_TYPE_UINT, t->age, "lost", G_TYPE_UINT, t->lost,
-            NULL));
+  for (guint i = 0; i < h->boxes->len; i++) {
+    const OutBox *o = &g_array_index (h->boxes, OutBox, i);
+    GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (buf, type,
+        o->x, o->y, o->w, o->h);
+    m->id = id++;
+    GstStructure *track = gst_structure_new ("track", "id", G_TYPE_UINT, o->id, "age",
+        G_TYPE_UINT, o->age, "lost", G_TYPE_UINT, o->lost, NULL);
+    if (o->early)
+      gst_structure_set (track, "early", G_TYPE_UINT, o->early, NULL);
+    gst_video_region_of_interest_meta_add_param (m, track);
     if (post) {
       GValue face = G_VALUE_INIT;
       g_value_init (&face, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&face, gst_structure_new ("face", "x", G_TYPE_UINT, m->x,
-              "y", G_TYPE_UINT, m->y, "width", G_TYPE_UINT, m->w, "height", G_TYPE_UINT, m->h,
-              "id", G_TYPE_UINT, t->id, "age", G_TYPE_UINT, t->age, "lost", G_TYPE_UINT,
-              t->lost, NULL));
+      GstStructure *f = gst_structure_new ("face", "x", G_TYPE_UINT, m->x, "y", G_TYPE_UINT,
+          m->y, "width", G_TYPE_UINT, m->w, "height", G_TYPE_UINT, m->h, "id", G_TYPE_UINT,
+          o->id, "age", G_TYPE_UINT, o->age, "lost", G_TYPE_UINT, o->lost, NULL);
+      if (o->early)
+        gst_structure_set (f, "early", G_TYPE_UINT, o->early, NULL);
+      g_value_take_boxed (&face, f);
       gst_value_list_append_and_take_value (&faces, &face);
     }
   }
-  if (whole) {
-    GstVideoRegionOfInterestMeta *m = add_box (buf, type, 0, 0, self->width, self->height,
-        self->width, self->height, id);
-    if (m)
-      gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("track",
-              "id", G_TYPE_UINT, 0, "fail-closed", G_TYPE_BOOLEAN, TRUE, NULL));
+  if (h->whole) {
+    GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (buf, type,
+        0, 0, GST_VIDEO_INFO_WIDTH (&self->info), GST_VIDEO_INFO_HEIGHT (&self->info));
+    m->id = id;
+    gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("track",
+            "id", G_TYPE_UINT, 0, "fail-closed", G_TYPE_BOOLEAN, TRUE, NULL));
   }
   if (post) {
-    GstStructure *s = fv_meta_frame_structure ("roitrack", buf, &trans->segment);
+    GstStructure *s = fv_meta_frame_structure ("roitrack", buf,
+        &GST_BASE_TRANSFORM (self)->segment);
     gst_structure_take_value (s, "faces", &faces);
-    gst_structure_set (s, "searched", G_TYPE_INT, searched, "fail-closed", G_TYPE_BOOLEAN,
-        whole, NULL);
+    gst_structure_set (s, "searched", G_TYPE_INT, h->searched, "fail-closed", G_TYPE_BOOLEAN,
+        h->whole, NULL);
     gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
             s));
   }
-  GST_LOG_OBJECT (self, "%u tracks%s", self->tracks->len, whole ? ", whole frame" : "");
+  held_free (h);
   g_free (type);
+  return buf;
+}
+
+static guint
+delay_now (GstRoitrack *self)
+{
+  GST_OBJECT_LOCK (self);
+  const guint delay = self->delay;
+  GST_OBJECT_UNLOCK (self);
+  return delay;
+}
+
+/* Frames beyond `delay` leave, oldest first (more than one after the
+ * delay was lowered). */
+static GstFlowReturn
+gst_roitrack_generate (GstBaseTransform *trans, GstBuffer **out)
+{
+  GstRoitrack *self = GST_ROITRACK (trans);
+  const guint delay = delay_now (self);
+  *out = self->held.length > delay ? emit (self, delay) : NULL;
+  fv_latency_hold (GST_ELEMENT (self), &self->latency, delay);
   return GST_FLOW_OK;
+}
+
+/* Every held frame on downstream now (before an event, at the end). */
+static GstFlowReturn
+drain (GstRoitrack *self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  const guint delay = delay_now (self);
+  while (self->held.length > 0) {
+    GstBuffer *buf = emit (self, delay);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+    else
+      gst_buffer_unref (buf);   /* downstream refused one: the rest go nowhere either */
+  }
+  return ret;
 }
 
 static void
 forget (GstRoitrack *self)
 {
   g_array_set_size (self->tracks, 0);
+  g_array_set_size (self->births, 0);
+  g_queue_clear_full (&self->held, (GDestroyNotify) held_free);
   self->unmarked = 0;
 }
 
@@ -365,21 +574,56 @@ gst_roitrack_set_caps (GstBaseTransform *trans, GstCaps *in, GstCaps *out)
             "%" GST_PTR_FORMAT ".", in), (NULL));
     return FALSE;
   }
-  if (info.width != self->width || info.height != self->height)
+  if (info.width != self->info.width || info.height != self->info.height)
     forget (self);   /* boxes of another size mean nothing here */
-  self->width = info.width;
-  self->height = info.height;
+  self->info = info;
   return TRUE;
 }
 
 static gboolean
 gst_roitrack_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
+  GstRoitrack *self = GST_ROITRACK (trans);
   /* a seek or a new stream: the old tracks' paths lead nowhere */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
-      || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
-    forget (GST_ROITRACK (trans));
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    forget (self);
+  else if (GST_EVENT_IS_SERIALIZED (event))
+    drain (self);   /* the held frames go before the event, as they came */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
+    forget (self);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_roitrack_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstRoitrack *self = GST_ROITRACK (trans);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
+    return FALSE;
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    fv_latency_hold (GST_ELEMENT (self), &self->latency, delay_now (self));
+    fv_latency_add_to_query (GST_ELEMENT (self), &self->latency, &self->info, query);
+  }
+  return TRUE;
+}
+
+/* Pools upstream keep `delay` more buffers out: ours are held here. */
+static gboolean
+gst_roitrack_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
+    GstQuery *query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
+    return FALSE;
+  const guint delay = delay_now (GST_ROITRACK (trans));
+  for (guint i = 0; delay && i < gst_query_get_n_allocation_pools (query); i++) {
+    GstBufferPool *pool = NULL;
+    guint size, min, max;
+    gst_query_parse_nth_allocation_pool (query, i, &pool, &size, &min, &max);
+    gst_query_set_nth_allocation_pool (query, i, pool, size, min + delay, max ? max + delay : 0);
+    if (pool)
+      gst_object_unref (pool);
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -388,7 +632,16 @@ gst_roitrack_start (GstBaseTransform *trans)
   GstRoitrack *self = GST_ROITRACK (trans);
   forget (self);
   self->next_id = 1;
+  self->frame_n = 0;
   self->warned = FALSE;
+  gst_video_info_init (&self->info);
+  return TRUE;
+}
+
+static gboolean
+gst_roitrack_stop (GstBaseTransform *trans)
+{
+  forget (GST_ROITRACK (trans));
   return TRUE;
 }
 
@@ -412,6 +665,7 @@ gst_roitrack_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_MIN_IOU: self->min_iou = g_value_get_double (value); break;
     case PROP_FAIL_CLOSED: self->fail_closed = g_value_get_boolean (value); break;
     case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); break;
+    case PROP_DELAY: self->delay = g_value_get_uint (value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -433,6 +687,7 @@ gst_roitrack_get_property (GObject *object, guint prop_id, GValue *value, GParam
     case PROP_MIN_IOU: g_value_set_double (value, self->min_iou); break;
     case PROP_FAIL_CLOSED: g_value_set_boolean (value, self->fail_closed); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
+    case PROP_DELAY: g_value_set_uint (value, self->delay); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -443,7 +698,9 @@ gst_roitrack_finalize (GObject *object)
 {
   GstRoitrack *self = GST_ROITRACK (object);
   g_free (self->roi_type);
+  forget (self);
   g_array_unref (self->tracks);
+  g_array_unref (self->births);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -487,6 +744,11 @@ gst_roitrack_class_init (GstRoitrackClass *klass)
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages", "Post a \"roitrack\" element "
           "message every frame with the tracked boxes", TRUE, ctl));
+  g_object_class_install_property (gobject_class, PROP_DELAY,
+      g_param_spec_uint ("delay", "Delay", "Frames held back so that a track's first "
+          "detection also blurs the frames before it (a face entering or turning is blurred "
+          "from the frame it appeared in); adds as many frames of latency", 0, MAX_DELAY,
+          DEFAULT_DELAY, ctl));
 
   gst_element_class_set_static_metadata (element_class, "Region tracker",
       "Filter/Analyzer/Video",
@@ -495,7 +757,11 @@ gst_roitrack_class_init (GstRoitrackClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  bt->transform_ip = GST_DEBUG_FUNCPTR (gst_roitrack_transform_ip);
+  bt->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_roitrack_submit);
+  bt->generate_output = GST_DEBUG_FUNCPTR (gst_roitrack_generate);
+  bt->query = GST_DEBUG_FUNCPTR (gst_roitrack_query);
+  bt->propose_allocation = GST_DEBUG_FUNCPTR (gst_roitrack_propose_allocation);
+  bt->stop = GST_DEBUG_FUNCPTR (gst_roitrack_stop);
   bt->set_caps = GST_DEBUG_FUNCPTR (gst_roitrack_set_caps);
   bt->sink_event = GST_DEBUG_FUNCPTR (gst_roitrack_sink_event);
   bt->start = GST_DEBUG_FUNCPTR (gst_roitrack_start);
@@ -506,6 +772,10 @@ gst_roitrack_init (GstRoitrack *self)
 {
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   self->tracks = g_array_new (FALSE, FALSE, sizeof (Track));
+  self->births = g_array_new (FALSE, FALSE, sizeof (Birth));
+  g_queue_init (&self->held);
+  gst_video_info_init (&self->info);
+  self->delay = DEFAULT_DELAY;
   self->hold = DEFAULT_HOLD;
   self->hold_once = DEFAULT_HOLD_ONCE;
   self->margin = DEFAULT_MARGIN;

@@ -55,7 +55,7 @@ SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                       "sample-face.webm")
 
 # one a mount: decode, filter and encode once
-CHAIN = ("videoconvert ! vjdetect ! roitrack ! satfilter roi-type=face radius=12 ! {publish}videoconvert ! "
+CHAIN = ("videoconvert ! vjdetect ! roitrack delay=3 ! satfilter roi-type=face radius=12 ! {publish}videoconvert ! "
          "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! "
          "h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! "
          "appsink name=out sync=true max-buffers=4 drop=true emit-signals=true")

@@ -122,7 +122,7 @@ main (int argc, char **argv)
   app.stop_at = argc > 2 ? (GstClockTime) (atof (argv[2]) * GST_SECOND) : GST_CLOCK_TIME_NONE;
   gchar *uri = gst_filename_to_uri (argv[1], NULL);
   gchar *desc = g_strdup_printf ("uridecodebin uri=%s ! videoconvert ! "
-      "vjdetect name=detect ! roitrack ! satfilter name=blur roi-type=face radius=12 ! "
+      "vjdetect name=detect ! roitrack delay=3 ! satfilter name=blur roi-type=face radius=12 ! "
       "appsink name=sink sync=false emit-signals=true", uri);
   GError *err = NULL;
   app.pipeline = gst_parse_launch (desc, &err);

@@ -45,7 +45,7 @@ def main():
     uri = Gst.filename_to_uri(sys.argv[1])
     try:
         pipe = Gst.parse_launch(
-            "uridecodebin uri=%s ! videoconvert ! vjdetect name=detect ! roitrack ! "
+            "uridecodebin uri=%s ! videoconvert ! vjdetect name=detect ! roitrack delay=3 ! "
             "satfilter name=blur roi-type=face radius=12 ! "
             "appsink name=sink sync=false emit-signals=true" % uri)
     except GLib.Error as e:

@@ -116,17 +116,26 @@ ref_frame (Ref *r, const Box *det, int nd, int searched)
     }
 }
 
-/* The boxes out: pushed out by the margin, clipped, empty ones dropped. */
+/* The boxes out: a coasting box within its own width (height) of an edge
+ * and moving towards it reaching that edge, pushed out by the margin,
+ * clipped, empty ones dropped. */
 static int
 ref_out (const Ref *r, Out *out)
 {
   int n = 0;
   for (int i = 0; i < r->n; i++) {
     const RTrack *t = &r->t[i];
-    double mx = MARGIN * t->w, my = MARGIN * t->h;
-    int x0 = (int) fmin (fmax (floor (t->x - mx), 0), W), y0 = (int) fmin (fmax (floor (t->y - my), 0), H);
-    int x1 = (int) fmin (fmax (ceil (t->x + t->w + mx), 0), W);
-    int y1 = (int) fmin (fmax (ceil (t->y + t->h + my), 0), H);
+    double bx0 = t->x, by0 = t->y, bx1 = t->x + t->w, by1 = t->y + t->h;
+    if (t->lost > 0) {
+      bx0 = t->x < t->w && t->vx < 0 ? 0 : bx0;
+      bx1 = W - bx1 < t->w && t->vx > 0 ? W : bx1;
+      by0 = t->y < t->h && t->vy < 0 ? 0 : by0;
+      by1 = H - by1 < t->h && t->vy > 0 ? H : by1;
+    }
+    double mx = MARGIN * (bx1 - bx0), my = MARGIN * (by1 - by0);
+    int x0 = (int) fmin (fmax (floor (bx0 - mx), 0), W), y0 = (int) fmin (fmax (floor (by0 - my), 0), H);
+    int x1 = (int) fmin (fmax (ceil (bx1 + mx), 0), W);
+    int y1 = (int) fmin (fmax (ceil (by1 + my), 0), H);
     if (x1 > x0 && y1 > y0)
       out[n++] = (Out) { x0, y0, x1 - x0, y1 - y0, t->id, t->age, t->lost };
   }
@@ -147,11 +156,10 @@ harness (const gchar *props)
   return h;
 }
 
-/* Pushes a frame with these face detections (and one "plate" region that
- * must pass untouched), marked `searched` as vjdetect marks it; returns
- * the tracked faces, *whole set when a whole-frame box came out. */
-static int
-frame (GstHarness *h, const Box *det, int nd, int searched, Out *out, gboolean *whole)
+/* A frame with these face detections (and one "plate" region that must
+ * pass untouched), marked `searched` as vjdetect marks it. */
+static GstBuffer *
+make_frame (const Box *det, int nd, int searched)
 {
   GstBuffer *b = gst_buffer_new_allocate (NULL, W * H, NULL);
   for (int i = 0; i < nd; i++) {
@@ -167,8 +175,15 @@ frame (GstHarness *h, const Box *det, int nd, int searched, Out *out, gboolean *
     GstCustomMeta *cm = gst_buffer_add_custom_meta (b, "FvDetectionMeta");
     gst_structure_set (gst_custom_meta_get_structure (cm), "face", G_TYPE_INT, searched, NULL);
   }
-  GstBuffer *o = gst_harness_push_and_pull (h, b);
-  fail_unless (o != NULL);
+  return b;
+}
+
+/* The tracked faces of an output frame (unreffed), *whole set when a
+ * whole-frame box came out; early[i] the frames before the track's first
+ * detection (0 for a box of a detected or coasting track). */
+static int
+read_regions (GstBuffer *o, Out *out, gboolean *whole, guint *early, int *plates_out)
+{
   int n = 0, plates = 0;
   *whole = FALSE;
   gpointer state = NULL;
@@ -192,11 +207,32 @@ frame (GstHarness *h, const Box *det, int nd, int searched, Out *out, gboolean *
     Out r = { m->x, m->y, m->w, m->h };
     fail_unless (gst_structure_get_uint (s, "id", &r.id) && gst_structure_get_uint (s, "age",
             &r.age) && gst_structure_get_uint (s, "lost", &r.lost));
+    if (early && !gst_structure_get_uint (s, "early", &early[n]))
+      early[n] = 0;
     out[n++] = r;
   }
-  fail_unless_equals_int (plates, 1);
+  *plates_out = plates;
   gst_buffer_unref (o);
   return n;
+}
+
+/* The same for frames that carry the one "plate" region of make_frame. */
+static int
+read_frame (GstBuffer *o, Out *out, gboolean *whole, guint *early)
+{
+  int plates;
+  const int n = read_regions (o, out, whole, early, &plates);
+  fail_unless_equals_int (plates, 1);
+  return n;
+}
+
+/* Pushes a frame and reads the one that comes out (no delay). */
+static int
+frame (GstHarness *h, const Box *det, int nd, int searched, Out *out, gboolean *whole)
+{
+  GstBuffer *o = gst_harness_push_and_pull (h, make_frame (det, nd, searched));
+  fail_unless (o != NULL);
+  return read_frame (o, out, whole, NULL);
 }
 
 static int
@@ -424,6 +460,128 @@ GST_START_TEST (test_pipeline_covers_detections)
 }
 GST_END_TEST;
 
+/* delay=2: frames come out two late; a track first detected in frame 3
+ * also boxes frames 1 (two back: its velocity not yet known, in place,
+ * grown twice) and 2 (one back, moved back by the displacement between its
+ * first two detections, grown once); frame 0 is beyond the delay; the
+ * latency query adds two frame durations; the end of the stream sends the
+ * held frames on, a flush drops them, new caps come after the held frames. */
+GST_START_TEST (test_delay)
+{
+  GstHarness *h = harness ("delay=2");
+  gst_harness_set_upstream_latency (h, 0);
+  Out o[8];
+  guint early[8];
+  gboolean whole;
+  for (int f = 0; f < 6; f++) {
+    Box b = { 300 + 10 * (f - 3), 200, 60, 60 };
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&b, f >= 3, 1)), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h), MAX (0, f - 1));
+  }
+  fail_unless_equals_uint64 (gst_harness_query_latency (h),
+      2 * gst_util_uint64_scale_int (GST_SECOND, 1, 30));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 6);
+  /* frame 0: nothing (the track begins 3 frames later) */
+  fail_unless_equals_int (read_frame (gst_harness_pull (h), o, &whole, early), 0);
+  /* frame 1: centre (330, 230), 60 x 1.1 = 66 wide, margin 6.6 */
+  fail_unless_equals_int (read_frame (gst_harness_pull (h), o, &whole, early), 1);
+  fail_unless (o[0].x == 290 && o[0].y == 190 && o[0].w == 80 && o[0].h == 80 && o[0].id == 1
+      && early[0] == 2 && o[0].age == 0 && o[0].lost == 0, "%d,%d %dx%d early %u", o[0].x,
+      o[0].y, o[0].w, o[0].h, early[0]);
+  /* frame 2: centre (330 - 10, 230), 63 wide, margin 6.3 */
+  fail_unless_equals_int (read_frame (gst_harness_pull (h), o, &whole, early), 1);
+  fail_unless (o[0].x == 282 && o[0].y == 192 && o[0].w == 76 && o[0].h == 76 && early[0] == 1,
+      "%d,%d %dx%d early %u", o[0].x, o[0].y, o[0].w, o[0].h, early[0]);
+  for (int f = 3; f < 6; f++) {   /* detected: the box and its margin */
+    fail_unless_equals_int (read_frame (gst_harness_pull (h), o, &whole, early), 1);
+    fail_unless (o[0].x == 294 + 10 * (f - 3) && o[0].w == 72 && early[0] == 0 && !whole);
+  }
+  gst_harness_teardown (h);
+
+  /* a flush drops the held frames; caps come after the held ones */
+  h = harness ("delay=2");
+  Box b = { 100, 100, 40, 40 };
+  gst_harness_push (h, make_frame (&b, 1, 1));
+  gst_harness_push (h, make_frame (&b, 1, 1));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_harness_push_event (h, gst_event_new_segment (&(GstSegment) { .format = GST_FORMAT_TIME,
+              .rate = 1.0, .applied_rate = 1.0, .stop = GST_CLOCK_TIME_NONE }));
+  gst_harness_push (h, make_frame (&b, 1, 1));
+  gst_harness_push (h, make_frame (&b, 1, 1));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  while (gst_harness_try_pull_event (h))
+    ;
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=640,height=480,"
+      "framerate=15/1");
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  /* lowered while running: the extra held frames leave with the next one */
+  g_object_set (gst_harness_find_element (h, "roitrack"), "delay", 0, NULL);
+  gst_harness_push (h, make_frame (&b, 1, 1));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 3);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* The detector's drops: frames vjdetect drops for QoS (late) do not leave
+ * at all, and every frame that does leave was searched; a frame it cannot
+ * search (a buffer shorter than its caps) leaves, if at all, blurred
+ * whole. */
+GST_START_TEST (test_fail_closed_drops)
+{
+  const gchar *cascades = g_getenv ("FV_CASCADES");
+  gchar *desc = g_strdup_printf ("vjdetect cascade=%s/haarcascades/"
+      "haarcascade_frontalface_default.xml post-messages=false ! roitrack post-messages=false",
+      cascades ? cascades : "/usr/share/opencv4");
+  GstHarness *h = gst_harness_new_parse (desc);
+  g_free (desc);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=640,height=480,"
+      "framerate=30/1");
+  const GstClockTime dur = gst_util_uint64_scale_int (GST_SECOND, 1, 30);
+  int out = 0;
+  for (int f = 0; f < 12; f++) {
+    if (f == 4)   /* downstream is 5 frames behind: frames up to 8 are late */
+      fail_unless (gst_harness_push_upstream_event (h, gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW,
+                  2.0, (GstClockTimeDiff) (4 * dur), 4 * dur)));
+    GstBuffer *b = gst_buffer_new_allocate (NULL, W * H, NULL);
+    gst_buffer_memset (b, 0, 90, W * H);
+    GST_BUFFER_PTS (b) = f * dur;
+    GST_BUFFER_DURATION (b) = dur;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    GstBuffer *o;
+    while ((o = gst_harness_try_pull (h))) {
+      Out boxes[4];
+      gboolean whole;
+      fail_unless (gst_buffer_get_custom_meta (o, "FvDetectionMeta") != NULL);
+      int plates;
+      fail_unless_equals_int (read_regions (o, boxes, &whole, NULL, &plates), 0);
+      fail_unless (!whole, "a searched frame blurred whole");
+      out++;
+    }
+  }
+  fail_unless (out > 0 && out < 12, "%d of 12 frames out: none dropped for QoS", out);
+  /* a buffer shorter than its caps: the detector cannot search it (a
+   * warning from GstVideoFilter) and passes it on unmarked; it leaves
+   * blurred whole */
+  GstBuffer *b = gst_buffer_new_allocate (NULL, 100, NULL);
+  GST_BUFFER_PTS (b) = 12 * dur;
+  gst_harness_push (h, b);
+  GstBuffer *o = gst_harness_try_pull (h);
+  fail_unless (o != NULL);
+  {
+    Out boxes[4];
+    gboolean whole;
+    int plates;
+    fail_unless (gst_buffer_get_custom_meta (o, "FvDetectionMeta") == NULL);
+    read_regions (o, boxes, &whole, NULL, &plates);
+    fail_unless (whole, "a frame the detector could not search left without a whole-frame box");
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static Suite *
 roitrack_suite (void)
 {
@@ -435,6 +593,8 @@ roitrack_suite (void)
   tcase_add_test (tc, test_gaps);
   tcase_add_test (tc, test_margin_and_path);
   tcase_add_test (tc, test_fail_closed);
+  tcase_add_test (tc, test_delay);
+  tcase_add_test (tc, test_fail_closed_drops);
   tcase_add_test (tc, test_pipeline_covers_detections);
   return s;
 }
