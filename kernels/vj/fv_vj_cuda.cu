@@ -24,9 +24,17 @@
  *     one warp's long tail.
  *
  * Tuned on the H100 (docs/benchmarks.md): stages 0 | 1-3 | 4.. per pass,
- * 16 blocks of 4 warps per multiprocessor. FV_VJ_STAGES=a,b,
- * FV_VJ_BLOCKS_PER_SM, FV_VJ_WARPS_PER_BLOCK, FV_VJ_DEEP_SHARED=0 override
- * them for tuning; FV_VJ_PROFILE prints the phases' times.
+ * 16 blocks of 4 warps per multiprocessor for a detection alone on its
+ * device. Detections of one process running at once on a device (many
+ * cameras) share those 16: each persistent grid gets 16 / (detections in
+ * flight there) blocks per multiprocessor, at least one, so that one
+ * frame's grid does not hold every SM while its last warps finish and the
+ * other streams' frames wait. FV_VJ_STAGES=a,b, FV_VJ_BLOCKS_PER_SM (then
+ * fixed), FV_VJ_WARPS_PER_BLOCK, FV_VJ_DEEP_SHARED=0 override them for
+ * tuning; FV_VJ_PROFILE prints the phases' times.
+ *
+ * The key count comes back with the first KEY_PREFETCH keys in the same
+ * round trip; a second copy only when more windows passed.
  *
  * Windows that pass every stage come back as keys (level, y, x); the host
  * sorts them and groups them as the CPU path does, so the boxes are equal.
@@ -37,6 +45,7 @@
 #include <cstring>
 #include <cmath>
 #include <cstdio>
+#include <atomic>
 #include "fv_vj_plan.h"
 #include "../common/fv_env.h"
 #include "../common/fv_cuda_check.cuh"
@@ -61,6 +70,21 @@ struct Workspace {
   size_t plane_bytes, pitch;
 };
 
+/* Blocks per multiprocessor of a detection alone on its device. */
+constexpr int BLOCKS_PER_SM = 16;
+/* Keys read back with their count: a frame's raw detections are rarely more. */
+constexpr size_t KEY_PREFETCH = 1024;
+constexpr int MAX_DEVICES = 64;
+
+/* Detections of this process in flight per device, while one runs. */
+std::atomic<int> in_flight[MAX_DEVICES];
+
+struct InFlight {
+  int dev, n;
+  explicit InFlight (int d) : dev (d < 0 || d >= MAX_DEVICES ? 0 : d), n (++in_flight[dev]) {}
+  ~InFlight () { --in_flight[dev]; }
+};
+
 struct fv_vj_cuda {
   fv::PlanStream ps;
   int sms;
@@ -77,7 +101,7 @@ struct fv_vj_cuda {
   Detect d;
   long long total_rows, col_blocks, diags, nwords;
   int has_tilted;
-  int blocks_per_sm, warps_per_block;
+  int blocks_per_sm, warps_per_block;   /* blocks_per_sm 0: shared (in_flight) */
   /* page-locked: a copy to pageable memory goes through the driver's
    * staging, which the streams of a process take in turn (many
    * detectors in one process then wait for each other) */
@@ -358,7 +382,8 @@ point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const BlobLayout *o, unsig
 void
 tuning_from_env (fv_vj_cuda *c)
 {
-  c->blocks_per_sm = (int) fv_env_int (FV_ENV_VJ_BLOCKS_PER_SM, 16);
+  c->blocks_per_sm = (int) fv_env_int (FV_ENV_VJ_BLOCKS_PER_SM, 0);
+  c->blocks_per_sm = c->blocks_per_sm < 0 ? 0 : c->blocks_per_sm;
   c->warps_per_block = (int) fv_env_int (FV_ENV_VJ_WARPS_PER_BLOCK, 4);
   c->warps_per_block = c->warps_per_block < 1 ? 1 : c->warps_per_block > WARPS_MAX ? WARPS_MAX
       : c->warps_per_block;
@@ -457,6 +482,9 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   for (int i = 0; c->profile && i < 7; i++)
     FV_CUDA_TRY (cudaEventCreate (&c->ev[i]));
   FV_CUDA_TRY (cudaHostAlloc (&c->h_nkeys, sizeof *c->h_nkeys, cudaHostAllocDefault));
+  FV_CUDA_TRY (cudaHostAlloc (&c->h_keys, sizeof (unsigned long long) * KEY_PREFETCH,
+      cudaHostAllocDefault));
+  c->key_cap = KEY_PREFETCH;
   return FV_OK;
 }
 
@@ -482,6 +510,9 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
   if (!pl->py.nlevels)
     return FV_OK;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  const InFlight busy (c->ps.device);
+  const int bps = c->blocks_per_sm > 0 ? c->blocks_per_sm
+      : busy.n >= BLOCKS_PER_SM ? 1 : BLOCKS_PER_SM / busy.n;
   if (pl->p.shared_workspace) {   /* other plans used it since: tables, model, zeros again */
     if (!c->shared) {
       fv_set_last_error ("detection plan run without its shared workspace");
@@ -510,6 +541,7 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
   col_scan<<<(unsigned) c->col_blocks, dim3 (32, 16), 0, st>>> (c->g, c->planes);
   MARK (2);
   unsigned int nkeys = 0;
+  size_t prefetched = 0;
   for (;;) {
     FV_CUDA_TRY (cudaMemsetAsync (c->d.nkeys, 0, 6 * sizeof (unsigned int), st));
     const size_t shb = sizeof (FStump) * c->d.nshared;
@@ -517,7 +549,7 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
       first_stage<<<(unsigned) ((c->g.nwords * 32 + 255) / 256), 256, shb, st>>> (c->g, c->d,
           c->planes);
       MARK (3);
-      const unsigned blocks = c->sms * c->blocks_per_sm, tpb = 32 * c->warps_per_block;
+      const unsigned blocks = c->sms * bps, tpb = 32 * c->warps_per_block;
       uber<<<blocks, tpb, shb, st>>> (c->g, c->d, c->planes);
       MARK (4);
       const bool more = c->d.stage_a < c->d.stage_b;
@@ -531,6 +563,10 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
     FV_CUDA_TRY (cudaGetLastError ());
     FV_CUDA_TRY (cudaMemcpyAsync (c->h_nkeys, c->d.nkeys, sizeof nkeys, cudaMemcpyDeviceToHost,
         st));
+    /* the first keys in the same round trip (those past the count are not read) */
+    prefetched = KEY_PREFETCH < c->d.key_cap ? KEY_PREFETCH : c->d.key_cap;
+    FV_CUDA_TRY (cudaMemcpyAsync (c->h_keys, c->d.keys, sizeof (unsigned long long) * prefetched,
+        cudaMemcpyDeviceToHost, st));
     FV_CUDA_TRY (cudaStreamSynchronize (st));
     nkeys = *c->h_nkeys;
     if (nkeys <= c->d.key_cap)
@@ -551,7 +587,7 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
         cudaHostAllocDefault));
     c->key_cap = nkeys * 2;
   }
-  if (nkeys) {
+  if (nkeys > prefetched) {
     FV_CUDA_TRY (cudaMemcpyAsync (c->h_keys, c->d.keys, sizeof (unsigned long long) * nkeys,
         cudaMemcpyDeviceToHost, st));
     FV_CUDA_TRY (cudaStreamSynchronize (st));
