@@ -20,28 +20,41 @@ typedef struct {
   guint64 used;
 } RoiPlan;
 
-/* A plan for a sub-image of plane p: kept, or made (the least recently
- * used dropped past MAX_PLANS). */
+/* A plan for a sub-image of plane p of at least *w x *h: on the GPU the
+ * smallest kept one that is large enough and fits the plane (max_w x
+ * max_h; the window then grows to its size, which gives the same pixels:
+ * no new plan, no cudaMalloc and cudaFree that stall every stream of the
+ * device, as tracked boxes change size), on the CPU one of exactly that size
+ * (a larger window costs the CPU its area); else made, the least recently
+ * used dropped past MAX_PLANS. *w and *h become the plan's size. */
 static fv_box_plan *
-plan_for (FvBoxRoi *roi, gint p, const fv_box_params *params, gint w, gint h,
-    fv_backend backend, gint device, gpointer stream)
+plan_for (FvBoxRoi *roi, gint p, const fv_box_params *params, gint *w, gint *h, gint max_w,
+    gint max_h, fv_backend backend, gint device, gpointer stream)
 {
   if (!roi->plans)
     roi->plans = g_array_new (FALSE, FALSE, sizeof (RoiPlan));
+  const gboolean larger = backend == FV_BACKEND_CUDA;
   guint oldest = 0;
+  RoiPlan *best = NULL;
   for (guint i = 0; i < roi->plans->len; i++) {
     RoiPlan *e = &g_array_index (roi->plans, RoiPlan, i);
-    if (e->plane == p && e->width == w && e->height == h) {
-      e->used = ++roi->tick;
-      return e->plan;
-    }
+    const gboolean fits = e->plane == p && (larger ? e->width >= *w && e->height >= *h
+        && e->width <= max_w && e->height <= max_h : e->width == *w && e->height == *h);
+    if (fits && (!best || (gint64) e->width * e->height < (gint64) best->width * best->height))
+      best = e;
     if (e->used < g_array_index (roi->plans, RoiPlan, oldest).used)
       oldest = i;
   }
+  if (best) {
+    best->used = ++roi->tick;
+    *w = best->width;
+    *h = best->height;
+    return best->plan;
+  }
   fv_box_params bp = *params;
-  bp.width = w;
-  bp.height = h;
-  RoiPlan e = { p, w, h, NULL, ++roi->tick };
+  bp.width = *w;
+  bp.height = *h;
+  RoiPlan e = { p, *w, *h, NULL, ++roi->tick };
   if (fv_box_plan_create (&e.plan, &bp, backend, device, stream) != FV_OK)
     return NULL;
   if (roi->plans->len >= MAX_PLANS) {
@@ -52,17 +65,22 @@ plan_for (FvBoxRoi *roi, gint p, const fv_box_params *params, gint w, gint h,
   return e.plan;
 }
 
-/* [*a, *a + *n): the span [lo, hi) grown by r, rounded up to `round`
- * samples and kept within [0, size). */
-static void
-sub_span (gint lo, gint hi, gint r, gint size, gint round, gint *a, gint *n)
+/* The length of the span [lo, hi) grown by r, rounded up to `round`
+ * samples, at most size. */
+static gint
+span_length (gint lo, gint hi, gint r, gint size, gint round)
 {
-  gint s = MAX (lo - r, 0), e = MIN (hi + r, size);
-  gint len = MIN (((e - s) + round - 1) / round * round, size);
-  if (s + len > size)
-    s = size - len;
-  *a = s;
-  *n = len;
+  const gint s = MAX (lo - r, 0), e = MIN (hi + r, size);
+  return MIN (((e - s) + round - 1) / round * round, size);
+}
+
+/* Where a span of `len` (at least span_length's) holding [lo, hi) grown by
+ * r starts: at lo - r, slid back inside [0, size). */
+static gint
+span_start (gint lo, gint r, gint size, gint len)
+{
+  const gint s = MAX (lo - r, 0);
+  return s + len > size ? size - len : s;
 }
 
 gboolean
@@ -76,13 +94,15 @@ fv_box_roi_filter (FvBoxRoi *roi, const FvPlaneLayout *layout, const fv_box_para
     gint x0, y0, x1, y1;   /* the region's samples in this plane */
     if (!fv_plane_span (layout, p, x, y, w, h, &x0, &y0, &x1, &y1))
       continue;
-    gint sx, sy, sw, sh;
-    sub_span (x0, x1, params[p].radius_x, d->width, round, &sx, &sw);
-    sub_span (y0, y1, params[p].radius_y, d->height, round, &sy, &sh);
-    const gsize px = (gsize) d->channels * d->sample, row = GST_ROUND_UP_64 (sw * px);
-    fv_box_plan *plan = plan_for (roi, p, &params[p], sw, sh, backend, device, stream);
+    gint sw = span_length (x0, x1, params[p].radius_x, d->width, round);
+    gint sh = span_length (y0, y1, params[p].radius_y, d->height, round);
+    fv_box_plan *plan = plan_for (roi, p, &params[p], &sw, &sh, d->width, d->height, backend,
+        device, stream);
     if (!plan)
       return FALSE;
+    const gint sx = span_start (x0, params[p].radius_x, d->width, sw);
+    const gint sy = span_start (y0, params[p].radius_y, d->height, sh);
+    const gsize px = (gsize) d->channels * d->sample, row = GST_ROUND_UP_64 (sw * px);
     /* the filtered sub-image lands in scratch beside the frames: on the
      * device for CUDA frames, where it never visits the host */
     const gboolean on_device = fv_frame_mem (out) == FV_MEM_DEVICE;

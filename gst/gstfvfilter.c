@@ -353,15 +353,19 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   const gboolean can_order = priv->in_cuda && (!out || priv->out_cuda)
       && fv_cuda_ctx_frame_can_order (in->buffer, outbuf);
   if (gst_fv_filter_prepare (self)) {
-    if (can_order)   /* the kernels leave their work queued on our stream */
+    /* the kernels leave their device work queued on our stream: it is
+     * waited for once below, or ordered on the GPU (a frame's regions and
+     * planes then cost no host round trip each) */
+    if (can_order || ((priv->in_cuda || priv->out_cuda) && priv->dev.stream))
       fv_cuda_defer_begin (priv->dev.stream);
     ret = out ? klass->process (self, in, out) : klass->process_ip (self, in);
     fv_cuda_defer_end ();
   }
   const gboolean ordered = ret == GST_FLOW_OK && can_order
       && fv_cuda_ctx_frame_ordered (in->buffer, outbuf, priv->dev.stream);
-  if (ret == GST_FLOW_OK && (priv->in_cuda || priv->out_cuda) && priv->dev.stream && !ordered
-      && fv_cuda_stream_sync (priv->dev.stream) != FV_OK) {
+  /* also after a failure: work still queued must not outlive the frames */
+  if ((priv->in_cuda || priv->out_cuda) && priv->dev.stream && !ordered
+      && fv_cuda_stream_sync (priv->dev.stream) != FV_OK && ret == GST_FLOW_OK) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work on the frame failed."),
         ("%s", fv_last_error ()));
     ret = GST_FLOW_ERROR;

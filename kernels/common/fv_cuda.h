@@ -58,7 +58,9 @@ fv_status fv_cuda_finish (void *stream, int dst_on_device);
 fv_status fv_cuda_stream_wait (void *waiter, void *signaler);
 
 /* Copies `rows` rows of `row_bytes` between any two memories (host or
- * device; the runtime tells them apart), on `stream`, and waits. */
+ * device; the runtime tells them apart), on `stream`, and waits (as
+ * fv_cuda_finish: not for a device destination while `stream` is
+ * deferred). */
 fv_status fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size_t src_stride,
     size_t row_bytes, int rows, void *stream);
 

@@ -4,8 +4,11 @@
  * from PLAYING to its first frame, and its frames per second over the
  * middle of the run (frames WARMUP..last, each stream timed from its own
  * WARMUP-th frame to its last). Prints N, the sum of the streams' fps, the
- * slowest and the mean stream, and the slowest first frame.
- *   bench_streams [-w WARMUP] N BRANCH
+ * slowest and the mean stream, and the slowest first frame. With -j, one
+ * more branch joins the running pipeline once every stream has passed
+ * WARMUP frames (an RTSP client connecting while N run), and the time from
+ * its joining to its first frame is printed too.
+ *   bench_streams [-w WARMUP] [-j] N BRANCH
  * BRANCH is a launch line without its sink, e.g.
  *   "filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! vjdetect ! satfilter" */
 #include <stdlib.h>
@@ -35,13 +38,21 @@ main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
   guint warmup = 30;
+  gboolean join = FALSE;
   int a = 1;
-  if (argc > 2 && !strcmp (argv[1], "-w")) {
-    warmup = (guint) atoi (argv[2]);
-    a = 3;
+  for (;;) {
+    if (argc > a + 1 && !strcmp (argv[a], "-w")) {
+      warmup = (guint) atoi (argv[a + 1]);
+      a += 2;
+    } else if (argc > a && !strcmp (argv[a], "-j")) {
+      join = TRUE;
+      a++;
+    } else {
+      break;
+    }
   }
   if (argc - a != 2) {
-    g_printerr ("usage: bench_streams [-w WARMUP] N BRANCH\n");
+    g_printerr ("usage: bench_streams [-w WARMUP] [-j] N BRANCH\n");
     return 2;
   }
   const guint n = (guint) atoi (argv[a]);
@@ -73,8 +84,29 @@ main (int argc, char **argv)
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   const gint64 t_play = g_get_monotonic_time ();
   GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  Stream joined = { .warmup = warmup };
+  gint64 t_join = 0;
+  GstMessage *msg = NULL;
+  while (!msg && g_get_monotonic_time () - t_play < 600 * G_USEC_PER_SEC) {
+    msg = gst_bus_timed_pop_filtered (bus, 5 * GST_MSECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    guint warm = 0;
+    for (guint i = 0; i < n; i++)
+      warm += st[i].frames >= warmup;
+    if (join && !t_join && warm == n) {   /* the (N+1)-th joins the running ones */
+      gchar *desc = g_strdup_printf ("%s ! fakesink sync=false signal-handoffs=true", branch);
+      GstElement *bin = gst_parse_bin_from_description (desc, FALSE, NULL);
+      g_free (desc);
+      GstIterator *it = gst_bin_iterate_sinks (GST_BIN (bin));
+      GValue v = G_VALUE_INIT;
+      if (gst_iterator_next (it, &v) == GST_ITERATOR_OK)
+        g_signal_connect (g_value_get_object (&v), "handoff", G_CALLBACK (on_handoff), &joined);
+      g_value_unset (&v);
+      gst_iterator_free (it);
+      t_join = g_get_monotonic_time ();
+      gst_bin_add (GST_BIN (pipe), bin);
+      gst_element_sync_state_with_parent (bin);
+    }
+  }
   int rc = 0;
   if (!msg || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     GError *e = NULL;
@@ -106,6 +138,9 @@ main (int argc, char **argv)
   g_print ("N=%-4u total %8.1f fps  slowest %7.1f  mean %7.1f  (slowest/mean %.2f)  "
       "first frame within %.0f ms\n", n, sum, counted ? slowest : 0, counted ? sum / counted : 0,
       counted ? slowest / (sum / counted) : 0, first);
+  if (join)
+    g_print ("       stream %u joined while %u ran: first frame after %.0f ms\n", n + 1, n,
+        joined.frames ? (joined.t_first - t_join) / 1000.0 : -1.0);
   g_free (st);
   gst_object_unref (bus);
   gst_object_unref (pipe);
