@@ -4,7 +4,7 @@
 
 #include "gstfvfilter.h"
 #include "fv_conv.h"
-#include "fvkernelfile.h"
+#include "fv_kernel_file.h"
 #include "fvplanes.h"
 
 G_BEGIN_DECLS

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <glib.h>
-#include "fvkernelfile.h"
+#include "fv_kernel_file.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

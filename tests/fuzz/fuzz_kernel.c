@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <glib.h>
-#include "fvkernelfile.h"
+#include "fv_kernel_file.h"
 #include "fv_conv.h"
 
 int

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <glib/gstdio.h>
-#include "fvkernelfile.h"
+#include "fv_kernel_file.h"
 #include "fv_file.h"
 #include "fv_image.h"
 
