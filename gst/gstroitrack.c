@@ -535,12 +535,11 @@ gst_roitrack_generate (GstBaseTransform *trans, GstBuffer **out)
   GstRoitrack *self = GST_ROITRACK (trans);
   const guint delay = delay_now (self);
   *out = self->held.length > delay ? emit (self, delay) : NULL;
-  fv_latency_hold (GST_ELEMENT (self), &self->latency, delay);
   return GST_FLOW_OK;
 }
 
 /* Every held frame on downstream now (before an event, at the end). */
-static GstFlowReturn
+static void
 drain (GstRoitrack *self)
 {
   GstFlowReturn ret = GST_FLOW_OK;
@@ -552,7 +551,6 @@ drain (GstRoitrack *self)
     else
       gst_buffer_unref (buf);   /* downstream refused one: the rest go nowhere either */
   }
-  return ret;
 }
 
 static void
@@ -600,10 +598,8 @@ gst_roitrack_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery
   GstRoitrack *self = GST_ROITRACK (trans);
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    fv_latency_hold (GST_ELEMENT (self), &self->latency, delay_now (self));
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     fv_latency_add_to_query (GST_ELEMENT (self), &self->latency, &self->info, query);
-  }
   return TRUE;
 }
 
@@ -669,6 +665,10 @@ gst_roitrack_set_property (GObject *object, guint prop_id, const GValue *value,
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK (self);
+  /* the frames held from now on: the latency query's, and a latency
+   * message when they change */
+  if (prop_id == PROP_DELAY)
+    fv_latency_hold (GST_ELEMENT (self), &self->latency, g_value_get_uint (value));
 }
 
 static void

@@ -194,10 +194,13 @@ fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size_t src_str
     return FV_OK;
   FV_CUDA_TRY (cudaMemcpy2DAsync (dst, dst_stride, src, src_stride, row_bytes, rows,
       cudaMemcpyDefault, (cudaStream_t) stream));
-  cudaPointerAttributes a;
-  const bool on_device = cudaPointerGetAttributes (&a, dst) == cudaSuccess
-      && (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged);
-  cudaGetLastError ();   /* an unregistered host pointer is not an error here */
+  bool on_device = false;
+  if (stream && stream == deferred_stream) {   /* only then does it matter where dst is */
+    cudaPointerAttributes a;
+    on_device = cudaPointerGetAttributes (&a, dst) == cudaSuccess
+        && (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged);
+    cudaGetLastError ();   /* an unregistered host pointer is not an error here */
+  }
   return fv_cuda_finish (stream, on_device);
 }
 
