@@ -53,6 +53,7 @@
 #include "fv_luma.h"
 #include "fv_rotate.h"
 #include "fv_cuda.h"
+#include "fvcascades.h"
 #include "fvdraw.h"
 #include "fvmeta.h"
 #if FV_HAVE_GST_ANALYTICS
@@ -105,7 +106,7 @@ load_cascade (GstVjDetect *self, gboolean playing)
   gchar *path = g_strdup (self->cascade_path ? self->cascade_path : DEFAULT_CASCADE);
   self->cascade_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  fv_cascade *c = fv_cascade_load (path);
+  const fv_cascade *c = fv_cascades_get (path);
   if (!c) {
     /* fv_last_error() names the file and the reason, in valid UTF-8 */
     if (playing && self->cascade) {
@@ -130,7 +131,7 @@ load_cascade (GstVjDetect *self, gboolean playing)
       c->type == FV_FEATURE_LBP ? "LBP" : "HAAR", c->width, c->height, c->nstages);
   fv_vj_plan_destroy (self->plan);   /* plans point at the cascade */
   self->plan = NULL;
-  fv_cascade_free (self->cascade);
+  fv_cascades_put (self->cascade);
   g_free (self->loaded_path);
   self->cascade = c;
   self->loaded_path = path;
@@ -626,7 +627,7 @@ gst_vj_detect_finalize (GObject *object)
 {
   GstVjDetect *self = GST_VJ_DETECT (object);
   G_OBJECT_CLASS (parent_class)->finalize (object);   /* releases the plan first */
-  fv_cascade_free (self->cascade);
+  fv_cascades_put (self->cascade);
   g_free (self->loaded_path);
   g_free (self->cascade_path);
   g_free (self->label);

@@ -33,7 +33,7 @@ struct _GstVjDetect {
   guint64 frames;              /* frames seen (the interval's phase) */
 
   /* streaming state */
-  fv_cascade *cascade;
+  const fv_cascade *cascade;
   gchar *loaded_path;          /* the file the cascade came from */
   fv_vj_plan *plan;
   FvScratch gray;              /* RGB input: its luma */

@@ -198,7 +198,7 @@ entry_execute (Entry *e)
     if (st != FV_OK)
       return st;
   }
-  FV_CUDA_TRY (cudaStreamSynchronize (e->stream));
+  FV_CUDA_TRY (fv_cuda_sync (e->stream));
   return FV_OK;
 }
 

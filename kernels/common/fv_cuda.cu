@@ -3,9 +3,11 @@
  * runtime, which opens the driver itself: without one every call here
  * fails cleanly and the caller falls back to the CPU. */
 #include <cstdio>
+#include <ctime>
 #include <dlfcn.h>
 #include "fv_cuda.h"
 #include "fv_cuda_check.cuh"
+#include "fv_env.h"
 
 extern "C" int
 fv_cuda_built (void)
@@ -143,7 +145,7 @@ fv_cuda_memcpy (void *dst, const void *src, size_t size)
 extern "C" fv_status
 fv_cuda_stream_sync (void *stream)
 {
-  FV_CUDA_TRY (cudaStreamSynchronize ((cudaStream_t) stream));
+  FV_CUDA_TRY (fv_cuda_sync ((cudaStream_t) stream));
   return FV_OK;
 }
 
@@ -166,7 +168,7 @@ fv_cuda_finish (void *stream, int dst_on_device)
 {
   if (dst_on_device && stream && stream == deferred_stream)
     return FV_OK;
-  FV_CUDA_TRY (cudaStreamSynchronize ((cudaStream_t) stream));
+  FV_CUDA_TRY (fv_cuda_sync ((cudaStream_t) stream));
   return FV_OK;
 }
 
@@ -316,6 +318,89 @@ current_ctx (void)
   static const CtxGetFn get = (CtxGetFn) driver_fn ("cuCtxGetCurrent");
   void *ctx = NULL;
   return get && get (&ctx) == 0 ? ctx : NULL;
+}
+
+/* fv_cuda_sync's events: one blocking event per context a thread waits in
+ * (an event records only on streams of its own context), kept for the
+ * thread's life. Contexts are told apart by the driver's id, unique for
+ * the process's life, not by address: GStreamer's context of one pipeline
+ * may be freed and another made at the same address while the streaming
+ * threads live on, and the old event went with the old context. An entry
+ * pushed out (a thread waiting in more than WAIT_CTXS contexts) is dropped,
+ * not destroyed, as its context may be gone. */
+namespace {
+typedef int (*CtxIdFn) (void *ctx, unsigned long long *id);
+struct WaitEvent {
+  unsigned long long ctx_id;
+  cudaEvent_t ev;
+};
+constexpr int WAIT_CTXS = 4;
+thread_local WaitEvent wait_events[WAIT_CTXS];
+thread_local int wait_next;
+
+long long
+spin_us (void)
+{
+  static const long long us = fv_env_int (FV_ENV_CUDA_SPIN_US, 50);
+  return us;
+}
+
+/* The current context's id; false without a context or the entry point
+ * (drivers before 12.0). */
+bool
+current_ctx_id (unsigned long long *id)
+{
+  static const CtxIdFn get_id = (CtxIdFn) driver_fn ("cuCtxGetId");
+  void *ctx = current_ctx ();
+  return ctx && get_id && get_id (ctx, id) == 0;
+}
+
+cudaEvent_t
+wait_event (unsigned long long ctx_id)
+{
+  for (WaitEvent &w : wait_events)
+    if (w.ev && w.ctx_id == ctx_id)
+      return w.ev;
+  WaitEvent &slot = wait_events[wait_next];
+  wait_next = (wait_next + 1) % WAIT_CTXS;
+  slot.ev = nullptr;
+  if (cudaEventCreateWithFlags (&slot.ev, cudaEventBlockingSync | cudaEventDisableTiming)
+      != cudaSuccess) {
+    cudaGetLastError ();
+    slot.ev = nullptr;
+  }
+  slot.ctx_id = ctx_id;
+  return slot.ev;
+}
+
+double
+now_us (void)
+{
+  timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+}  // namespace
+
+extern "C" cudaError_t
+fv_cuda_sync (cudaStream_t s)
+{
+  const long long spin = spin_us ();
+  unsigned long long id;
+  cudaEvent_t ev = spin >= 0 && current_ctx_id (&id) ? wait_event (id) : nullptr;
+  if (!ev || cudaEventRecord (ev, s) != cudaSuccess) {   /* a stream of another context, say */
+    cudaGetLastError ();
+    return cudaStreamSynchronize (s);
+  }
+  const double t0 = spin > 0 ? now_us () : 0;
+  while (spin > 0) {
+    const cudaError_t e = cudaEventQuery (ev);
+    if (e != cudaErrorNotReady)
+      return e;
+    if (now_us () - t0 > (double) spin)
+      break;
+  }
+  return cudaEventSynchronize (ev);
 }
 
 extern "C" void

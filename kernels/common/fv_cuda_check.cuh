@@ -16,6 +16,15 @@
     }                                                                       \
   } while (0)
 
+/* Waits until the work queued on `s` is done, without holding a CPU core
+ * for long: the runtime's own wait spins while a context has fewer threads
+ * than the machine has cores (the driver's default scheduling), and many
+ * streams of one process, each waiting on its own thread, then spin every
+ * core and starve the threads that feed the GPU (issue #24). This one
+ * polls for FV_CUDA_SPIN_US microseconds (a short job ends before a thread
+ * could be woken), then sleeps on a blocking event. fv_cuda.cu. */
+extern "C" cudaError_t fv_cuda_sync (cudaStream_t s);
+
 /* Makes `dev` the device of the calling thread without displacing a context
  * the caller made current on it: GStreamer's shared GstCudaContext is pushed
  * around our work, and cudaSetDevice would swap in the primary context,

@@ -33,6 +33,10 @@ extern "C" {
 /* vjdetect GPU: first size of the raw-detection buffer (4096) */
 #define FV_ENV_VJ_KEY_CAP "FV_VJ_KEY_CAP"
 
+/* CUDA: microseconds a wait for a stream polls before it sleeps (50);
+ * negative: the runtime's own wait (cudaStreamSynchronize) */
+#define FV_ENV_CUDA_SPIN_US "FV_CUDA_SPIN_US"
+
 /* chunked CUDA plans: entries (lanes) per listed device (3) */
 #define FV_ENV_CHUNK_LANES "FV_CHUNK_LANES"
 /* satfilter GPU: bands host frames are cut into, to overlap copies and

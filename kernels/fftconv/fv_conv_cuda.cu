@@ -714,7 +714,7 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int 
       p->kernel_height, 0, 0, c->kspec, c->ps.stream);
   if (r != FV_OK)
     return r;
-  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+  FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   return FV_OK;
 }
 
@@ -947,7 +947,7 @@ shared_init (GridCuda *g, const fv_conv_params *p, void *const *cellv, int cols,
     if (r != FV_OK)
       return r;
   }
-  FV_CUDA_TRY (cudaStreamSynchronize (st));
+  FV_CUDA_TRY (fv_cuda_sync (st));
   g->shared = sh;
   return FV_OK;
 }

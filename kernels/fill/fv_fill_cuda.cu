@@ -389,7 +389,7 @@ fv_fill_cuda_regions (fv_fill_plan *pl)
   const int tiles_x = (p->width + T - 1) / T, tiles = tiles_x * ((p->height + T - 1) / T);
   FV_CUDA_TRY (cudaMemcpyAsync (c->host_bits, c->bits, sizeof (unsigned) * tiles * T,
       cudaMemcpyDeviceToHost, c->ps.stream));
-  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+  FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   fv_fill_bits bits = { c->host_bits, p->width, tiles_x };
   return fv_fill_measure_spans (pl, fv_fill_bits_spans, &bits);
 }
@@ -444,7 +444,7 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
     FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, p->width,
         p->height, cudaMemcpyDeviceToHost, c->ps.stream));
   if (wait)
-    FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+    FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   return FV_OK;
 }
 
@@ -453,7 +453,7 @@ fv_fill_cuda_wait (fv_fill_plan *pl)
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+  FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   return FV_OK;
 }
 

@@ -434,7 +434,7 @@ execute_bands (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
     st = enqueue (c->lane[b % LANES], &bs, &bd, y0 - s0, y1 - y0);
   }
   for (int i = 0; i < LANES; i++) {   /* every lane, even after a failure */
-    cudaError_t e = cudaStreamSynchronize (((fv_box_cuda *) c->lane[i]->cuda)->ps.stream);
+    cudaError_t e = fv_cuda_sync (((fv_box_cuda *) c->lane[i]->cuda)->ps.stream);
     if (e != cudaSuccess && st == FV_OK) {
       fv_set_last_error ("band filter: %s", cudaGetErrorString (e));
       st = FV_ERR_CUDA;
@@ -455,7 +455,7 @@ fv_box_cuda_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image
   fv_status st = enqueue (plan, src, dst, row0, rows);
   if (st != FV_OK)
     return st;
-  FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+  FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   return FV_OK;
 }
 

@@ -59,7 +59,7 @@ fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t t
   /* stream-ordered like cuFFT when everything is on the device; a host
    * source is waited for, so the caller may reuse it at once */
   if (src->mem == FV_MEM_HOST)
-    FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+    FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   return FV_OK;
 }
 

@@ -467,7 +467,7 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   if (!pl->p.shared_workspace) {   /* its own workspace, filled once */
     FV_CUDA_TRY (cudaMalloc (&c->own, c->ws.bytes));
     FV_CUDA_TRY (fill_workspace (c, pl, (unsigned char *) c->own, c->ps.stream));
-    FV_CUDA_TRY (cudaStreamSynchronize (c->ps.stream));
+    FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   }   /* else filled at each execute (fill_workspace) */
   const int wwh = (m->win_w + 1) * (m->win_h + 1);
   d.win_elems = c->deep_shared && !m->lbp && m->stumps ? (mh->has_tilted ? 3 * wwh : wwh) : 0;
@@ -567,7 +567,7 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
     prefetched = KEY_PREFETCH < c->d.key_cap ? KEY_PREFETCH : c->d.key_cap;
     FV_CUDA_TRY (cudaMemcpyAsync (c->h_keys, c->d.keys, sizeof (unsigned long long) * prefetched,
         cudaMemcpyDeviceToHost, st));
-    FV_CUDA_TRY (cudaStreamSynchronize (st));
+    FV_CUDA_TRY (fv_cuda_sync (st));
     nkeys = *c->h_nkeys;
     if (nkeys <= c->d.key_cap)
       break;
@@ -590,13 +590,13 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
   if (nkeys > prefetched) {
     FV_CUDA_TRY (cudaMemcpyAsync (c->h_keys, c->d.keys, sizeof (unsigned long long) * nkeys,
         cudaMemcpyDeviceToHost, st));
-    FV_CUDA_TRY (cudaStreamSynchronize (st));
+    FV_CUDA_TRY (fv_cuda_sync (st));
   }
   MARK (6);
   if (c->profile) {
     float t[6];
     unsigned counts[3];
-    cudaStreamSynchronize (st);
+    fv_cuda_sync (st);
     for (int i = 0; i < 6; i++)
       cudaEventElapsedTime (&t[i], c->ev[i], c->ev[i + 1]);
     cudaMemcpy (counts, c->d.nkeys, sizeof counts, cudaMemcpyDeviceToHost);
@@ -619,7 +619,7 @@ fv_vj_cuda_destroy (fv_vj_plan *pl)
     return;
   fv_cuda_use_device (c->ps.device);
   if (c->ps.stream)
-    cudaStreamSynchronize (c->ps.stream);
+    fv_cuda_sync (c->ps.stream);
   cudaFree (c->own);
   if (c->own_keys)
     cudaFree (c->d.keys);

@@ -2,15 +2,78 @@
 /* vjdetect's kernel on PGM images: prints the boxes (--print) or the raw
  * windows (--raw), and the median time per frame over --iters runs.
  *
+ * With --streams N (and --device), N host threads each run their own plan
+ * on their own stream over the frame, --iters times, at once, and the
+ * frames per second of them all are printed: the kernels of many cameras
+ * without a decoder or GStreamer in the way (issue #24).
+ *
  *   bench_vj [--cuda|--device] [--threads N] [--iters N] [--print|--raw]
- *            [--scale F] [--min-neighbors N] [--min-size N] CASCADE IMAGE.pgm... */
+ *            [--scale F] [--min-neighbors N] [--min-size N] [--streams N]
+ *            CASCADE IMAGE.pgm... */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include "fvtest.h"
 #include "fv_vj.h"
 #include "fv_cuda.h"
 #include "bench_time.h"
+
+typedef struct {
+  fv_vj_plan *plan;
+  fv_image in;
+  int iters;
+  fv_status st;
+} Stream;
+
+static void *
+run_stream (void *arg)
+{
+  Stream *s = arg;
+  const fv_detection *d;
+  int n;
+  for (int k = 0; k < s->iters && s->st == FV_OK; k++)
+    s->st = fv_vj_execute (s->plan, &s->in, &d, &n);
+  return NULL;
+}
+
+/* N plans on N threads over one device frame: frames per second of all. */
+static int
+many_streams (const fv_cascade *c, const fv_vj_params *p, const fv_image *in, int nstreams,
+    int iters)
+{
+  Stream *s = calloc ((size_t) nstreams, sizeof *s);
+  pthread_t *th = calloc ((size_t) nstreams, sizeof *th);
+  for (int k = 0; k < nstreams; k++) {
+    s[k].in = *in;
+    s[k].iters = iters;
+    if (fv_vj_plan_create (&s[k].plan, c, p, FV_BACKEND_CUDA, 0, NULL) != FV_OK) {
+      fprintf (stderr, "plan %d: %s\n", k, fv_last_error ());
+      return 1;
+    }
+    const fv_detection *d;
+    int n;
+    fv_vj_execute (s[k].plan, in, &d, &n);   /* warm-up */
+  }
+  const double t0 = now_ms ();
+  for (int k = 0; k < nstreams; k++)
+    pthread_create (&th[k], NULL, run_stream, &s[k]);
+  int rc = 0;
+  for (int k = 0; k < nstreams; k++) {
+    pthread_join (th[k], NULL);
+    if (s[k].st != FV_OK) {
+      fprintf (stderr, "stream %d: %s\n", k, fv_last_error ());
+      rc = 1;
+    }
+    fv_vj_plan_destroy (s[k].plan);
+  }
+  const double ms = now_ms () - t0;
+  printf ("# %d streams x %d frames %dx%d: %.1f fps in all\n", nstreams, iters, in->width,
+      in->height, nstreams * iters * 1000.0 / ms);
+  free (s);
+  free (th);
+  return rc;
+}
 
 int
 main (int argc, char **argv)
@@ -18,7 +81,7 @@ main (int argc, char **argv)
   fv_vj_params p = { 0 };
   p.scale_factor = 1.1;
   p.min_neighbors = 3;
-  int cuda = 0, iters = 1, print = 0, raw = 0, device = 0, i = 1;
+  int cuda = 0, iters = 1, print = 0, raw = 0, device = 0, streams = 0, i = 1;
   for (; i < argc && !strncmp (argv[i], "--", 2); i++) {
     const char *a = argv[i];
     if (!strcmp (a, "--cuda"))
@@ -37,6 +100,8 @@ main (int argc, char **argv)
       p.scale_factor = atof (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--min-neighbors"))
       p.min_neighbors = atoi (argv[++i]);
+    else if (i + 1 < argc && !strcmp (a, "--streams"))
+      streams = atoi (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--min-size"))
       p.min_width = p.min_height = atoi (argv[++i]);
     else {
@@ -85,6 +150,16 @@ main (int argc, char **argv)
         return 1;
       }
       in = fv_image_make (dev, im->width, im->width, im->height, 1, FV_U8, FV_MEM_DEVICE);
+    }
+    if (streams > 0 && device) {
+      const int rc = many_streams (c, &p, &in, streams, iters);
+      fv_vj_plan_destroy (plan);
+      fv_cuda_free (in.data);
+      fvt_image_free (im);
+      free (im);
+      if (rc)
+        return rc;
+      continue;
     }
     double *t = malloc (sizeof (double) * (iters + 1));
     fv_vj_execute (plan, &in, &d, &n);   /* warm-up */

@@ -638,6 +638,59 @@ expect_refused (const char *path, const char *expect)
   expect_start_error ("auto", path, path, expect);
 }
 
+/* Instances naming the same file share its parsed cascade (fvcascades.c):
+ * a second instance started after the file was replaced on disk must read
+ * the new file, and the first keeps the cascade it started with. */
+GST_START_TEST (test_shared_cascade)
+{
+  GstVideoInfo info;
+  GstBuffer *in = pgm_buffer ("faces/astronaut.pgm", 0, 0, 0, 0, &info);
+  gchar *face = default_cascade (), *eye = cascade_path ("haarcascades", "haarcascade_eye.xml");
+  gchar *text = NULL;
+  gsize len;
+  fail_unless (g_file_get_contents (face, &text, &len, NULL));
+  gchar *shared = write_file ("shared.xml", text);
+  g_free (text);
+  gchar *launch = g_strdup_printf ("vjdetect backend=cpu cascade=%s", shared);
+  GstHarness *h1 = gst_harness_new_parse (launch);   /* started: the cascade is read */
+  gst_harness_set_src_caps (h1, gst_video_info_to_caps (&info));
+  Box b[16];
+  GstBuffer *out = gst_harness_push_and_pull (h1, gst_buffer_copy (in));
+  fail_unless_equals_int (metas (out, "face", b, 16), 1);
+  fail_unless (!memcmp (&b[0], &astronaut_face, sizeof (Box)));
+  gst_buffer_unref (out);
+  /* the eye cascade now under the same name (another size and inode) */
+  fail_unless (g_file_get_contents (eye, &text, &len, NULL));
+  gchar *tmp = write_file ("shared.xml.new", text);
+  g_free (text);
+  fail_unless (g_rename (tmp, shared) == 0);
+  GstHarness *h2 = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps (h2, gst_video_info_to_caps (&info));
+  out = gst_harness_push_and_pull (h2, gst_buffer_copy (in));
+  const gint n2 = metas (out, "face", b, 16);
+  fail_if (n2 == 1 && !memcmp (&b[0], &astronaut_face, sizeof (Box)),
+      "the second instance used the replaced file's cascade");
+  fail_unless (n2 >= 2, "the eye cascade found %d boxes", n2);
+  for (gint i = 0; i < n2; i++)   /* eyes: inside the face, much smaller */
+    fail_unless (b[i].w < astronaut_face.w / 2, "box %d is %d wide", i, b[i].w);
+  gst_buffer_unref (out);
+  /* the first still has the face cascade */
+  out = gst_harness_push_and_pull (h1, gst_buffer_copy (in));
+  fail_unless_equals_int (metas (out, "face", b, 16), 1);
+  fail_unless (!memcmp (&b[0], &astronaut_face, sizeof (Box)));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h1);
+  gst_harness_teardown (h2);
+  g_free (launch);
+  g_free (shared);
+  g_free (tmp);
+  g_free (face);
+  g_free (eye);
+  gst_buffer_unref (in);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_cascades)
 {
   gchar *good = default_cascade (), *text = NULL;
@@ -1049,6 +1102,7 @@ vjdetect_suite (void)
   tcase_add_test (tc, test_clip_agreement);
   tcase_add_test (tc, test_changes_midstream);
   tcase_add_test (tc, test_bad_cascades);
+  tcase_add_test (tc, test_shared_cascade);
   tcase_add_test (tc, test_metas_survive_satfilter);
   tcase_add_test (tc, test_cuda_backend);
   tcase_add_test (tc, test_two_producers_unique_ids);
