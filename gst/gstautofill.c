@@ -161,7 +161,6 @@ gst_autofill_rebuild (GstFvFilter *filter)
   GstVideoFilter *vf = GST_VIDEO_FILTER (self);
   const FvDevice *dev = gst_fv_filter_device (filter);
   fv_fill_params p = { 0 };
-  gst_autofill_release (filter);
   GST_OBJECT_LOCK (self);
   p.threshold = self->threshold;
   p.fill_value = self->fill_value;
@@ -178,16 +177,22 @@ gst_autofill_rebuild (GstFvFilter *filter)
   if (!gst_fv_filter_check_memory (filter, fv_fill_plan_bytes (&p, dev->active)
           + (dev->hybrid ? fv_fill_plan_bytes (&p, FV_BACKEND_CPU) : 0), 0))
     return FALSE;
-  fv_status st = fv_fill_plan_create (&self->plan, &p, dev->active, dev->stream_device,
-      dev->stream);
+  /* made beside the plans in use, which go only once these are made */
+  fv_fill_plan *plan = NULL, *cpu_plan = NULL;
+  fv_status st = fv_fill_plan_create (&plan, &p, dev->active, dev->stream_device, dev->stream);
   if (st == FV_OK && dev->hybrid)
-    st = fv_fill_plan_create (&self->cpu_plan, &p, FV_BACKEND_CPU, 0, NULL);
+    st = fv_fill_plan_create (&cpu_plan, &p, FV_BACKEND_CPU, 0, NULL);
   if (st != FV_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot set up the fill for %dx%d: %s.",
-            p.width, p.height, st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st)),
-        ("%s", fv_last_error ()));
+    gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        fv_last_error (), "Cannot set up the fill for %dx%d: %s.", p.width, p.height,
+        st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st));
+    fv_fill_plan_destroy (plan);
+    fv_fill_plan_destroy (cpu_plan);
     return FALSE;
   }
+  gst_autofill_release (filter);
+  self->plan = plan;
+  self->cpu_plan = cpu_plan;
   self->plan_measures = p.measure;
   GST_INFO_OBJECT (self, "threshold %u, %d-connected background, output %s, %s", p.threshold,
       p.connectivity, p.output == FV_FILL_HOLES ? "holes" : "filled",

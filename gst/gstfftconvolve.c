@@ -170,30 +170,24 @@ gst_fft_convolve_release (GstFvFilter *filter)
   free_plans (GST_FFT_CONVOLVE (filter));
 }
 
-/* Posts that the kernel cannot be used: a warning keeping the old one
- * while playing (had_plans), else an error. source names what was loaded
- * (NULL: why names the file itself). Returns had_plans. */
-static gboolean
-refuse_kernel (GstFftConvolve *self, gboolean had_plans, const gchar *source, const gchar *why)
+/* Says that the kernel cannot be used (gst_fv_filter_refuse: a warning
+ * keeping the old kernel while playing, else an error). source names what
+ * was loaded (NULL: why names the file itself). */
+static void
+refuse_kernel (GstFftConvolve *self, const gchar *source, const gchar *why)
 {
-  const gchar *from = source ? source : "the kernel";
-  if (had_plans)
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Keeping the previous kernel: cannot use "
-            "%s: %s.", from, why), (NULL));
-  else
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot use %s: %s.", from, why), (NULL));
-  return had_plans;
+  gst_fv_filter_refuse (GST_FV_FILTER (self), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      NULL, "Cannot use %s: %s.", source ? source : "the kernel", why);
 }
 
 /* The kernels and what they came from, or FALSE after refusing them. */
 static gboolean
-load_or_refuse (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, gchar **source,
-    gboolean had_plans)
+load_or_refuse (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, gchar **source)
 {
   GError *err = NULL;
   if (load_kernels (self, g, is_grid, source, &err))
     return TRUE;
-  refuse_kernel (self, had_plans, NULL, err->message);
+  refuse_kernel (self, NULL, err->message);
   g_error_free (err);
   g_clear_pointer (source, g_free);
   return FALSE;
@@ -206,7 +200,7 @@ gst_fft_convolve_validate (GstFvFilter *filter)
   FvKernelGrid g;
   gboolean is_grid;
   gchar *source = NULL;
-  if (!load_or_refuse (self, &g, &is_grid, &source, FALSE))
+  if (!load_or_refuse (self, &g, &is_grid, &source))
     return FALSE;
   GST_OBJECT_LOCK (self);
   gboolean normalize = self->normalize, separable = self->method == FV_CONV_SEPARABLE;
@@ -219,7 +213,7 @@ gst_fft_convolve_validate (GstFvFilter *filter)
       gchar *shown = g.paths ? g_filename_display_name (g.paths[c]) : NULL;
       gchar *why = shown ? g_strdup_printf ("kernel %d of %d (%s): %s", c + 1, g.cols * g.rows,
           shown, fv_last_error ()) : g_strdup (fv_last_error ());
-      refuse_kernel (self, FALSE, source, why);
+      refuse_kernel (self, source, why);
       g_free (shown);
       g_free (why);
       g_free (source);
@@ -296,10 +290,9 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
   FvKernelGrid g;
   gboolean is_grid;
-  gboolean had_plans = self->plans[0] || self->grids[0];
   gchar *source = NULL;
-  if (!load_or_refuse (self, &g, &is_grid, &source, had_plans))
-    return had_plans;   /* while playing: the old kernel stays */
+  if (!load_or_refuse (self, &g, &is_grid, &source))
+    return FALSE;   /* while playing: the old kernel stays (gst_fv_filter_refuse) */
   fv_spread spread;
   if (!gst_fv_filter_spread (filter, &spread)) {
     g_free (source);
@@ -339,10 +332,10 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
       fv_conv_grid_destroy (grids[p]);
     }
     g_free (wisdom);
-    gboolean ok = refuse_kernel (self, had_plans, source, why);
+    refuse_kernel (self, source, why);
     g_free (why);
     g_free (source);
-    return ok;
+    return FALSE;
   }
   g_free (source);
   g_free (wisdom);

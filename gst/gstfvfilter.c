@@ -29,11 +29,13 @@ typedef struct {
   gchar *device_ids;
   gboolean changed;          /* any setting or the format: rebuild the plans */
   gboolean device_changed;   /* backend or device-id: choose the backend again */
+  gboolean format_changed;   /* new caps: plans for the old format cannot run */
   /* streaming */
   FvDevice dev;
   FvLatency latency;
   FvPlaneLayout layout;
   gboolean ready;
+  gboolean keeping;             /* in rebuild: a failure keeps the plans that run */
   gboolean warned_caps;
   gboolean warned_pinned;       /* said once: a host frame fell back to pageable memory */
   gboolean in_cuda, out_cuda;   /* the negotiated caps carry memory:CUDAMemory */
@@ -129,8 +131,8 @@ gst_fv_filter_spread (GstFvFilter *filter, fv_spread *spread)
   fv_status st = fv_device_list_parse (ids, priv->dev.stream_device, spread->devices,
       &spread->ndevices);
   if (st != FV_OK)
-    GST_ELEMENT_ERROR (filter, RESOURCE, SETTINGS, ("Invalid cuda-device-ids \"%s\".", ids),
-        ("%s", fv_last_error ()));
+    gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        fv_last_error (), "Invalid cuda-device-ids \"%s\".", ids);
   else if (spread->ndevices > 1)
     GST_INFO_OBJECT (filter, "frames spread over %d device entries (%s)", spread->ndevices, ids);
   g_free (ids);
@@ -240,7 +242,9 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
       PRIV (self)->layout.n_planes, PRIV (self)->in_cuda ? "CUDA" : "system",
       PRIV (self)->out_cuda ? "CUDA" : "system");
-  gst_fv_filter_settings_changed (self);   /* plans for the new format */
+  GST_OBJECT_LOCK (self);
+  PRIV (self)->changed = PRIV (self)->format_changed = TRUE;   /* plans for the new format */
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -272,16 +276,34 @@ gst_fv_filter_prepare (GstFvFilter *self)
   GstFvFilterPrivate *priv = PRIV (self);
   GST_OBJECT_LOCK (self);
   gboolean changed = priv->changed, device_changed = priv->device_changed;
-  priv->changed = priv->device_changed = FALSE;
+  const gboolean format_changed = priv->format_changed;
+  priv->changed = priv->device_changed = priv->format_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
   if (changed || device_changed || !priv->ready) {
     /* between frames, on the streaming thread: never mid-frame; the backend
      * is chosen again only when it or the device changed (start chose it) */
     GstVideoFilter *vf = GST_VIDEO_FILTER (self);
     GstDebugCategory *cat = GST_FV_FILTER_GET_CLASS (self)->debug;
+    /* one rule for every element: new settings that cannot be planned
+     * while plans for this format and device run leave those running, with
+     * a warning (gst_fv_filter_refuse); the first plans, and plans for a
+     * new format or device, fail with an error */
+    const gboolean had = priv->ready;
     priv->ready = FALSE;
     const gint64 t0 = g_get_monotonic_time ();
-    if ((device_changed && !resolve (self)) || !GST_FV_FILTER_GET_CLASS (self)->rebuild (self))
+    if (device_changed && !resolve (self))
+      return FALSE;
+    priv->keeping = had && !format_changed && !device_changed;
+    const gboolean built = GST_FV_FILTER_GET_CLASS (self)->rebuild (self);
+    const gboolean kept = !built && priv->keeping;
+    priv->keeping = FALSE;
+    if (kept) {
+      GST_CAT_INFO_OBJECT (cat ? cat : GST_CAT_DEFAULT, self, "new settings refused: the plans "
+          "in use keep running");
+      priv->ready = TRUE;
+      return TRUE;
+    }
+    if (!built)
       return FALSE;
     GST_CAT_INFO_OBJECT (cat ? cat : GST_CAT_DEFAULT, self,
         "plans made for %dx%d %s on the %s backend (%u threads asked, 0 = all cores) in %.1f ms",
@@ -291,6 +313,23 @@ gst_fv_filter_prepare (GstFvFilter *self)
     priv->ready = TRUE;
   }
   return TRUE;
+}
+
+void
+gst_fv_filter_refuse (GstFvFilter *filter, GQuark domain, gint code, const gchar *debug,
+    const gchar *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  gchar *why = g_strdup_vprintf (format, args);
+  va_end (args);
+  const gboolean keep = PRIV (filter)->keeping;
+  gchar *text = keep ? g_strdup_printf ("%s The settings in use stay until the next change.",
+      why) : g_strdup (why);
+  g_free (why);
+  gst_element_message_full (GST_ELEMENT (filter), keep ? GST_MESSAGE_WARNING
+      : GST_MESSAGE_ERROR, domain, code, text, g_strdup (debug), __FILE__, GST_FUNCTION,
+      __LINE__);
 }
 
 gboolean
@@ -308,8 +347,9 @@ gst_fv_filter_check_memory (GstFvFilter *filter, gsize plan_bytes, gsize scratch
   gboolean ok = fv_memory_check (total, what);
   g_free (what);
   if (!ok)
-    GST_ELEMENT_ERROR (filter, RESOURCE, NO_SPACE_LEFT, ("%s.", fv_last_error ()),
-        ("set FASTVISION_MAX_MEMORY_MB to allow more, or send smaller frames"));
+    gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "set FASTVISION_MAX_MEMORY_MB to allow more, or send smaller frames", "%s.",
+        fv_last_error ());
   return ok;
 }
 

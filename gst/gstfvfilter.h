@@ -27,9 +27,11 @@ G_DECLARE_DERIVABLE_TYPE (GstFvFilter, gst_fv_filter, GST, FV_FILTER, GstVideoFi
 struct _GstFvFilterClass {
   GstVideoFilterClass parent_class;
 
-  /* Drops the plans and makes new ones for the current settings, format and
-   * backend (filter->dev); posts an element error and returns FALSE on
-   * failure. Called on the streaming thread before a frame. */
+  /* Makes plans for the current settings, format and backend (filter->dev)
+   * and only then drops the old ones. On failure: says why with
+   * gst_fv_filter_refuse, leaves the plans that run untouched (the base
+   * class may keep them running: see there) and returns FALSE. Called on
+   * the streaming thread before a frame. */
   gboolean (*rebuild) (GstFvFilter *filter);
   /* Frees the plans (stop, or the CUDA stream changed). */
   void (*release) (GstFvFilter *filter);
@@ -49,6 +51,14 @@ struct _GstFvFilterClass {
    * the base class logs its rebuilds and frames there too. */
   GstDebugCategory *debug;
 };
+
+/* For rebuild, the one way to say that the new plans cannot be made. The
+ * rule is the base class's: while plans for the same format and device run
+ * (settings changed while PLAYING), they keep running and this is a warning
+ * (the new settings are tried again at the next change); the first plans,
+ * and plans for new caps or a new device, fail with this as an error. */
+void gst_fv_filter_refuse (GstFvFilter *filter, GQuark domain, gint code, const gchar *debug,
+    const gchar *format, ...) G_GNUC_PRINTF (5, 6);
 
 /* Settings or format changed: plans are remade before the next frame. */
 void gst_fv_filter_settings_changed (GstFvFilter *filter);

@@ -110,16 +110,18 @@ gst_sat_filter_release (GstFvFilter *filter)
   fv_box_roi_clear (&self->roi);
 }
 
-/* One plan per plane for the current settings, format and backend. */
+/* One plan per plane for the current settings, format and backend, made
+ * beside the ones in use; those are dropped only once all are made. */
 static gboolean
 gst_sat_filter_rebuild (GstFvFilter *filter)
 {
   GstSatFilter *self = GST_SAT_FILTER (filter);
   const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
   const FvDevice *dev = gst_fv_filter_device (filter);
-  fv_box_params bp;
+  fv_box_params bp, params[GST_VIDEO_MAX_PLANES];
+  fv_box_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
 
-  gst_sat_filter_release (filter);
+  memset (params, 0, sizeof params);
   GST_OBJECT_LOCK (self);
   memset (&bp, 0, sizeof bp);
   bp.mode = self->mode;
@@ -128,14 +130,14 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
   gint radius = self->radius;
   /* the mode is settled here, with the plans it needs: the whole-frame
    * plans, or (roi-type) only the parameters the regions' plans are made from */
-  self->roi_quark = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
+  const GQuark roi_quark = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
   GST_OBJECT_UNLOCK (self);
   bp.threads = gst_fv_filter_threads (filter);
   if (!gst_fv_filter_spread (filter, &bp.spread))
     return FALSE;
   static const char *const modes[] = { "mean", "stddev", "threshold" };
   GST_INFO_OBJECT (self, "mode %s, radius %d, %s", (guint) bp.mode < G_N_ELEMENTS (modes)
-      ? modes[bp.mode] : "?", radius, self->roi_quark ? "only inside regions of interest"
+      ? modes[bp.mode] : "?", radius, roi_quark ? "only inside regions of interest"
       : "the whole frame");
 
   gsize bytes = 0;
@@ -148,7 +150,7 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
     bp.sample = d->sample;
     bp.radius_x = fv_scale_radius (radius, d->w_sub);
     bp.radius_y = fv_scale_radius (radius, d->h_sub);
-    self->params[p] = bp;
+    params[p] = bp;
     /* region mode's plans are at most the whole plane's */
     if (fv_box_params_validate (&bp) == FV_OK)
       bytes += fv_box_plan_bytes (&bp, dev->active);
@@ -156,18 +158,22 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
   if (!gst_fv_filter_check_memory (filter, bytes, 0))
     return FALSE;
   for (gint p = 0; p < layout->n_planes; p++) {
-    bp = self->params[p];
-    fv_status st = self->roi_quark ? fv_box_params_validate (&bp)
-        : fv_box_plan_create (&self->plans[p], &bp, dev->active, dev->stream_device, dev->stream);
+    fv_status st = roi_quark ? fv_box_params_validate (&params[p])
+        : fv_box_plan_create (&plans[p], &params[p], dev->active, dev->stream_device, dev->stream);
     if (st != FV_OK) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Cannot set up the %s box filter for plane %d: %s.",
-              fv_device_is_cuda (dev) ? "CUDA" : "CPU", p, st == FV_ERR_INVALID
-              ? fv_last_error () : fv_status_string (st)), ("%s", fv_last_error ()));
-      gst_sat_filter_release (filter);
+      gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+          fv_last_error (), "Cannot set up the %s box filter for plane %d: %s.",
+          fv_device_is_cuda (dev) ? "CUDA" : "CPU", p, st == FV_ERR_INVALID
+          ? fv_last_error () : fv_status_string (st));
+      for (gint q = 0; q <= p; q++)
+        fv_box_plan_destroy (plans[q]);
       return FALSE;
     }
   }
+  gst_sat_filter_release (filter);
+  memcpy (self->plans, plans, sizeof plans);
+  memcpy (self->params, params, sizeof params);
+  self->roi_quark = roi_quark;
   return TRUE;
 }
 

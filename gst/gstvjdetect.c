@@ -97,51 +97,72 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 G_DEFINE_TYPE (GstVjDetect, gst_vj_detect, GST_TYPE_FV_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (vjdetect, "vjdetect", GST_RANK_NONE, GST_TYPE_VJ_DETECT);
 
-/* Loads the cascade named by the property; on failure posts an error (at
- * start) or a warning (a change while playing: the old cascade stays). */
-static gboolean
-load_cascade (GstVjDetect *self, gboolean playing)
+/* The cascade property reads back the cascade in use (a change that could
+ * not be used). */
+static void
+read_back_cascade (GstVjDetect *self)
 {
   GST_OBJECT_LOCK (self);
-  gchar *path = g_strdup (self->cascade_path ? self->cascade_path : DEFAULT_CASCADE);
+  g_free (self->cascade_path);
+  self->cascade_path = g_strdup (self->loaded_path);
+  GST_OBJECT_UNLOCK (self);
+  g_object_notify (G_OBJECT (self), "cascade");
+}
+
+/* Loads the cascade named by the property (shared, fvcascades.c), and its
+ * path into *path; on failure posts an error (none in use) or a warning
+ * (one in use, which stays: a change while playing). */
+static const fv_cascade *
+load_cascade (GstVjDetect *self, gchar **path)
+{
+  GST_OBJECT_LOCK (self);
+  *path = g_strdup (self->cascade_path ? self->cascade_path : DEFAULT_CASCADE);
   self->cascade_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  const fv_cascade *c = fv_cascades_get (path);
+  const fv_cascade *c = fv_cascades_get (*path);
   if (!c) {
     /* fv_last_error() names the file and the reason, in valid UTF-8 */
-    if (playing && self->cascade) {
+    if (self->cascade) {
       gchar *in_use = g_filename_display_name (self->loaded_path);
       GST_ELEMENT_WARNING (self, RESOURCE, READ,
           ("Cannot use the cascade %s; still using %s.", fv_last_error (), in_use), (NULL));
       g_free (in_use);
-      /* the property reads back the cascade in use */
-      GST_OBJECT_LOCK (self);
-      g_free (self->cascade_path);
-      self->cascade_path = g_strdup (self->loaded_path);
-      GST_OBJECT_UNLOCK (self);
-      g_object_notify (G_OBJECT (self), "cascade");
+      read_back_cascade (self);
     } else {
       GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot load the cascade %s.", fv_last_error ()),
           (NULL));
     }
-    g_free (path);
-    return FALSE;
+    g_clear_pointer (path, g_free);
+    return NULL;
   }
-  GST_INFO_OBJECT (self, "cascade %s: %s %dx%d, %d stages", path,
+  GST_INFO_OBJECT (self, "cascade %s: %s %dx%d, %d stages", *path,
       c->type == FV_FEATURE_LBP ? "LBP" : "HAAR", c->width, c->height, c->nstages);
-  fv_vj_plan_destroy (self->plan);   /* plans point at the cascade */
-  self->plan = NULL;
+  return c;
+}
+
+/* The cascade that plans are made from from now on (plans point at it:
+ * the caller has dropped those of the old one). */
+static void
+use_cascade (GstVjDetect *self, const fv_cascade *c, gchar *path)
+{
   fv_cascades_put (self->cascade);
   g_free (self->loaded_path);
   self->cascade = c;
   self->loaded_path = path;
-  return TRUE;
 }
 
 static gboolean
 gst_vj_detect_validate (GstFvFilter *filter)
 {
-  return load_cascade (GST_VJ_DETECT (filter), FALSE);
+  GstVjDetect *self = GST_VJ_DETECT (filter);
+  gchar *path;
+  const fv_cascade *c = load_cascade (self, &path);
+  if (!c)
+    return FALSE;
+  fv_vj_plan_destroy (self->plan);   /* none after a stop; made from the old cascade */
+  self->plan = NULL;
+  use_cascade (self, c, path);
+  return TRUE;
 }
 
 static void
@@ -160,36 +181,55 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
   GstVjDetect *self = GST_VJ_DETECT (filter);
   const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
   const FvDevice *dev = gst_fv_filter_device (filter);
-  gst_vj_detect_release (filter);
   const int threads = (int) gst_fv_filter_threads (filter);
   GST_OBJECT_LOCK (self);
   gboolean reload = self->cascade_changed;
-  self->frames = 0;   /* a (re)start: the first frame is searched */
   fv_vj_params p = { GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
     self->scale_factor, self->min_neighbors, self->min_width, self->min_height,
     self->max_width, self->max_height, threads };
   GST_OBJECT_UNLOCK (self);
-  if ((reload || !self->cascade) && !load_cascade (self, self->cascade != NULL) && !self->cascade)
+  /* a new cascade: one that cannot be loaded while one is in use leaves
+   * that one, with its own warning (load_cascade) */
+  const fv_cascade *fresh = NULL;
+  gchar *fresh_path = NULL;
+  if ((reload || !self->cascade) && !(fresh = load_cascade (self, &fresh_path))
+      && !self->cascade)
     return FALSE;
-  if (!gst_fv_filter_spread (filter, &p.spread))
-    return FALSE;
-  fv_status st = fv_vj_plan_create (&self->plan, self->cascade, &p, dev->active,
-      dev->stream_device, dev->stream);
+  /* made beside the plan in use, which goes only once this one is made */
+  fv_vj_plan *plan = NULL;
+  const gsize gray_stride = GST_ROUND_UP_64 (p.width);
+  fv_status st = FV_ERR_INVALID;
+  if (gst_fv_filter_spread (filter, &p.spread)) {
+    st = fv_vj_plan_create (&plan, fresh ? fresh : self->cascade, &p, dev->active,
+        dev->stream_device, dev->stream);
+    if (st != FV_OK)
+      gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+          fv_last_error (), "Cannot set up %s detection for %dx%d frames: %s.",
+          fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height,
+          st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st));
+    /* RGB frames: their luma beside them */
+    else if (!gst_fv_filter_check_memory (filter, fv_vj_plan_bytes (plan),
+            GST_VIDEO_INFO_IS_RGB (info) ? gray_stride * (gsize) p.height : 0))
+      st = FV_ERR_NOMEM;
+  }
   if (st != FV_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Cannot set up %s detection for %dx%d frames: %s.",
-            fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height,
-            st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st)),
-        ("%s", fv_last_error ()));
+    fv_vj_plan_destroy (plan);
+    if (fresh) {   /* the cascade in use stays, and the property says so */
+      fv_cascades_put (fresh);
+      g_free (fresh_path);
+      if (self->cascade)
+        read_back_cascade (self);
+    }
     return FALSE;
   }
-  self->gray_stride = GST_ROUND_UP_64 (p.width);
-  /* RGB frames: their luma beside them */
-  if (!gst_fv_filter_check_memory (filter, fv_vj_plan_bytes (self->plan),
-          GST_VIDEO_INFO_IS_RGB (info) ? self->gray_stride * (gsize) p.height : 0)) {
-    gst_vj_detect_release (filter);
-    return FALSE;
-  }
+  gst_vj_detect_release (filter);
+  if (fresh)
+    use_cascade (self, fresh, fresh_path);
+  self->plan = plan;
+  self->gray_stride = gray_stride;
+  GST_OBJECT_LOCK (self);
+  self->frames = 0;   /* a (re)start: the first frame is searched */
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 

@@ -7,9 +7,12 @@
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/video/video.h>
 #include <gst/controller/gstdirectcontrolbinding.h>
 #include <gst/controller/gstinterpolationcontrolsource.h>
 #include "fv_cuda.h"
+#include "fvtest.h"
+#include "fvgstcheck.h"
 
 static const char *const elements[] = { "satfilter", "fftconvolve", "vjdetect", "autofill" };
 
@@ -377,6 +380,103 @@ GST_START_TEST (test_memory_limit_vjdetect)
 }
 GST_END_TEST;
 
+/* One rule for a rebuild that fails while PLAYING, on all four: new settings
+ * whose plans cannot be made (here: past FASTVISION_MAX_MEMORY_MB, set once
+ * the element runs) leave the plans in use running, with a warning that
+ * names the cause and no error; the frame comes out as under the old
+ * settings; the next change, within the limit, is used. */
+static GstBuffer *
+photos (GstVideoInfo *info)
+{
+  const gchar *dir = g_getenv ("FV_TEST_DATA");
+  gchar *path = g_build_filename (dir ? dir : "tests/data", "faces", "astronaut.pgm", NULL);
+  fv_image *im = fvt_load_pnm (path);
+  fail_unless (im != NULL, "cannot load %s", path);
+  g_free (path);
+  /* four of it, 2 x 2: plans of more than a megabyte for every element */
+  gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY8, 2 * im->width, 2 * im->height);
+  GstBuffer *b = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  GstVideoFrame f;
+  fail_unless (gst_video_frame_map (&f, info, b, GST_MAP_WRITE));
+  for (gint y = 0; y < 2 * im->height; y++)
+    for (gint x = 0; x < 2; x++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f,
+              0) + x * im->width, (const guint8 *) im->data + (gsize) (y % im->height)
+          * im->stride, im->width);
+  gst_video_frame_unmap (&f);
+  fvt_image_free (im);
+  g_free (im);
+  return b;
+}
+
+GST_START_TEST (test_failed_rebuild_keeps_running)
+{
+  /* each element, a setting that changes this photo's output, its old and
+   * new values */
+  const struct { const char *element, *props, *prop, *old_value, *new_value; } cases[] = {
+    { "satfilter", "", "radius", "2", "6" },
+    { "fftconvolve", "", "gaussian-sigma", "1.0", "2.5" },
+    { "vjdetect", "draw=true", "min-neighbors", "3", "0" },
+    { "autofill", "", "threshold", "128", "60" },
+  };
+  GstVideoInfo info;
+  GstBuffer *in = photos (&info);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *el = element_desc (cases[i].element);
+    gchar *launch = g_strdup_printf ("%s backend=cpu %s %s=%s", el, cases[i].props,
+        cases[i].prop, cases[i].old_value);
+    g_free (el);
+    GstHarness *h = gst_harness_new_parse (launch);
+    g_free (launch);
+    GstElement *f = gst_harness_find_element (h, cases[i].element);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);   /* the bin the element posts through */
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    GstBuffer *old_out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (old_out != NULL, "%s", cases[i].element);
+
+    g_setenv ("FASTVISION_MAX_MEMORY_MB", "1", TRUE);
+    gst_util_set_object_arg (G_OBJECT (f), cases[i].prop, cases[i].new_value);
+    GstBuffer *kept = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+    fail_unless (kept != NULL, "%s: no frame after the refused change", cases[i].element);
+    fail_unless (fvt_same_bytes (old_out, kept), "%s: the frame is not the old settings' one",
+        cases[i].element);
+    /* (popping one type drops the others: both at once) */
+    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    fail_unless (m != NULL, "%s: no warning", cases[i].element);
+    GError *err = NULL;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &err, NULL);
+      fail ("%s: error %s", cases[i].element, err->message);
+    }
+    gst_message_parse_warning (m, &err, NULL);
+    fail_unless (strstr (err->message, "1 MB allowed") && strstr (err->message,
+            "The settings in use stay until the next change"), "%s: %s", cases[i].element,
+        err->message);
+    fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL, "%s: an error too",
+        cases[i].element);
+    g_error_free (err);
+    gst_message_unref (m);
+
+    /* the next change, within the limit, is used */
+    gst_util_set_object_arg (G_OBJECT (f), cases[i].prop, cases[i].new_value);
+    GstBuffer *changed = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (changed != NULL && !fvt_same_bytes (old_out, changed),
+        "%s: the new setting was not used once it fitted", cases[i].element);
+    fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR | GST_MESSAGE_WARNING) == NULL);
+    gst_buffer_unref (old_out);
+    gst_buffer_unref (kept);
+    gst_buffer_unref (changed);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (f);
+    gst_harness_teardown (h);
+  }
+  gst_buffer_unref (in);
+}
+GST_END_TEST;
+
 static Suite *
 conventions_suite (void)
 {
@@ -393,6 +493,7 @@ conventions_suite (void)
   tcase_add_test (tc, test_memory_limit_satfilter);
   tcase_add_test (tc, test_memory_limit_autofill);
   tcase_add_test (tc, test_memory_limit_vjdetect);
+  tcase_add_test (tc, test_failed_rebuild_keeps_running);
   return s;
 }
 

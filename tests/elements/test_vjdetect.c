@@ -17,6 +17,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include "fvtest.h"
+#include "fvgstcheck.h"
 #include "fv_rotate.h"
 #include "fv_cuda.h"
 
@@ -190,18 +191,6 @@ pop_detection (GstBus *bus)
   return NULL;
 }
 
-static gboolean
-same_pixels (GstBuffer *a, GstBuffer *b)
-{
-  GstMapInfo ma, mb;
-  gst_buffer_map (a, &ma, GST_MAP_READ);
-  gst_buffer_map (b, &mb, GST_MAP_READ);
-  gboolean same = ma.size == mb.size && !memcmp (ma.data, mb.data, ma.size);
-  gst_buffer_unmap (a, &ma);
-  gst_buffer_unmap (b, &mb);
-  return same;
-}
-
 GST_START_TEST (test_photo_metas_and_messages)
 {
   GstVideoInfo info;
@@ -215,7 +204,7 @@ GST_START_TEST (test_photo_metas_and_messages)
   fail_unless_equals_int (metas (out, "face", b, 8), 1);
   fail_unless (!memcmp (&b[0], &astronaut_face, sizeof (Box)), "box %d,%d %dx%d", b[0].x, b[0].y,
       b[0].w, b[0].h);
-  fail_unless (same_pixels (in, out), "pixels changed without draw");
+  fail_unless (fvt_same_bytes (in, out), "pixels changed without draw");
   GstMessage *m = pop_detection (bus);
   fail_unless (m != NULL);
   GstClockTime ts;
