@@ -2,6 +2,7 @@
 #include <string.h>
 #include "fvboxroi.h"
 #include "fv_cuda.h"
+#include "fv_window.h"
 
 #define MAX_PLANS 16
 /* Region windows are rounded up to these sizes so that plans are reused
@@ -70,17 +71,7 @@ plan_for (FvBoxRoi *roi, gint p, const fv_box_params *params, gint *w, gint *h, 
 static gint
 span_length (gint lo, gint hi, gint r, gint size, gint round)
 {
-  const gint s = MAX (lo - r, 0), e = MIN (hi + r, size);
-  return MIN (((e - s) + round - 1) / round * round, size);
-}
-
-/* Where a span of `len` (at least span_length's) holding [lo, hi) grown by
- * r starts: at lo - r, slid back inside [0, size). */
-static gint
-span_start (gint lo, gint r, gint size, gint len)
-{
-  const gint s = MAX (lo - r, 0);
-  return s + len > size ? size - len : s;
+  return MIN ((fv_window_length (lo, hi, r, size) + round - 1) / round * round, size);
 }
 
 gboolean
@@ -100,8 +91,8 @@ fv_box_roi_filter (FvBoxRoi *roi, const FvPlaneLayout *layout, const fv_box_para
         device, stream);
     if (!plan)
       return FALSE;
-    const gint sx = span_start (x0, params[p].radius_x, d->width, sw);
-    const gint sy = span_start (y0, params[p].radius_y, d->height, sh);
+    const gint sx = fv_window_start (x0, params[p].radius_x, sw, d->width);
+    const gint sy = fv_window_start (y0, params[p].radius_y, sh, d->height);
     const gsize px = (gsize) d->channels * d->sample, row = GST_ROUND_UP_64 (sw * px);
     /* the filtered sub-image lands in scratch beside the frames: on the
      * device for CUDA frames, where it never visits the host */

@@ -9,6 +9,7 @@
 #include "fv_chunk_run.h"
 #include "fv_cuda_check.cuh"
 #include "fv_cuda.h"
+#include "fv_window.h"
 
 enum Op { OP_BUDGET, OP_CREATE, OP_EXECUTE, OP_DESTROY };
 
@@ -294,11 +295,11 @@ place_chunks (fv_chunk_run *r)
   r->sh = inh + 2 * p->ring;
   for (int c = 0; c < r->plan.n; c++) {
     const fv_chunk_rect *o = &r->plan.chunk[c].out;
-    int x = o->x - p->halo_x, y = o->y - p->halo_y;
-    if (inw == p->width || !p->wrap)
-      x = inw == p->width ? 0 : (x < 0 ? 0 : (x > p->width - inw ? p->width - inw : x));
-    if (inh == p->height || !p->wrap)
-      y = inh == p->height ? 0 : (y < 0 ? 0 : (y > p->height - inh ? p->height - inh : y));
+    /* a wrapping border reads past the edges: there the window stays centred */
+    const int x = inw == p->width || !p->wrap ? fv_window_start (o->x, p->halo_x, inw, p->width)
+        : o->x - p->halo_x;
+    const int y = inh == p->height || !p->wrap ? fv_window_start (o->y, p->halo_y, inh, p->height)
+        : o->y - p->halo_y;
     r->sx[c] = p->ring ? r->plan.chunk[c].in.x : x;
     r->sy[c] = p->ring ? r->plan.chunk[c].in.y : y;
   }

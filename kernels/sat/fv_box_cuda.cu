@@ -14,6 +14,7 @@
 #include "../common/fv_cuda_check.cuh"
 #include "../common/fv_env.h"
 #include "../common/fv_cuda.h"
+#include "../common/fv_window.h"
 
 /* Host frames are filtered in bands of whole rows, each band on one of
  * LANES streams: the upload of one band, the filter of another and the
@@ -421,11 +422,8 @@ execute_bands (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
   for (int b = 0; b < c->bands && st == FV_OK; b++) {
     const int y0 = b * c->band_rows;
     const int y1 = y0 + c->band_rows < p->height ? y0 + c->band_rows : p->height;
-    int s0 = y0 - p->radius_y;   /* first row read, the band kept inside the frame */
-    if (s0 > p->height - c->band_in)
-      s0 = p->height - c->band_in;
-    if (s0 < 0)
-      s0 = 0;
+    /* first row read, the band kept inside the frame */
+    const int s0 = fv_window_start (y0, p->radius_y, c->band_in, p->height);
     fv_image bs = *src, bd = *dst;
     bs.data = (char *) src->data + (size_t) s0 * src->stride;
     bs.height = c->band_in;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fvtest.h"
+#include "fv_window.h"
 #include "fv_chunk.h"
 
 static void
@@ -66,6 +67,34 @@ check_plan (const fv_chunk_params *p, const char *what)
   fv_chunk_plan_free (&plan);
 }
 
+/* fv_window.h against its definition, every case of small axes: the
+ * length is that of [lo - r, hi + r) inside [0, size); a window of any
+ * length from that up to size starts where it holds those samples, lies
+ * inside the axis, and is the nearest such start to lo - r. */
+static void
+check_windows (void)
+{
+  for (int size = 1; size <= 12; size++)
+    for (int lo = 0; lo < size; lo++)
+      for (int hi = lo + 1; hi <= size; hi++)
+        for (int r = 0; r <= 14; r++) {
+          int need0 = lo - r < 0 ? 0 : lo - r, need1 = hi + r > size ? size : hi + r;
+          const int len = fv_window_length (lo, hi, r, size);
+          FVT_CHECK (len == need1 - need0, "length of [%d,%d)+%d in %d: %d", lo, hi, r, size,
+              len);
+          for (int w = len; w <= size; w++) {
+            const int s = fv_window_start (lo, r, w, size);
+            int best = -1;   /* the valid start nearest lo - r, by search */
+            for (int c = 0; c + w <= size; c++)
+              if (c <= need0 && c + w >= need1
+                  && (best < 0 || abs (c - (lo - r)) < abs (best - (lo - r))))
+                best = c;
+            FVT_CHECK (s == best, "start of %d samples for [%d,%d)+%d in %d: %d, wanted %d", w,
+                lo, hi, r, size, s, best);
+          }
+        }
+}
+
 int
 main (void)
 {
@@ -117,5 +146,6 @@ main (void)
       && strstr (fv_last_error (), "holds no chunk"), "tiny budget: %s", fv_last_error ());
   fv_chunk_params bad = { 0, 10, 4, 0, 1, 1, 1000, 1 };
   FVT_CHECK (fv_chunk_plan_make (&bad, &plan) == FV_ERR_INVALID, "a 0-wide frame accepted");
+  check_windows ();
   return fvt_summary ("test_chunk");
 }
