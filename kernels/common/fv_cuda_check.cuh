@@ -17,12 +17,13 @@
   } while (0)
 
 /* Waits until the work queued on `s` is done, without holding a CPU core
- * for long: the runtime's own wait spins while a context has fewer threads
- * than the machine has cores (the driver's default scheduling), and many
- * streams of one process, each waiting on its own thread, then spin every
- * core and starve the threads that feed the GPU (issue #24). This one
- * polls for FV_CUDA_SPIN_US microseconds (a short job ends before a thread
- * could be woken), then sleeps on a blocking event. fv_cuda.cu. */
+ * for long when many threads wait: the runtime's own wait spins while a
+ * context has fewer threads than the machine has cores (the driver's
+ * default scheduling), and many streams of one process, each waiting on
+ * its own thread, then spin every core and starve the threads that feed
+ * the GPU (issue #24). This one polls while few threads wait (up to 2 ms:
+ * no wake-up delay for a lone stream), else for FV_CUDA_SPIN_US, then
+ * sleeps on a blocking event. fv_cuda.cu. */
 extern "C" cudaError_t fv_cuda_sync (cudaStream_t s);
 
 /* Makes `dev` the device of the calling thread without displacing a context

@@ -33,8 +33,9 @@ extern "C" {
 /* vjdetect GPU: first size of the raw-detection buffer (4096) */
 #define FV_ENV_VJ_KEY_CAP "FV_VJ_KEY_CAP"
 
-/* CUDA: microseconds a wait for a stream polls before it sleeps (50);
- * negative: the runtime's own wait (cudaStreamSynchronize) */
+/* CUDA: microseconds a wait for a stream polls before it sleeps while
+ * many threads wait (50; a few poll up to 2 ms); negative: the runtime's
+ * own wait (cudaStreamSynchronize) */
 #define FV_ENV_CUDA_SPIN_US "FV_CUDA_SPIN_US"
 
 /* chunked CUDA plans: entries (lanes) per listed device (3) */
