@@ -285,39 +285,6 @@ maybe_tiles (fv_conv_plan *pl)
   return FV_OK;
 }
 
-/* Scale: 1/sum, and for renormalize the share of the kernel inside. */
-static fv_status
-plan_scale (fv_conv_plan *pl)
-{
-  const fv_conv_params *p = &pl->p;
-  double base = p->normalize ? 1.0 / pl->ksum : 1.0;
-  pl->uniform_scale = (float) base;
-  if (p->border != FV_BORDER_RENORMALIZE || fabs (pl->ksum) <= 1e-9 * pl->kabs)
-    return FV_OK;
-  pl->scale = malloc (sizeof (float) * pl->ow * pl->oh);
-  if (!pl->scale)
-    return FV_ERR_NOMEM;
-  float *inside = pl->buf;
-  int bstride = pl->method == FV_CONV_FFT ? pl->pw : pl->ew;
-  const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
-  if (pl->method == FV_CONV_FFT)
-    memset (inside, 0, sizeof (float) * pl->pw * pl->ph);
-  for (int v = 0; v < pl->eh; v++)
-    for (int u = 0; u < pl->ew; u++)
-      inside[(size_t) v * bstride + u] = (pl->rx + u - cx >= 0
-          && pl->rx + u - cx < p->width && pl->ry + v - cy >= 0
-          && pl->ry + v - cy < p->height) ? 1.0f : 0.0f;
-  pl->correlate (pl, inside, pl->scale);
-  for (size_t i = 0; i < (size_t) pl->ow * pl->oh; i++) {
-    double w = pl->scale[i];
-    /* weight inside: sum(K)/w restores the full kernel's gain; where
-     * almost none of the kernel is inside, fall back to the zero border */
-    pl->scale[i] = (float) (fabs (w) > 1e-6 * pl->kabs
-        ? (p->normalize ? 1.0 / w : pl->ksum / w) : base);
-  }
-  return FV_OK;
-}
-
 fv_status
 fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed)
 {
@@ -334,7 +301,7 @@ fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed)
   if (st == FV_OK && tiles_allowed)
     st = maybe_tiles (pl);
   if (st == FV_OK)
-    st = plan_scale (pl);
+    st = fv_conv_plan_scale (pl);
   return st;
 }
 

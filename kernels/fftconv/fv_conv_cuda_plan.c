@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA back end's host side: direct summation in shared memory for
- * small kernels and FFT above, cuFFT's fastest size, the edge weights
- * worked out on the host with a quickly planned transform, then the device
- * half (fv_conv_cuda.cu, or its stub in builds without CUDA). */
+ * small kernels and FFT above, cuFFT's fastest size, the scale
+ * (fv_conv_scale.c: no CPU plan), then the device half (fv_conv_cuda.cu,
+ * or its stub in builds without CUDA). */
+#include <stdlib.h>
 #include "fv_conv_plan.h"
 #include "fv_conv_cuda.h"
 
@@ -11,11 +12,9 @@ cuda_init (fv_conv_plan *pl, int device, void *stream)
 {
   const fv_conv_params *p = &pl->p;
   pl->gpu_method = fv_conv_cuda_direct (p) ? FV_CONV_DIRECT : FV_CONV_FFT;
-  pl->method = FV_CONV_FFT;
-  pl->p.measure = 0;
   if (pl->gpu_method == FV_CONV_FFT)   /* cuFFT's fastest size, not FFTW's */
     fv_conv_cuda_pick_size (pl->ew, pl->eh, device, &pl->pw, &pl->ph);
-  fv_status st = fv_conv_cpu_plan (pl, 0);
+  fv_status st = fv_conv_plan_scale (pl);
   if (st != FV_OK)
     return st;
   return fv_conv_cuda_init (&pl->cuda, &pl->p, pl->gpu_method == FV_CONV_DIRECT, pl->pw, pl->ph,
@@ -33,7 +32,8 @@ cuda_free (fv_conv_plan *pl)
 {
   fv_conv_cuda_free (pl->cuda);
   pl->cuda = NULL;
-  fv_conv_cpu_free (pl);
+  free (pl->scale);
+  pl->scale = NULL;
 }
 
 const fv_conv_backend fv_conv_cuda_backend = { cuda_init, cuda_execute, cuda_free };

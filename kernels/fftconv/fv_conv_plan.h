@@ -2,8 +2,9 @@
 /* Private to kernels/fftconv: the plan, and its two back ends. The front
  * file (fv_conv.c) checks parameters, copies the kernel, works out the
  * window and padded sizes, and picks the back end once; fv_conv_cpu.c
- * plans the FFTs (fv_fft.h: FFTW or GStreamer's FFT library) (and, for CUDA plans too, the edge weights); fv_conv_cuda.cu
- * runs on the GPU. */
+ * plans the FFTs (fv_fft.h: FFTW or GStreamer's FFT library); fv_conv_scale.c
+ * the scale both back ends apply (the renormalized border's edge weights);
+ * fv_conv_cuda.cu runs on the GPU. */
 #ifndef FV_CONV_PLAN_H
 #define FV_CONV_PLAN_H
 
@@ -27,7 +28,7 @@ struct fv_conv_plan {
   const fv_conv_backend *be;
   float *kernel;               /* copy, kh x kw */
   double ksum, kabs;
-  fv_conv_method method;       /* on the CPU (for CUDA plans: the edge weights only) */
+  fv_conv_method method;       /* on the CPU */
   /* the valid correlation of an extended channel in buf into out, by
    * method (CPU): chosen once */
   void (*correlate) (const struct fv_conv_plan *pl, float *buf, float *out);
@@ -56,10 +57,13 @@ struct fv_conv_plan {
 
 extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend, fv_conv_chunked_backend;
 
-/* The host half every plan has: the method where it is auto, the FFTW
- * buffers and transforms (tiles where they pay), the renormalize scale.
- * tiles_allowed: CPU plans of the whole frame only. */
+/* The CPU plan: the method where it is auto, the FFTW buffers and
+ * transforms (tiles where they pay), the scale. tiles_allowed: plans of the
+ * whole frame only. */
 fv_status fv_conv_cpu_plan (fv_conv_plan *pl, int tiles_allowed);
+/* pl->uniform_scale, and pl->scale (ow x oh) for the renormalize border
+ * (fv_conv_scale.c); every back end's. */
+fv_status fv_conv_plan_scale (fv_conv_plan *pl);
 void fv_conv_cpu_free (fv_conv_plan *pl);
 /* Rows in and out (fv_conv_rows.c). Channel c of source row `row`,
  * columns x .. x + n - 1 extended at the frame's sides, as floats into o: */
