@@ -53,7 +53,7 @@ cp -a "$root$work/.gpu" "$src/.gpu126"
 cd "$src/.gpu126"
 # what the GPU tests do not use
 find cascades -name '*.xml' ! -name haarcascade_frontalface_default.xml \
-  ! -name lbpcascade_frontalface_improved.xml -delete
+  ! -name lbpcascade_frontalface_improved.xml ! -name haarcascade_eye.xml -delete
 # (test_many_streams decodes the VP8 clip, whose decoder is left out below
 # for size: it runs in the 1.22 bundle)
 for t in test_metapublish test_conventions test_roitrack test_many_streams; do
