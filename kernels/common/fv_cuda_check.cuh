@@ -75,5 +75,49 @@ struct PlanStream {
   }
 };
 
+/* Host frames on the device (the one staging rule of every CUDA plan): a
+ * kernel reads and writes device memory; a frame on the host goes through
+ * the plan's staging buffer (pitch bytes a row), uploaded before and
+ * downloaded after, on the plan's stream. */
+struct DevView {
+  char *data;
+  size_t stride;
+};
+
+/* src as the kernel reads it: src itself on the device, else rows x
+ * row_bytes of it uploaded into staging. */
+static inline cudaError_t
+stage_in (const fv_image *src, const void *rows_from, int rows, size_t row_bytes, void *staging,
+    size_t pitch, cudaStream_t st, DevView *v)
+{
+  v->data = (char *) rows_from;
+  v->stride = src->stride;
+  if (src->mem != FV_MEM_HOST)
+    return cudaSuccess;
+  v->data = (char *) staging;
+  v->stride = pitch;
+  return cudaMemcpy2DAsync (staging, pitch, rows_from, src->stride, row_bytes, rows,
+      cudaMemcpyHostToDevice, st);
+}
+
+/* Where the kernel writes dst: dst itself on the device, else staging. */
+static inline DevView
+stage_target (const fv_image *dst, void *dst_rows, void *staging, size_t pitch)
+{
+  return dst->mem == FV_MEM_HOST ? DevView { (char *) staging, pitch }
+      : DevView { (char *) dst_rows, dst->stride };
+}
+
+/* dst's rows x row_bytes from staging, where dst is on the host. */
+static inline cudaError_t
+stage_out (const fv_image *dst, void *dst_rows, int rows, size_t row_bytes,
+    const void *staging, size_t pitch, cudaStream_t st)
+{
+  if (dst->mem != FV_MEM_HOST)
+    return cudaSuccess;
+  return cudaMemcpy2DAsync (dst_rows, dst->stride, staging, pitch, row_bytes, rows,
+      cudaMemcpyDeviceToHost, st);
+}
+
 }  // namespace fv
 #endif

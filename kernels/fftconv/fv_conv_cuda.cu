@@ -733,16 +733,12 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
   cudaStream_t st = c->ps.stream;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   const size_t row = fv_image_row_bytes (src);
-  const char *s = (const char *) src->data;
-  size_t sstride = src->stride;
-  if (src->mem == FV_MEM_HOST) {
-    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->pitch, src->data, src->stride, row, p->height,
-        cudaMemcpyHostToDevice, st));
-    s = c->d_src;
-    sstride = c->pitch;
-  }
-  char *d = dst->mem == FV_MEM_HOST ? c->d_dst : (char *) dst->data;
-  size_t dstride = dst->mem == FV_MEM_HOST ? c->pitch : dst->stride;
+  fv::DevView in, out = fv::stage_target (dst, dst->data, c->d_dst, c->pitch);
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, row, c->d_src, c->pitch, st, &in));
+  const char *s = in.data;
+  const size_t sstride = in.stride;
+  char *d = out.data;
+  const size_t dstride = out.stride;
   if (p->channel_mask != (1u << p->channels) - 1)
     FV_CUDA_TRY (cudaMemcpy2DAsync (d, dstride, s, sstride, row, p->height,
         cudaMemcpyDeviceToDevice, st));
@@ -766,9 +762,7 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
           (float) p->bias, maxv, d, dstride);
   }
   FV_CUDA_TRY (cudaGetLastError ());
-  if (dst->mem == FV_MEM_HOST)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->pitch, row, p->height,
-        cudaMemcpyDeviceToHost, st));
+  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, row, c->d_dst, c->pitch, st));
   return fv_cuda_finish (st, dst->mem != FV_MEM_HOST);
 }
 
@@ -1033,16 +1027,12 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
   cudaStream_t st = g->ps.stream;
   FV_CUDA_TRY (fv_cuda_use_device (g->ps.device));
   const size_t row = fv_image_row_bytes (src);
-  const char *s = (const char *) src->data;
-  size_t sstride = src->stride;
-  if (src->mem == FV_MEM_HOST) {
-    FV_CUDA_TRY (cudaMemcpy2DAsync (g->d_src, g->pitch, src->data, src->stride, row, p->height,
-        cudaMemcpyHostToDevice, st));
-    s = g->d_src;
-    sstride = g->pitch;
-  }
-  char *d = dst->mem == FV_MEM_HOST ? g->d_dst : (char *) dst->data;
-  size_t dstride = dst->mem == FV_MEM_HOST ? g->pitch : dst->stride;
+  fv::DevView in, out = fv::stage_target (dst, dst->data, g->d_dst, g->pitch);
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, row, g->d_src, g->pitch, st, &in));
+  const char *s = in.data;
+  const size_t sstride = in.stride;
+  char *d = out.data;
+  const size_t dstride = out.stride;
   if (p->channel_mask != (1u << p->channels) - 1)
     FV_CUDA_TRY (cudaMemcpy2DAsync (d, dstride, s, sstride, row, p->height,
         cudaMemcpyDeviceToDevice, st));
@@ -1075,9 +1065,7 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
           (float) p->bias, maxv, d, dstride);
   }
   FV_CUDA_TRY (cudaGetLastError ());
-  if (dst->mem == FV_MEM_HOST)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, g->d_dst, g->pitch, row, p->height,
-        cudaMemcpyDeviceToHost, st));
+  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, row, g->d_dst, g->pitch, st));
   return fv_cuda_finish (st, dst->mem != FV_MEM_HOST);
 }
 

@@ -421,16 +421,13 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   const fv_fill_params *p = &pl->p;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   const int tiles_x = (p->width + T - 1) / T, tiles = tiles_x * ((p->height + T - 1) / T);
-  Frame f = { (const unsigned char *) src->data, src->stride, p->width, p->height,
+  fv::DevView in, target = fv::stage_target (dst, dst->data, c->d_dst, c->d_pitch);
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, p->width, c->d_src, c->d_pitch,
+      c->ps.stream, &in));
+  Frame f = { (const unsigned char *) in.data, in.stride, p->width, p->height,
     (int) p->threshold, tiles_x, tiles, p->connectivity == 8 };
-  if (src->mem == FV_MEM_HOST) {
-    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride, p->width,
-        p->height, cudaMemcpyHostToDevice, c->ps.stream));
-    f.src = c->d_src;
-    f.sstride = c->d_pitch;
-  }
-  unsigned char *out = dst->mem == FV_MEM_HOST ? c->d_dst : (unsigned char *) dst->data;
-  size_t ostride = dst->mem == FV_MEM_HOST ? c->d_pitch : dst->stride;
+  unsigned char *out = (unsigned char *) target.data;
+  const size_t ostride = target.stride;
   const int blocks = (tiles + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
   label_edges<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits);
   if (tiles > 1)
@@ -440,9 +437,8 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
       ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0);
   FV_CUDA_TRY (cudaGetLastError ());
-  if (dst->mem == FV_MEM_HOST)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, p->width,
-        p->height, cudaMemcpyDeviceToHost, c->ps.stream));
+  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, p->width, c->d_dst, c->d_pitch,
+      c->ps.stream));
   if (wait)
     FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   return FV_OK;

@@ -344,21 +344,13 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
   const size_t row = fv_image_row_bytes (src);
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   BoxArgs a;
-  a.src = (const char *) src->data;
-  a.src_stride = src->stride;
-  if (src->mem == FV_MEM_HOST) {
-    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride, row,
-        p->height, cudaMemcpyHostToDevice, c->ps.stream));
-    a.src = (const char *) c->d_src;
-    a.src_stride = c->d_pitch;
-  }
-  a.dst = (char *) dst->data;
-  a.dst_stride = dst->stride;
-  const bool staged = dst->mem == FV_MEM_HOST;   /* written on the device, then copied */
-  if (staged) {
-    a.dst = (char *) c->d_dst;
-    a.dst_stride = c->d_pitch;
-  }
+  fv::DevView in, out = fv::stage_target (dst, dst->data, c->d_dst, c->d_pitch);
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, row, c->d_src, c->d_pitch,
+      c->ps.stream, &in));
+  a.src = in.data;
+  a.src_stride = in.stride;
+  a.dst = out.data;
+  a.dst_stride = out.stride;
   a.width = p->width; a.height = p->height; a.channels = p->channels;
   a.rx = p->radius_x; a.ry = p->radius_y; a.border = p->border;
   a.k_thr = 1.0 - p->sensitivity;
@@ -386,9 +378,7 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
       e = plan->acc64 ? run_channel<uint16_t, uint64_t> (c, p, a) : run_channel<uint16_t, uint32_t> (c, p, a);
     FV_CUDA_TRY (e);
   }
-  if (staged)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (dst->data, dst->stride, c->d_dst, c->d_pitch, row, rows,
-        cudaMemcpyDefault, c->ps.stream));
+  FV_CUDA_TRY (fv::stage_out (dst, dst->data, rows, row, c->d_dst, c->d_pitch, c->ps.stream));
   return FV_OK;
 }
 

@@ -33,14 +33,11 @@ fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t t
   fv_sat_cuda *c = (fv_sat_cuda *) pl->cuda;
   const fv_sat_params *p = &pl->p;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  fv::SatSrc s = { (const char *) src->data, src->stride, p->width, p->height,
-      p->channels, p->channel, false, false };
-  if (src->mem == FV_MEM_HOST) {
-    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, src->data, src->stride,
-        fv_image_row_bytes (src), p->height, cudaMemcpyHostToDevice, c->ps.stream));
-    s.data = (const char *) c->d_src;
-    s.stride = c->d_pitch;
-  }
+  fv::DevView in;
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, fv_image_row_bytes (src), c->d_src,
+      c->d_pitch, c->ps.stream, &in));
+  fv::SatSrc s = { in.data, in.stride, p->width, p->height, p->channels, p->channel, false,
+      false };
   if (tstride % p->type) {
     fv_set_last_error ("table stride not a multiple of the entry size");
     return FV_ERR_INVALID;

@@ -522,15 +522,12 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
   }
   /* the frame rows the levels read: all, or those of the plan's band */
   const unsigned char *rows = (const unsigned char *) gray->data + (size_t) pl->py.src_y0 * gray->stride;
-  Frame f = { rows, gray->stride, pl->p.width, pl->py.src_h };
 #define MARK(i) if (c->profile) cudaEventRecord (c->ev[i], st)
   MARK (0);
-  if (gray->mem == FV_MEM_HOST) {
-    FV_CUDA_TRY (cudaMemcpy2DAsync (c->d_src, c->d_pitch, rows, gray->stride, pl->p.width,
-        pl->py.src_h, cudaMemcpyHostToDevice, st));
-    f.src = c->d_src;
-    f.sstride = c->d_pitch;
-  }
+  fv::DevView in;
+  FV_CUDA_TRY (fv::stage_in (gray, rows, pl->py.src_h, pl->p.width, c->d_src, c->d_pitch, st,
+      &in));
+  Frame f = { (const unsigned char *) in.data, in.stride, pl->p.width, pl->py.src_h };
   MARK (1);
   row_scan<<<(unsigned) ((c->total_rows + 7) / 8), 256, 0, st>>> (c->g, f, c->planes, c->total_rows);
   if (c->has_tilted) {
