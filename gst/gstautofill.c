@@ -155,11 +155,11 @@ gst_autofill_release (GstFvFilter *filter)
 }
 
 static gboolean
-gst_autofill_rebuild (GstFvFilter *filter)
+gst_autofill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
 {
   GstAutofill *self = GST_AUTOFILL (filter);
   GstVideoFilter *vf = GST_VIDEO_FILTER (self);
-  const FvDevice *dev = gst_fv_filter_device (filter);
+  const FvDevice *dev = r->dev;
   fv_fill_params p = { 0 };
   GST_OBJECT_LOCK (self);
   p.threshold = self->threshold;
@@ -169,11 +169,10 @@ gst_autofill_rebuild (GstFvFilter *filter)
   p.seeds = self->seeds;
   p.measure = self->measure;
   GST_OBJECT_UNLOCK (self);
-  p.threads = gst_fv_filter_threads (filter);
+  p.threads = r->threads;
   p.width = GST_VIDEO_INFO_WIDTH (&vf->in_info);
   p.height = GST_VIDEO_INFO_HEIGHT (&vf->in_info);
-  if (!gst_fv_filter_spread (filter, &p.spread))
-    return FALSE;
+  p.spread = r->spread;
   if (!gst_fv_filter_check_memory (filter, fv_fill_plan_bytes (&p, dev->active)
           + (dev->hybrid ? fv_fill_plan_bytes (&p, FV_BACKEND_CPU) : 0), 0))
     return FALSE;

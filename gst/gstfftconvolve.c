@@ -228,7 +228,7 @@ gst_fft_convolve_validate (GstFvFilter *filter)
 
 /* The convolution settings of the properties (all but size and kernel). */
 static fv_conv_params
-settings (GstFftConvolve *self)
+settings (GstFftConvolve *self, const GstFvRebuild *r)
 {
   fv_conv_params cp = { 0 };
   GST_OBJECT_LOCK (self);
@@ -238,18 +238,19 @@ settings (GstFftConvolve *self)
   cp.border = self->border;
   cp.method = self->method;
   GST_OBJECT_UNLOCK (self);
-  cp.threads = gst_fv_filter_threads (GST_FV_FILTER (self));
+  cp.threads = r->threads;
+  cp.spread = r->spread;
   cp.measure = TRUE;
   return cp;
 }
 
 /* A plan (or grid) for each convolved plane, into plans/grids. */
 static fv_status
-make_plans (GstFftConvolve *self, const FvKernelGrid *g, gboolean is_grid,
-    const fv_spread *spread, fv_conv_plan **plans, fv_conv_grid **grids)
+make_plans (GstFftConvolve *self, const GstFvRebuild *r, const FvKernelGrid *g,
+    gboolean is_grid, fv_conv_plan **plans, fv_conv_grid **grids)
 {
-  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
-  const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
+  const FvPlaneLayout *layout = r->layout;
+  const FvDevice *dev = r->dev;
   const gint n = g->cols * g->rows;
   const float **taps = g_new (const float *, n);
   gint *kw = g_new (gint, n), *kh = g_new (gint, n);
@@ -258,8 +259,7 @@ make_plans (GstFftConvolve *self, const FvKernelGrid *g, gboolean is_grid,
     kw[c] = g->kernels[c].width;
     kh[c] = g->kernels[c].height;
   }
-  fv_conv_params cp = settings (self);
-  cp.spread = *spread;
+  fv_conv_params cp = settings (self, r);
   fv_status st = FV_OK;
   for (gint p = 0; p < self->n_conv_planes && st == FV_OK; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
@@ -285,7 +285,7 @@ make_plans (GstFftConvolve *self, const FvKernelGrid *g, gboolean is_grid,
 }
 
 static gboolean
-gst_fft_convolve_rebuild (GstFvFilter *filter)
+gst_fft_convolve_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
   FvKernelGrid g;
@@ -293,12 +293,6 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   gchar *source = NULL;
   if (!load_or_refuse (self, &g, &is_grid, &source))
     return FALSE;   /* while playing: the old kernel stays (gst_fv_filter_refuse) */
-  fv_spread spread;
-  if (!gst_fv_filter_spread (filter, &spread)) {
-    g_free (source);
-    fv_kernel_grid_clear (&g);
-    return FALSE;
-  }
   fv_conv_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
   fv_conv_grid *grids[GST_VIDEO_MAX_PLANES] = { NULL };
   gchar *wisdom = wisdom_path ();
@@ -312,7 +306,7 @@ gst_fft_convolve_rebuild (GstFvFilter *filter)
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_progress (GST_OBJECT (self),
           GST_PROGRESS_TYPE_START, "plan", "Planning the convolution (FFT sizes new to this "
           "machine are measured, up to FV_FFT_PLAN_SECONDS each)"));
-  fv_status st = make_plans (self, &g, is_grid, &spread, plans, grids);
+  fv_status st = make_plans (self, r, &g, is_grid, plans, grids);
   const double ms = (g_get_monotonic_time () - t0) / 1000.0;
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_progress (GST_OBJECT (self),
           st == FV_OK ? GST_PROGRESS_TYPE_COMPLETE : GST_PROGRESS_TYPE_ERROR, "plan",

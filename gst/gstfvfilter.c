@@ -115,8 +115,11 @@ resolve (GstFvFilter *self)
   return TRUE;
 }
 
-gboolean
-gst_fv_filter_spread (GstFvFilter *filter, fv_spread *spread)
+/* How CUDA plans may spread (max-device-memory, cuda-device-ids, the
+ * active device), for the kernels' parameters; FALSE after refusing a
+ * device list that does not parse or names a missing device. */
+static gboolean
+spread_of (GstFvFilter *filter, fv_spread *spread)
 {
   GstFvFilterPrivate *priv = PRIV (filter);
   memset (spread, 0, sizeof *spread);
@@ -294,7 +297,9 @@ gst_fv_filter_prepare (GstFvFilter *self)
     if (device_changed && !resolve (self))
       return FALSE;
     priv->keeping = had && !format_changed && !device_changed;
-    const gboolean built = GST_FV_FILTER_GET_CLASS (self)->rebuild (self);
+    GstFvRebuild r = { &priv->layout, &priv->dev, gst_fv_filter_threads (self) };
+    const gboolean built = spread_of (self, &r.spread)
+        && GST_FV_FILTER_GET_CLASS (self)->rebuild (self, &r);
     const gboolean kept = !built && priv->keeping;
     priv->keeping = FALSE;
     if (kept) {

@@ -21,6 +21,16 @@
 
 G_BEGIN_DECLS
 
+/* What a rebuild works from, gathered by the base class before it calls
+ * rebuild (so that no subclass asks for it piece by piece). */
+typedef struct {
+  const FvPlaneLayout *layout;   /* how the negotiated format maps onto kernel images */
+  const FvDevice *dev;           /* backend (dev->active), device and stream */
+  guint threads;                 /* CPU threads asked for (0 = all cores) */
+  fv_spread spread;              /* how CUDA plans may spread (max-device-memory,
+                                  * cuda-device-ids, the active device) */
+} GstFvRebuild;
+
 #define GST_TYPE_FV_FILTER (gst_fv_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstFvFilter, gst_fv_filter, GST, FV_FILTER, GstVideoFilter)
 
@@ -31,8 +41,8 @@ struct _GstFvFilterClass {
    * and only then drops the old ones. On failure: says why with
    * gst_fv_filter_refuse, leaves the plans that run untouched (the base
    * class may keep them running: see there) and returns FALSE. Called on
-   * the streaming thread before a frame. */
-  gboolean (*rebuild) (GstFvFilter *filter);
+   * the streaming thread before a frame, with what it needs in r. */
+  gboolean (*rebuild) (GstFvFilter *filter, const GstFvRebuild *r);
   /* Frees the plans (stop, or the CUDA stream changed). */
   void (*release) (GstFvFilter *filter);
   GstFlowReturn (*process) (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out);
@@ -111,10 +121,6 @@ gst_fv_filter_dup_nonempty (const GValue *value)
 #define FV_PARAM_RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 #define FV_PARAM_CONTROLLABLE (FV_PARAM_RW | GST_PARAM_CONTROLLABLE)
 
-/* How CUDA plans may spread (max-device-memory, cuda-device-ids, the
- * active device), for the kernels' parameters; FALSE after posting an error
- * for a device list that does not parse or names a missing device. */
-gboolean gst_fv_filter_spread (GstFvFilter *filter, fv_spread *spread);
 /* For rebuild: FALSE, after posting an error with the figures, when the
  * plans' host bytes, the subclass's scratch and the output frame (unless in
  * place) pass the memory limit (FASTVISION_MAX_MEMORY_MB). */

@@ -113,11 +113,11 @@ gst_sat_filter_release (GstFvFilter *filter)
 /* One plan per plane for the current settings, format and backend, made
  * beside the ones in use; those are dropped only once all are made. */
 static gboolean
-gst_sat_filter_rebuild (GstFvFilter *filter)
+gst_sat_filter_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
 {
   GstSatFilter *self = GST_SAT_FILTER (filter);
-  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
-  const FvDevice *dev = gst_fv_filter_device (filter);
+  const FvPlaneLayout *layout = r->layout;
+  const FvDevice *dev = r->dev;
   fv_box_params bp, params[GST_VIDEO_MAX_PLANES];
   fv_box_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL };
 
@@ -132,9 +132,8 @@ gst_sat_filter_rebuild (GstFvFilter *filter)
    * plans, or (roi-type) only the parameters the regions' plans are made from */
   const GQuark roi_quark = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
   GST_OBJECT_UNLOCK (self);
-  bp.threads = gst_fv_filter_threads (filter);
-  if (!gst_fv_filter_spread (filter, &bp.spread))
-    return FALSE;
+  bp.threads = r->threads;
+  bp.spread = r->spread;
   static const char *const modes[] = { "mean", "stddev", "threshold" };
   GST_INFO_OBJECT (self, "mode %s, radius %d, %s", (guint) bp.mode < G_N_ELEMENTS (modes)
       ? modes[bp.mode] : "?", radius, roi_quark ? "only inside regions of interest"

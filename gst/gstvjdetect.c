@@ -176,12 +176,12 @@ gst_vj_detect_release (GstFvFilter *filter)
 }
 
 static gboolean
-gst_vj_detect_rebuild (GstFvFilter *filter)
+gst_vj_detect_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
 {
   GstVjDetect *self = GST_VJ_DETECT (filter);
   const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
-  const FvDevice *dev = gst_fv_filter_device (filter);
-  const int threads = (int) gst_fv_filter_threads (filter);
+  const FvDevice *dev = r->dev;
+  const int threads = (int) r->threads;
   GST_OBJECT_LOCK (self);
   gboolean reload = self->cascade_changed;
   fv_vj_params p = { GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
@@ -198,20 +198,18 @@ gst_vj_detect_rebuild (GstFvFilter *filter)
   /* made beside the plan in use, which goes only once this one is made */
   fv_vj_plan *plan = NULL;
   const gsize gray_stride = GST_ROUND_UP_64 (p.width);
-  fv_status st = FV_ERR_INVALID;
-  if (gst_fv_filter_spread (filter, &p.spread)) {
-    st = fv_vj_plan_create (&plan, fresh ? fresh : self->cascade, &p, dev->active,
-        dev->stream_device, dev->stream);
-    if (st != FV_OK)
-      gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-          fv_last_error (), "Cannot set up %s detection for %dx%d frames: %s.",
-          fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height,
-          st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st));
-    /* RGB frames: their luma beside them */
-    else if (!gst_fv_filter_check_memory (filter, fv_vj_plan_bytes (plan),
-            GST_VIDEO_INFO_IS_RGB (info) ? gray_stride * (gsize) p.height : 0))
-      st = FV_ERR_NOMEM;
-  }
+  p.spread = r->spread;
+  fv_status st = fv_vj_plan_create (&plan, fresh ? fresh : self->cascade, &p, dev->active,
+      dev->stream_device, dev->stream);
+  if (st != FV_OK)
+    gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        fv_last_error (), "Cannot set up %s detection for %dx%d frames: %s.",
+        fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height,
+        st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st));
+  /* RGB frames: their luma beside them */
+  else if (!gst_fv_filter_check_memory (filter, fv_vj_plan_bytes (plan),
+          GST_VIDEO_INFO_IS_RGB (info) ? gray_stride * (gsize) p.height : 0))
+    st = FV_ERR_NOMEM;
   if (st != FV_OK) {
     fv_vj_plan_destroy (plan);
     if (fresh) {   /* the cascade in use stays, and the property says so */
