@@ -261,7 +261,7 @@ make_plans (GstFftConvolve *self, const GstFvRebuild *r, const FvKernelGrid *g,
   }
   fv_conv_params cp = settings (self, r);
   fv_status st = FV_OK;
-  for (gint p = 0; p < self->n_conv_planes && st == FV_OK; p++) {
+  for (gint p = 0; p < r->planes && st == FV_OK; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
     cp.width = d->width;
     cp.height = d->height;
@@ -302,7 +302,7 @@ gst_fft_convolve_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
   const gint64 t0 = g_get_monotonic_time ();
   GST_INFO_OBJECT (self, "planning %s%dx%d kernel%s for %d plane(s) (wisdom %s)",
       is_grid ? "a grid of " : "", g.kernels[0].width, g.kernels[0].height, is_grid ? "s" : "",
-      self->n_conv_planes, wisdom);
+      r->planes, wisdom);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_progress (GST_OBJECT (self),
           GST_PROGRESS_TYPE_START, "plan", "Planning the convolution (FFT sizes new to this "
           "machine are measured, up to FV_FFT_PLAN_SECONDS each)"));
@@ -312,7 +312,7 @@ gst_fft_convolve_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
           st == FV_OK ? GST_PROGRESS_TYPE_COMPLETE : GST_PROGRESS_TYPE_ERROR, "plan",
           st == FV_OK ? "Convolution planned" : "Convolution planning failed"));
   if (st == FV_OK && !is_grid)
-    for (gint p = 0; p < self->n_conv_planes; p++) {
+    for (gint p = 0; p < r->planes; p++) {
       static const char *const names[] = { "auto", "fft", "direct", "separable" };
       GST_INFO_OBJECT (self, "plane %d: method %s", p,
           names[fv_conv_plan_method (plans[p])]);
@@ -391,34 +391,13 @@ gst_fft_convolve_get_property (GObject *object, guint prop_id, GValue *value,
   GST_OBJECT_UNLOCK (self);
 }
 
-static gboolean
-gst_fft_convolve_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_info,
-    GstCaps *outcaps, GstVideoInfo *out_info)
-{
-  GstFftConvolve *self = GST_FFT_CONVOLVE (vf);
-  if (!GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vf, incaps, in_info, outcaps, out_info))
-    return FALSE;   /* the layout is the base class's */
-  /* YUV: luma only, chroma passes through */
-  self->n_conv_planes = GST_VIDEO_INFO_IS_YUV (in_info) ? 1
-      : gst_fv_filter_layout (GST_FV_FILTER (self))->n_planes;
-  free_plans (self);   /* the next frame plans for the new size */
-  return TRUE;
-}
-
 static GstFlowReturn
 gst_fft_convolve_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
   GstFftConvolve *self = GST_FFT_CONVOLVE (filter);
   const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
-  for (gint p = 0; p < layout->n_planes; p++) {
-    if (p >= self->n_conv_planes) {
-      if (!fv_plane_copy (layout, out, in, p, gst_fv_filter_device (filter)->stream)) {
-        GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot copy plane %d.", p),
-            ("%s", fv_last_error ()));
-        return GST_FLOW_ERROR;
-      }
-      continue;
-    }
+  /* YUV: luma only (luma_only: the base class copies the chroma) */
+  for (gint p = 0; p < gst_fv_filter_planes (filter); p++) {
     fv_image src = fv_plane_image (layout, in, p);
     fv_image dst = fv_plane_image (layout, out, p);
     fv_status st = self->grids[p] ? fv_conv_grid_execute (self->grids[p], &src, &dst)
@@ -445,7 +424,6 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
   GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
@@ -490,7 +468,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  vf_class->set_info = GST_DEBUG_FUNCPTR (gst_fft_convolve_set_info);
+  fv_class->luma_only = TRUE;   /* YUV: the luma plane; the chroma passes through */
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_fft_convolve_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_fft_convolve_release);
   fv_class->process = GST_DEBUG_FUNCPTR (gst_fft_convolve_process);

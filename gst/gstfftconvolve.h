@@ -24,7 +24,6 @@ struct _GstFftConvolve {
   fv_conv_method method;
 
   /* streaming state */
-  gint n_conv_planes;          /* planes convolved: all, or luma only */
   fv_conv_plan *plans[GST_VIDEO_MAX_PLANES];
   fv_conv_grid *grids[GST_VIDEO_MAX_PLANES];   /* with kernel-grid, instead of plans */
 };

@@ -34,6 +34,7 @@ typedef struct {
   FvDevice dev;
   FvLatency latency;
   FvPlaneLayout layout;
+  gint planes;                  /* of layout's, those process handles (luma_only) */
   gboolean ready;
   gboolean keeping;             /* in rebuild: a failure keeps the plans that run */
   gboolean warned_caps;
@@ -229,6 +230,8 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
     return FALSE;
   }
+  PRIV (self)->planes = GST_FV_FILTER_GET_CLASS (self)->luma_only
+      && GST_VIDEO_INFO_IS_YUV (in_info) ? 1 : PRIV (self)->layout.n_planes;
   PRIV (self)->in_cuda = fv_caps_is_cuda (incaps);
   PRIV (self)->out_cuda = fv_caps_is_cuda (outcaps);
   /* GStreamer 1.22's CUDA allocator places the V plane of odd-height I420
@@ -255,6 +258,12 @@ const FvPlaneLayout *
 gst_fv_filter_layout (GstFvFilter *filter)
 {
   return &PRIV (filter)->layout;
+}
+
+gint
+gst_fv_filter_planes (GstFvFilter *filter)
+{
+  return PRIV (filter)->planes;
 }
 
 void
@@ -297,7 +306,7 @@ gst_fv_filter_prepare (GstFvFilter *self)
     if (device_changed && !resolve (self))
       return FALSE;
     priv->keeping = had && !format_changed && !device_changed;
-    GstFvRebuild r = { &priv->layout, &priv->dev, gst_fv_filter_threads (self) };
+    GstFvRebuild r = { &priv->layout, &priv->dev, gst_fv_filter_threads (self), priv->planes };
     const gboolean built = spread_of (self, &r.spread)
         && GST_FV_FILTER_GET_CLASS (self)->rebuild (self, &r);
     const gboolean kept = !built && priv->keeping;
@@ -404,6 +413,13 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
     if (can_order || ((priv->in_cuda || priv->out_cuda) && priv->dev.stream))
       fv_cuda_defer_begin (priv->dev.stream);
     ret = out ? klass->process (self, in, out) : klass->process_ip (self, in);
+    /* the planes process leaves alone (luma_only), as they came */
+    for (gint p = priv->planes; out && ret == GST_FLOW_OK && p < priv->layout.n_planes; p++)
+      if (!fv_plane_copy (&priv->layout, out, in, p, priv->dev.stream)) {
+        GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot copy plane %d.", p),
+            ("%s", fv_last_error ()));
+        ret = GST_FLOW_ERROR;
+      }
     fv_cuda_defer_end ();
   }
   const gboolean ordered = ret == GST_FLOW_OK && can_order

@@ -27,6 +27,8 @@ typedef struct {
   const FvPlaneLayout *layout;   /* how the negotiated format maps onto kernel images */
   const FvDevice *dev;           /* backend (dev->active), device and stream */
   guint threads;                 /* CPU threads asked for (0 = all cores) */
+  gint planes;                   /* the planes to process: layout's first `planes`
+                                  * (luma_only: 1 for YUV formats) */
   fv_spread spread;              /* how CUDA plans may spread (max-device-memory,
                                   * cuda-device-ids, the active device) */
 } GstFvRebuild;
@@ -57,6 +59,9 @@ struct _GstFvFilterClass {
   /* FALSE for elements without a CUDA path yet: auto picks the CPU and
    * backend=cuda fails the state change saying so. */
   gboolean has_cuda;
+  /* TRUE: of YUV formats only the luma plane is processed; the base class
+   * copies the others to the output frame after process. */
+  gboolean luma_only;
   /* The element's own debug category (GST_DEBUG=satfilter:5 and the like):
    * the base class logs its rebuilds and frames there too. */
   GstDebugCategory *debug;
@@ -78,6 +83,8 @@ const FvDevice *gst_fv_filter_device (GstFvFilter *filter);
 
 /* How the negotiated format maps onto kernel images (set in set_info). */
 const FvPlaneLayout *gst_fv_filter_layout (GstFvFilter *filter);
+/* How many of the layout's planes process handles (the rest: luma_only). */
+gint gst_fv_filter_planes (GstFvFilter *filter);
 
 /* For subclasses that produce output themselves (generate_output): the
  * controller values for this buffer, then the plans made current, as before
