@@ -36,6 +36,13 @@ fv_status
 fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
     fv_backend backend, int device, void *stream)
 {
+  return fv_vj_plan_create_part (out, c, p, NULL, backend, device, stream);
+}
+
+fv_status
+fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
+    const fv_vj_part *part, fv_backend backend, int device, void *stream)
+{
   *out = NULL;
   if (p && (p->width < 1 || p->height < 1 || p->width > (1 << 15) || p->height > (1 << 15))) {
     fv_set_last_error ("a %dx%d frame: the detector takes sides of 1 to %d pixels", p->width,
@@ -52,10 +59,12 @@ fv_vj_plan_create (fv_vj_plan **out, const fv_cascade *c, const fv_vj_params *p,
   if (!pl)
     return FV_ERR_NOMEM;
   pl->p = *p;
+  if (part)
+    pl->part = *part;
   pl->backend = backend;
   pl->be = &backends[backend];
   pl->cascade = c;
-  fv_status st = fv_vj_pyramid_init (&pl->py, c, p, backend == FV_BACKEND_CPU);
+  fv_status st = fv_vj_pyramid_init (&pl->py, c, p, &pl->part, backend == FV_BACKEND_CPU);
   int chunked = 0;
   if (st == FV_OK && backend == FV_BACKEND_CUDA) {
     /* plans whose level groups' sums need 32-bit offsets past 2^31 chunk too */

@@ -33,16 +33,6 @@ typedef struct {
   int min_width, min_height; /* 0 = the cascade's window */
   int max_width, max_height; /* 0 = the frame */
   int threads;               /* CPU threads, 0 = all cores */
-  /* only the pyramid levels [first_level, first_level + levels) of those
-   * the sizes allow (levels 0: all); a detector split by levels */
-  int first_level, levels;
-  /* with levels = 1: only window rows [band_first, band_first + band_rows)
-   * of that level (band_rows 0: all), read from the frame rows they need;
-   * a level split into bands of rows that overlap by a window */
-  int band_first, band_rows;
-  /* CUDA: the plan's device buffers come from fv_vj_cuda_set_workspace
-   * (several plans run in turn in one; fv_vj_chunked.c) */
-  int shared_workspace;
   /* CUDA: the device budget and the devices (fv_chunk_run.h). A plan
    * beyond the budget, or spread, runs as groups of whole pyramid levels,
    * each built from the whole frame, their raw windows merged in OpenCV's

@@ -2,7 +2,7 @@
 /* Detection beyond the device budget, or over several devices: the
  * pyramid cut into groups of whole levels, and a level too large for the
  * budget into bands of window rows, each group a CUDA plan of its own
- * (fv_vj_params.first_level, levels, band_first, band_rows) that reads the
+ * (fv_vj_part: first_level, levels, band_first, band_rows) that reads the
  * frame rows it needs.
  *
  * A window is evaluated on its level's pixels and its own sums only. Every
@@ -46,14 +46,10 @@ typedef struct {
   void *stream[FV_MAX_DEVICE_ENTRIES];  /* and their stream (one a plan costs memory) */
 } VjChunks;
 
-static fv_vj_params
-group_params (const fv_vj_plan *pl, const VjGroup *g)
+static fv_vj_part
+group_part (const VjGroup *g)
 {
-  fv_vj_params q = pl->p;
-  q.first_level = g->first;
-  q.levels = g->count;
-  q.band_first = g->band_first;
-  q.band_rows = g->band_rows;
+  fv_vj_part q = { g->first, g->count, g->band_first, g->band_rows, 0 };
   return q;
 }
 
@@ -63,10 +59,10 @@ group_params (const fv_vj_plan *pl, const VjGroup *g)
 static fv_status
 group_bytes (const fv_vj_plan *pl, const VjGroup *g, size_t *bytes, int *offsets_fit)
 {
-  fv_vj_params q = group_params (pl, g);
+  const fv_vj_part part = group_part (g);
   fv_vj_pyramid py;
-  fv_status st = fv_vj_pyramid_init (&py, pl->cascade, &q, 0);
-  *bytes = (size_t) q.width * py.src_h + (size_t) py.plane * 12 + (size_t) py.windows * 8
+  fv_status st = fv_vj_pyramid_init (&py, pl->cascade, &pl->p, &part, 0);
+  *bytes = (size_t) pl->p.width * py.src_h + (size_t) py.plane * 12 + (size_t) py.windows * 8
       + ((size_t) 2 << 20);
   *offsets_fit = py.plane * 3 < INT32_MAX;
   fv_vj_pyramid_clear (&py);
@@ -303,11 +299,13 @@ make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t b
     if (st == FV_OK)
       st = fv_cuda_stream_create (c->devices[d], &c->stream[d]);
     for (int k = 0; k < c->n && st == FV_OK; k++) {
-      fv_vj_params q = group_params (pl, &groups[k]);
+      fv_vj_params q = pl->p;
       fv_spread_whole (&q.spread);
-      q.shared_workspace = 1;
+      fv_vj_part part = group_part (&groups[k]);
+      part.shared_workspace = 1;
       fv_vj_plan **sub = &c->sub[k * c->ndevices + d];
-      st = fv_vj_plan_create (sub, pl->cascade, &q, FV_BACKEND_CUDA, c->devices[d], c->stream[d]);
+      st = fv_vj_plan_create_part (sub, pl->cascade, &q, &part, FV_BACKEND_CUDA, c->devices[d],
+          c->stream[d]);
       if (st == FV_OK) {
         const size_t b = fv_vj_cuda_workspace_bytes (*sub);
         work[d] = b > work[d] ? b : work[d];

@@ -464,7 +464,7 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   pass_stages (m->nstages, &d.stage_a, &d.stage_b);
   tuning_from_env (c);
   layout_workspace (c, pl, c->lay);
-  if (!pl->p.shared_workspace) {   /* its own workspace, filled once */
+  if (!pl->part.shared_workspace) {   /* its own workspace, filled once */
     FV_CUDA_TRY (cudaMalloc (&c->own, c->ws.bytes));
     FV_CUDA_TRY (fill_workspace (c, pl, (unsigned char *) c->own, c->ps.stream));
     FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
@@ -513,7 +513,7 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray)
   const InFlight busy (c->ps.device);
   const int bps = c->blocks_per_sm > 0 ? c->blocks_per_sm
       : busy.n >= BLOCKS_PER_SM ? 1 : BLOCKS_PER_SM / busy.n;
-  if (pl->p.shared_workspace) {   /* other plans used it since: tables, model, zeros again */
+  if (pl->part.shared_workspace) {   /* other plans used it since: tables, model, zeros again */
     if (!c->shared) {
       fv_set_last_error ("detection plan run without its shared workspace");
       return FV_ERR_INVALID;

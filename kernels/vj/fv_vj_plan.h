@@ -57,12 +57,33 @@ typedef struct {
   size_t table_bytes;    /* host bytes of the levels and their resize tables */
 } fv_vj_pyramid;
 
-/* Levels as OpenCV 4.6 chooses them; fails only on absurd sizes. cpu: laid
- * out for the CPU back end (levels of step 2 own their rows, so that they
- * can be built split, and the resize gets its shuffle blocks); the CUDA
- * back end's layout packs levels side by side wherever they fit. */
+/* A plan for part of the detection, as the chunked plan (fv_vj_chunked.c)
+ * makes them; all zero: the whole detection. */
+typedef struct {
+  /* only the pyramid levels [first_level, first_level + levels) of those
+   * the sizes allow (levels 0: all); a detector split by levels */
+  int first_level, levels;
+  /* with levels = 1: only window rows [band_first, band_first + band_rows)
+   * of that level (band_rows 0: all), read from the frame rows they need;
+   * a level split into bands of rows that overlap by a window */
+  int band_first, band_rows;
+  /* CUDA: the plan's device buffers come from fv_vj_cuda_set_workspace
+   * (several plans run in turn in one) */
+  int shared_workspace;
+} fv_vj_part;
+
+/* fv_vj_plan_create for a part (NULL: the whole). */
+fv_status fv_vj_plan_create_part (fv_vj_plan **plan, const fv_cascade *cascade,
+    const fv_vj_params *params, const fv_vj_part *part, fv_backend backend, int device,
+    void *stream);
+
+/* Levels as OpenCV 4.6 chooses them (of part, NULL: all); fails only on
+ * absurd sizes. cpu: laid out for the CPU back end (levels of step 2 own
+ * their rows, so that they can be built split, and the resize gets its
+ * shuffle blocks); the CUDA back end's layout packs levels side by side
+ * wherever they fit. */
 fv_status fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p,
-    int cpu);
+    const fv_vj_part *part, int cpu);
 void fv_vj_pyramid_clear (fv_vj_pyramid *py);
 
 /* The host arrays behind an fv_vj_model, and the model pointing at them. */
@@ -120,6 +141,7 @@ typedef struct fv_vj_backend fv_vj_backend;
 
 struct fv_vj_plan {
   fv_vj_params p;
+  fv_vj_part part;       /* what part of the detection (all zero: the whole) */
   fv_backend backend;
   const fv_vj_backend *be;
   const fv_cascade *cascade;

@@ -63,7 +63,7 @@ axis_clear (fv_vj_axis *a)
  * tilted ones too: their corner identity holds for any image, so for one
  * whose rows above the band are zero). */
 static fv_status
-band_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p)
+band_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_part *p)
 {
   if (p->levels != 1 || p->band_first < 0 || py->nlevels != 1)
     return FV_ERR_INVALID;
@@ -110,8 +110,11 @@ band_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p)
 }
 
 fv_status
-fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p, int cpu)
+fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *p,
+    const fv_vj_part *part, int cpu)
 {
+  static const fv_vj_part whole;
+  part = part ? part : &whole;
   memset (py, 0, sizeof *py);
   const int W = p->width, H = p->height;
   int max_w = p->max_width > 0 ? p->max_width : W, max_h = p->max_height > 0 ? p->max_height : H;
@@ -133,7 +136,7 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
     if (ww < p->min_width || wh < p->min_height)
       continue;
     const int k = index++;
-    if (k < p->first_level || (p->levels > 0 && k >= p->first_level + p->levels))
+    if (k < part->first_level || (part->levels > 0 && k >= part->first_level + part->levels))
       continue;
     if (py->nlevels == cap) {
       fv_vj_level *n = realloc (py->lv, sizeof *n * cap * 2);
@@ -172,8 +175,8 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
   }
   py->src_h = H;
   py->cpu = cpu;
-  if (p->band_rows > 0) {
-    fv_status st = band_init (py, c, p);
+  if (part->band_rows > 0) {
+    fv_status st = band_init (py, c, part);
     if (st != FV_OK)
       return st;
   }

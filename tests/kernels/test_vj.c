@@ -373,11 +373,11 @@ equal_paths (void)
 
 /* Appends the raw windows of plan p on im to *out (grown as needed). */
 static int
-append_raw (const fv_cascade *c, const fv_vj_params *p, const fv_image *im, fv_backend be,
-    fv_rect **out, int *n, int *cap)
+append_raw (const fv_cascade *c, const fv_vj_params *p, const fv_vj_part *part,
+    const fv_image *im, fv_backend be, fv_rect **out, int *n, int *cap)
 {
   fv_vj_plan *plan;
-  if (fv_vj_plan_create (&plan, c, p, be, 0, NULL) != FV_OK)
+  if (fv_vj_plan_create_part (&plan, c, p, part, be, 0, NULL) != FV_OK)
     return 0;
   const fv_detection *d;
   int nd, nr;
@@ -416,12 +416,9 @@ bands_case (const fv_cascade *c, const char *name, const fv_image *im, fv_backen
       const int rows = whole->py.lv[l].rows;
       /* one-row bands only at the first and last levels: many plans */
       int each = cut == 0 && (l == 0 || l == levels - 1) ? 1 : cut < 2 ? 3 : rows / 2 + 1;
-      fv_vj_params q = p;
-      q.first_level = l;
-      q.levels = 1;
-      q.band_rows = each;
+      fv_vj_part q = { .first_level = l, .levels = 1, .band_rows = each };
       for (q.band_first = 0; q.band_first < (rows > 0 ? rows : 1) && ok; q.band_first += each)
-        ok = append_raw (c, &q, im, be, &got, &n, &cap);
+        ok = append_raw (c, &p, &q, im, be, &got, &n, &cap);
     }
     FVT_CHECK (ok, "%s bands: %s", name, fv_last_error ());
     FVT_CHECK (n == nw && (n == 0 || !memcmp (got, ref, sizeof *ref * n)),
@@ -495,7 +492,7 @@ resize_rows (void)
       const int W = widths[i];
       fv_vj_params p = { .width = W, .height = 3, .scale_factor = factors[j] };
       fv_vj_pyramid py;
-      FVT_CHECK (fv_vj_pyramid_init (&py, &c, &p, 1) == FV_OK, "pyramid %d: %s", W,
+      FVT_CHECK (fv_vj_pyramid_init (&py, &c, &p, NULL, 1) == FV_OK, "pyramid %d: %s", W,
           fv_last_error ());
       uint8_t *row = malloc (W);
       for (int x = 0; x < W; x++)
