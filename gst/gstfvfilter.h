@@ -128,9 +128,10 @@ gst_fv_filter_dup_nonempty (const GValue *value)
 #define FV_PARAM_RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 #define FV_PARAM_CONTROLLABLE (FV_PARAM_RW | GST_PARAM_CONTROLLABLE)
 
-/* For rebuild: FALSE, after posting an error with the figures, when the
- * plans' host bytes, the subclass's scratch and the output frame (unless in
- * place) pass the memory limit (FASTVISION_MAX_MEMORY_MB). */
+/* For rebuild: FALSE, after refusing with the figures
+ * (gst_fv_filter_refuse), when the plans' host bytes, the subclass's
+ * scratch and the output frame (unless in place) pass the memory limit
+ * (FASTVISION_MAX_MEMORY_MB). */
 gboolean gst_fv_filter_check_memory (GstFvFilter *filter, gsize plan_bytes,
     gsize scratch_bytes);
 

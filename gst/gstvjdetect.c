@@ -110,10 +110,10 @@ read_back_cascade (GstVjDetect *self)
 }
 
 /* Loads the cascade named by the property (shared, fvcascades.c), and its
- * path into *path; on failure posts an error (none in use) or a warning
- * (one in use, which stays: a change while playing). */
+ * path into *path; on failure posts an error (at start, or none in use) or,
+ * with keep_old, a warning (a change while playing: the one in use stays). */
 static const fv_cascade *
-load_cascade (GstVjDetect *self, gchar **path)
+load_cascade (GstVjDetect *self, gboolean keep_old, gchar **path)
 {
   GST_OBJECT_LOCK (self);
   *path = g_strdup (self->cascade_path ? self->cascade_path : DEFAULT_CASCADE);
@@ -122,7 +122,7 @@ load_cascade (GstVjDetect *self, gchar **path)
   const fv_cascade *c = fv_cascades_get (*path);
   if (!c) {
     /* fv_last_error() names the file and the reason, in valid UTF-8 */
-    if (self->cascade) {
+    if (keep_old && self->cascade) {
       gchar *in_use = g_filename_display_name (self->loaded_path);
       GST_ELEMENT_WARNING (self, RESOURCE, READ,
           ("Cannot use the cascade %s; still using %s.", fv_last_error (), in_use), (NULL));
@@ -156,7 +156,7 @@ gst_vj_detect_validate (GstFvFilter *filter)
 {
   GstVjDetect *self = GST_VJ_DETECT (filter);
   gchar *path;
-  const fv_cascade *c = load_cascade (self, &path);
+  const fv_cascade *c = load_cascade (self, FALSE, &path);
   if (!c)
     return FALSE;
   fv_vj_plan_destroy (self->plan);   /* none after a stop; made from the old cascade */
@@ -192,7 +192,7 @@ gst_vj_detect_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
    * that one, with its own warning (load_cascade) */
   const fv_cascade *fresh = NULL;
   gchar *fresh_path = NULL;
-  if ((reload || !self->cascade) && !(fresh = load_cascade (self, &fresh_path))
+  if ((reload || !self->cascade) && !(fresh = load_cascade (self, TRUE, &fresh_path))
       && !self->cascade)
     return FALSE;
   /* made beside the plan in use, which goes only once this one is made */

@@ -753,6 +753,28 @@ GST_START_TEST (test_bad_cascades)
   gchar *latin = write_file ("caf\xe9.xml", "<opencv_storage><cascade><featureType>H\xff" "AR"
       "</featureType></cascade></opencv_storage>");
   expect_start_error ("auto", latin, "caf", NULL);
+  /* started again with a cascade that cannot load: an error, although the
+   * element still holds the one of its last run (only a change while
+   * playing keeps that one) */
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=64,height=48 ! vjdetect name=d ! fakesink", NULL);
+  GstElement *d = gst_bin_get_by_name (GST_BIN (pipe), "d");
+  g_object_set (d, "cascade", good, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_READY);
+  g_object_set (d, "cascade", p_bad, NULL);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "a restart with %s accepted", p_bad);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (d);
+  gst_object_unref (pipe);
   g_free (latin);
   g_free (fifo);
   g_free (weak_first);
