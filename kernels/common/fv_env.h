@@ -38,6 +38,12 @@ extern "C" {
  * own wait (cudaStreamSynchronize) */
 #define FV_ENV_CUDA_SPIN_US "FV_CUDA_SPIN_US"
 
+/* CPU: 0 lets each parallel region take its threads without asking the
+ * machine's budget of cores shared by fastvision processes (fv_parallel.h) */
+#define FV_ENV_SHARE_CORES "FV_SHARE_CORES"
+/* CPU, for tests: the System V key of that budget, in hex (0x66764331) */
+#define FV_ENV_CORES_KEY "FV_CORES_KEY"
+
 /* chunked CUDA plans: entries (lanes) per listed device (3) */
 #define FV_ENV_CHUNK_LANES "FV_CHUNK_LANES"
 /* satfilter GPU: bands host frames are cut into, to overlap copies and

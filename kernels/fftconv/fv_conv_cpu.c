@@ -12,6 +12,7 @@
 #include <string.h>
 #include "fv_config.h"
 #include "fv_conv_plan.h"
+#include "../common/fv_parallel.h"
 #include "fv_conv_math.h"
 #include "fv_fft.h"
 
@@ -25,7 +26,8 @@ static void
 direct (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
 {
   const int W = pl->ow, H = pl->oh, kw = pl->p.kernel_width, kh = pl->p.kernel_height;
-#pragma omp parallel for num_threads(pl->nthreads) schedule(dynamic, 4)
+  fv_team team = fv_team_begin (pl->nthreads);
+#pragma omp parallel for num_threads(team.threads) schedule(dynamic, 4)
   for (int y = 0; y < H; y++) {
     float *o = out + (size_t) y * W;
     for (int x = 0; x < W; x++)
@@ -41,6 +43,7 @@ direct (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
       }
     }
   }
+  fv_team_end (team);
 }
 
 /* FFT valid correlation of buf (pw x ph, already extended) into out. */
@@ -50,7 +53,8 @@ by_fft (const fv_conv_plan *pl, float *buf, float *out)
   const int W = pl->ow, H = pl->oh, cw = pl->pw / 2 + 1;
   fv_fft_r2c (pl->fwd, buf, pl->spec);
   const float norm = 1.0f / ((float) pl->pw * (float) pl->ph);
-#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  fv_team team = fv_team_begin (pl->nthreads);
+#pragma omp parallel for num_threads(team.threads) schedule(static)
   for (int v = 0; v < pl->ph; v++)
     for (int u = 0; u < cw; u++) {
       size_t i = (size_t) v * cw + u;
@@ -59,6 +63,7 @@ by_fft (const fv_conv_plan *pl, float *buf, float *out)
       pl->spec[i][0] = (a * c - b * d) * norm;
       pl->spec[i][1] = (a * d + b * c) * norm;
     }
+  fv_team_end (team);
   fv_fft_c2r (pl->inv, pl->spec, buf);
   for (int y = 0; y < H; y++)
     memcpy (out + (size_t) y * W, buf + (size_t) y * pl->pw, sizeof (float) * W);
@@ -99,10 +104,12 @@ convolve_channel (const fv_conv_plan *pl, const fv_image *src, int c, const fv_i
   if (!res)
     return FV_ERR_NOMEM;
   correlate_window (pl, src, c, res);
-#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  fv_team team = fv_team_begin (pl->nthreads);
+#pragma omp parallel for num_threads(team.threads) schedule(static)
   for (int y = 0; y < H; y++)
     fv_conv_store_row (p, res + (size_t) y * W, pl->scale ? pl->scale + (size_t) y * W : NULL,
         pl->uniform_scale, W, c, (char *) dst->data + (size_t) y * dst->stride);
+  fv_team_end (team);
   free (res);
   return FV_OK;
 }
@@ -340,12 +347,14 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
       copy_channel (p, src, c, dst);
   if (pl->tiles) {   /* every (channel, tile) pair is one job for whichever thread is free */
     const int ntx = (p->width + pl->tw - 1) / pl->tw;
-#pragma omp parallel for num_threads(pl->nthreads) schedule(dynamic, 1)
+    fv_team team = fv_team_begin (pl->nthreads);
+#pragma omp parallel for num_threads(team.threads) schedule(dynamic, 1)
     for (int job = 0; job < nm * pl->tiles; job++) {
       int t = omp_get_thread_num (), tile = job % pl->tiles;
       run_tile (pl, src, dst, chans[job / pl->tiles], tile % ntx, tile / ntx, pl->tbuf[t],
           pl->tspec[t]);
     }
+    fv_team_end (team);
     return FV_OK;
   }
   for (int i = 0; i < nm && st == FV_OK; i++)

@@ -25,6 +25,7 @@
 #include <gst/fft/gstfftf32.h>
 #include "fv_conv.h"
 #include "fv_fft.h"
+#include "../common/fv_parallel.h"
 
 struct fv_fft_plan_s {
   int inverse, n0, n1, nthreads;
@@ -146,7 +147,8 @@ void
 fv_fft_r2c (fv_fft_plan p, float *r, fv_fft_complex *c)
 {
   const int n0 = p->n0, n1 = p->n1, cw = n1 / 2 + 1, ch = n0 / 2 + 1;
-#pragma omp parallel num_threads(p->nthreads)
+  fv_team team = fv_team_begin (p->nthreads);
+#pragma omp parallel num_threads(team.threads)
   {
     GstFFTF32 *row = gst_fft_f32_new (n1, FALSE);
 #pragma omp for schedule(static)
@@ -176,13 +178,15 @@ fv_fft_r2c (fv_fft_plan p, float *r, fv_fft_complex *c)
     g_free (A);
     gst_fft_f32_free (col);
   }
+  fv_team_end (team);
 }
 
 void
 fv_fft_c2r (fv_fft_plan p, fv_fft_complex *c, float *r)
 {
   const int n0 = p->n0, n1 = p->n1, cw = n1 / 2 + 1, ch = n0 / 2 + 1;
-#pragma omp parallel num_threads(p->nthreads)
+  fv_team team = fv_team_begin (p->nthreads);
+#pragma omp parallel num_threads(team.threads)
   {
     GstFFTF32 *col = gst_fft_f32_new (n0, TRUE);
     float *a = g_new (float, 2 * (size_t) n0), *b = a + n0;
@@ -214,4 +218,5 @@ fv_fft_c2r (fv_fft_plan p, fv_fft_complex *c, float *r)
           r + (size_t) y * n1);
     gst_fft_f32_free (row);
   }
+  fv_team_end (team);
 }

@@ -4,6 +4,7 @@
  * clamped. */
 #include <string.h>
 #include "fv_conv_plan.h"
+#include "../common/fv_parallel.h"
 
 /* The row helpers below run once per frame row and channel: two forms,
  * the default and AVX2 with FMA (where the loops vectorize wider). */
@@ -55,7 +56,8 @@ fv_conv_extend (const fv_conv_plan *pl, const fv_image *src, int c, int x0, int 
 {
   const fv_conv_params *p = &pl->p;
   const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
-#pragma omp parallel for num_threads(threads) schedule(static)
+  fv_team team = fv_team_begin (threads);
+#pragma omp parallel for num_threads(team.threads) schedule(static)
   for (int v = 0; v < m; v++) {
     int sy = fv_border_map ((long) y0 + v - cy, p->height, p->border);
     float *o = buf + (size_t) v * bstride;
@@ -65,6 +67,7 @@ fv_conv_extend (const fv_conv_plan *pl, const fv_image *src, int c, int x0, int 
       fv_conv_extend_row (p, (const char *) src->data + (size_t) sy * src->stride, (long) x0 - cx, n,
           c, o);
   }
+  fv_team_end (team);
 }
 
 /* fv_conv_round, in a form that vectorizes (the same results: NaN and

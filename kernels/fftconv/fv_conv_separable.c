@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fv_conv_plan.h"
+#include "../common/fv_parallel.h"
 
 /* Output rows a band: the column pass runs down strips of a band's rows
  * (BAND + kh input rows of a strip stay in L1), the row pass along the
@@ -150,7 +151,8 @@ fv_conv_separable_channel (const fv_conv_plan *pl, const fv_image *src, int c,
   const int W = pl->ow, H = pl->oh, ew = pl->ew;
   const int kw = p->kernel_width, kh = p->kernel_height;
   const size_t scratch = fv_conv_separable_scratch (pl);
-#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  fv_team team = fv_team_begin (pl->nthreads);
+#pragma omp parallel for num_threads(team.threads) schedule(static)
   for (int y0 = 0; y0 < H; y0 += BAND) {
     const int m = H - y0 < BAND ? H - y0 : BAND;
     float *e = pl->sep_rows + (size_t) omp_get_thread_num () * scratch;
@@ -163,6 +165,7 @@ fv_conv_separable_channel (const fv_conv_plan *pl, const fv_image *src, int c,
           pl->uniform_scale, W, c, (char *) dst->data + (size_t) (y0 + i) * dst->stride);
     }
   }
+  fv_team_end (team);
 }
 
 void
@@ -170,7 +173,8 @@ fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, fl
 {
   const int W = pl->ow, H = pl->oh, ew = pl->ew;
   const int kw = pl->p.kernel_width, kh = pl->p.kernel_height;
-#pragma omp parallel for num_threads(pl->nthreads) schedule(static)
+  fv_team team = fv_team_begin (pl->nthreads);
+#pragma omp parallel for num_threads(team.threads) schedule(static)
   for (int y0 = 0; y0 < H; y0 += BAND) {
     const int m = H - y0 < BAND ? H - y0 : BAND;
     float *t = pl->sep_rows + (size_t) omp_get_thread_num () * fv_conv_separable_scratch (pl)
@@ -179,4 +183,5 @@ fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, fl
     for (int r = 0; r < m; r++)
       row_pass (t + (size_t) r * ew, W, pl->sep_row, kw, out + (size_t) (y0 + r) * W);
   }
+  fv_team_end (team);
 }

@@ -260,7 +260,11 @@ phase_runs (fill_job *j, thread_state *t, int me)
   const fv_fill_params *p = &j->pl->p;
   row_index *ri = j->pl->rows;
   int y0, y1;
-  fv_split_range (p->height, j->pl->nthreads, me, &y0, &y1);
+  fv_split_range (p->height, omp_get_num_threads (), me, &y0, &y1);
+  /* a team smaller than the plan's (fv_team_begin) gives a longer strip */
+  const size_t most = row_runs (p->width) * (size_t) (y1 - y0);
+  if (most > t->most)
+    t->most = most;
   t->nruns = 0;
   for (int y = y0; y < y1; y++) {
     ri->offset[y] = t->nruns;
@@ -357,7 +361,7 @@ merge_labels (fill_job *j)
   thread_state *ts = pl->thread_state;
   for (uint32_t l = 0; l < j->nl; l++)
     pl->parent[l] = l;
-  for (int i = 0; i < pl->nthreads; i++)
+  for (int i = 0; i < omp_get_num_threads (); i++)
     for (uint32_t l = 1; l < j->nl; l++)
       fv_fill_uf_union (pl->parent, l, fv_fill_uf_find (ts[i].parent, l));
   uint32_t root = fv_fill_uf_find (pl->parent, BORDER_LABEL);
@@ -413,7 +417,8 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
   fill_job j = { pl, src, dst, { pl->rows, p->width, H, p->connectivity == 8 }, seed,
     (uint32_t) S + 2, 1 };
   thread_state *ts = pl->thread_state;
-#pragma omp parallel num_threads(pl->nthreads)
+  fv_team team = fv_team_begin (pl->nthreads);
+#pragma omp parallel num_threads(team.threads)
   {
     const int me = omp_get_thread_num ();
     phase_runs (&j, &ts[me], me);
@@ -424,6 +429,7 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
     merge_labels (&j);
     phase_write (&j);
   }
+  fv_team_end (team);
   free (seed);
   int over = 0;
   for (int i = 0; i < pl->nthreads; i++) {

@@ -206,13 +206,17 @@ fv_box_cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
   const fv_box_params *p = &plan->p;
   rows_fn fn = p->sample == FV_U8 ? (plan->acc64 ? rows_u8_a64 : rows_u8_a32)
       : (plan->acc64 ? rows_u16_a64 : rows_u16_a32);
+  /* one strip per thread asked for, whatever the team: a thread of a
+   * smaller team takes the next strip free */
   const int n = plan->nthreads;
-#pragma omp parallel for num_threads(n) schedule(static, 1)
+  fv_team team = fv_team_begin (n);
+#pragma omp parallel for num_threads(team.threads) schedule(dynamic, 1)
   for (int t = 0; t < n; t++) {
     int y0, y1;
     fv_split_range (p->height, n, t, &y0, &y1);
     fn (plan, src, dst, y0, y1, (char *) plan->scratch + plan->scratch_stride * t);
   }
+  fv_team_end (team);
   return FV_OK;
 }
 

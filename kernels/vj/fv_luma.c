@@ -22,13 +22,15 @@ fv_luma_from_rgb (const fv_image *rgb, int r, int g, int b, const fv_image *gray
   fv_status st = fv_luma_check (rgb, r, g, b, gray, FV_MEM_HOST);
   if (st != FV_OK)
     return st;
-  const int n = fv_threads_resolve (threads), cn = rgb->channels, w = rgb->width;
-#pragma omp parallel for num_threads(n) schedule(static)
+  const int cn = rgb->channels, w = rgb->width;
+  fv_team team = fv_team_begin (fv_threads_resolve (threads));
+#pragma omp parallel for num_threads(team.threads) schedule(static)
   for (int y = 0; y < rgb->height; y++) {
     const uint8_t *s = (const uint8_t *) rgb->data + y * rgb->stride;
     uint8_t *d = (uint8_t *) gray->data + y * gray->stride;
     for (int x = 0; x < w; x++, s += cn)
       d[x] = (uint8_t) ((9798u * s[r] + 19235u * s[g] + 3735u * s[b] + (1u << 14)) >> 15);
   }
+  fv_team_end (team);
   return FV_OK;
 }

@@ -46,12 +46,14 @@ fv_rotate_u8 (const fv_image *src, const fv_image *dst, fv_rotation r, int threa
     return st;
   const int w = src->width, h = src->height;
   const uint8_t *s = src->data;
-#pragma omp parallel for num_threads(fv_threads_resolve (threads)) schedule(static)
+  fv_team team = fv_team_begin (fv_threads_resolve (threads));
+#pragma omp parallel for num_threads(team.threads) schedule(static)
   for (int y = 0; y < h; y++) {
     uint8_t *d = (uint8_t *) dst->data + (size_t) y * dst->stride;
     for (int x = 0; x < w; x++)
       d[x] = fv_rotate_px (s, src->stride, w, h, r.c, r.s, x, y);
   }
+  fv_team_end (team);
   return FV_OK;
 }
 

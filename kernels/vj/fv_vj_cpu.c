@@ -158,7 +158,8 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
   for (int t = 0; t < cs->threads; t++)
     cs->ts[t].n = cs->ts[t].failed = 0;
 
-#pragma omp parallel num_threads(cs->threads)
+  fv_team team = fv_team_begin (cs->threads);
+#pragma omp parallel num_threads(team.threads)
 #pragma omp single
   for (int l = 0; l < py->nlevels; l++) {
 #pragma omp task firstprivate(l)
@@ -172,6 +173,7 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
         scan_into (cs, m, py, l, r * lv->step);
     }
   }
+  fv_team_end (team);
 
   int nkeys = 0, failed = 0;
   for (int t = 0; t < cs->threads; t++) {

@@ -3,10 +3,10 @@
 # Several CPU pipelines on one machine (issue #24): the privacy filter
 # (vjdetect ! satfilter roi-type=face) on the sample clip, as one pipeline,
 # as 4 processes at once and as 4 branches of one process; with default
-# settings, with threads=1, and with libgomp's own default spin
-# (GOMP_SPINCOUNT=300000, what the elements got before the plugin chose its
-# waiting; gst/plugin.c). Rounds alternate; prints the median wall time of
-# each. Needs the plugin on GST_PLUGIN_PATH (default: build/gst).
+# settings, with threads=1, and with the machine's budget of cores turned
+# off (FV_SHARE_CORES=0: every parallel region takes all the threads it
+# asks for, as before kernels/common/fv_parallel.c shared the cores).
+# Rounds alternate; prints the median wall time of each. Needs the plugin on GST_PLUGIN_PATH (default: build/gst).
 #   tests/bench/bench_cpu_share.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,12 +22,13 @@ declare -A t
 add() { t[$1]="${t[$1]:-} $2"; }
 for r in $(seq "$rounds"); do
   add "one, default" "$(one "")"
-  add "one, libgomp's spin (old default)" "$(GOMP_SPINCOUNT=300000 one "")"
+  add "one, budget off" "$(FV_SHARE_CORES=0 one "")"
   add "one, threads=1" "$(one threads=1)"
   add "4 processes, default" "$(procs "")"
-  add "4 processes, libgomp's spin (old default)" "$(GOMP_SPINCOUNT=300000 procs "")"
+  add "4 processes, budget off" "$(FV_SHARE_CORES=0 procs "")"
   add "4 processes, threads=1" "$(procs threads=1)"
   add "1 process, 4 branches, default" "$(branches "")"
+  add "1 process, 4 branches, budget off" "$(FV_SHARE_CORES=0 branches "")"
   add "1 process, 4 branches, threads=1" "$(branches threads=1)"
   echo "round $r done" >&2
 done

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The machine's budget of cores (fv_parallel.h), on a private key so that
+ * tests running beside it do not share its tokens:
+ *  - a team takes what it asks for while tokens are free, fewer when fewer
+ *    are free, its calling thread alone when none are, and gives them back;
+ *  - a nested region takes none;
+ *  - a process killed while holding tokens gives them back (SEM_UNDO);
+ *  - FV_SHARE_CORES=0 turns the budget off;
+ *  - the CPU kernels whose teams shrink (box filter, fill, convolution)
+ *    give the same bytes with one thread as with the team they asked for. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ipc.h>
+#include <sys/prctl.h>
+#include <sys/sem.h>
+#include <sys/wait.h>
+#include <omp.h>
+#include "fvtest.h"
+#include "fv_parallel.h"
+#include "fv_box.h"
+#include "fv_fill.h"
+#include "fv_conv.h"
+
+static key_t key;
+
+/* Box filter, fill and separable convolution of one random frame with
+ * threads = 4; the three outputs concatenated into out. */
+static void
+run_kernels (const fv_image *src, uint8_t *out)
+{
+  const int W = src->width, H = src->height;
+  fv_image d = fv_image_make (out, W, W, H, 1, FV_U8, FV_MEM_HOST);
+  fv_box_params bp = { 0 };
+  bp.width = W; bp.height = H; bp.channels = 1; bp.channel_mask = 1;
+  bp.sample = FV_U8; bp.radius_x = 7; bp.radius_y = 4; bp.threads = 4;
+  fv_box_plan *box;
+  FVT_CHECK (fv_box_plan_create (&box, &bp, FV_BACKEND_CPU, 0, NULL) == FV_OK, "box plan: %s",
+      fv_last_error ());
+  FVT_CHECK (fv_box_execute (box, src, &d) == FV_OK, "box: %s", fv_last_error ());
+  fv_box_plan_destroy (box);
+
+  d.data = out + (size_t) W * H;
+  fv_fill_params fp = { W, H, 100, 255, 4, FV_FILL_FILLED, 0, 4 };
+  fv_fill_plan *fill;
+  FVT_CHECK (fv_fill_plan_create (&fill, &fp, FV_BACKEND_CPU, 0, NULL) == FV_OK, "fill plan: %s",
+      fv_last_error ());
+  FVT_CHECK (fv_fill_execute (fill, src, &d) == FV_OK, "fill: %s", fv_last_error ());
+  fv_fill_plan_destroy (fill);
+
+  d.data = out + 2 * (size_t) W * H;
+  float k[5 * 5];
+  for (int i = 0; i < 25; i++)
+    k[i] = (float) (1 + i % 3) / 50.0f;
+  fv_conv_params cp = { 0 };
+  cp.width = W; cp.height = H; cp.channels = 1; cp.channel_mask = 1; cp.sample = FV_U8;
+  cp.kernel = k; cp.kernel_width = cp.kernel_height = 5; cp.threads = 4;
+  cp.method = FV_CONV_DIRECT;
+  fv_conv_plan *conv;
+  FVT_CHECK (fv_conv_plan_create (&conv, &cp, FV_BACKEND_CPU, 0, NULL) == FV_OK,
+      "conv plan: %s", fv_last_error ());
+  FVT_CHECK (fv_conv_execute (conv, src, &d) == FV_OK, "conv: %s", fv_last_error ());
+  fv_conv_plan_destroy (conv);
+}
+
+int
+main (void)
+{
+  char k[32];
+  key = (key_t) (0x66760000 | (getpid () & 0xffff));
+  snprintf (k, sizeof k, "%x", (unsigned) key);
+  setenv ("FV_CORES_KEY", k, 1);
+
+  /* turned off: no budget, every region takes what it asks (a child, so
+   * that this process opens the budget afterwards) */
+  pid_t off = fork ();
+  if (off == 0) {
+    setenv ("FV_SHARE_CORES", "0", 1);
+    fv_team t = fv_team_begin (3);
+    _exit (fv_cores_free () == -1 && t.threads == 3 && t.held == 0 ? 0 : 1);
+  }
+  int status = 0;
+  waitpid (off, &status, 0);
+  FVT_CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0, "FV_SHARE_CORES=0 keeps a budget");
+
+  const int C = fv_threads_resolve (0);
+  FVT_CHECK (fv_cores_free () == C, "a new budget holds %d tokens, not one a core (%d)",
+      fv_cores_free (), C);
+
+  fv_team a = fv_team_begin (C);
+  FVT_CHECK (a.threads == C && a.held == C, "a lone team of %d got %d threads, %d tokens", C,
+      a.threads, a.held);
+  fv_team b = fv_team_begin (2);
+  FVT_CHECK (b.threads == 1 && b.held == 0 && fv_cores_free () == 0,
+      "with no token free a team of 2 got %d threads, %d tokens (%d free)", b.threads, b.held,
+      fv_cores_free ());
+  fv_team_end (b);
+  fv_team_end (a);
+  FVT_CHECK (fv_cores_free () == C, "tokens not given back: %d free of %d", fv_cores_free (), C);
+
+  /* fewer free than asked: the team takes what is there (all but one
+   * token taken here as another process would) */
+  const int id = semget (key, 1, 0);
+  struct sembuf hold = { 0, (short) -(C - 1), 0 }, give = { 0, (short) (C - 1), 0 };
+  FVT_CHECK (C == 1 || semop (id, &hold, 1) == 0, "cannot take %d tokens", C - 1);
+  fv_team rest = fv_team_begin (C + 3);
+  FVT_CHECK (rest.threads == 1 && rest.held == 1,
+      "asking %d with 1 free gave %d threads, %d tokens", C + 3, rest.threads, rest.held);
+  fv_team_end (rest);
+  FVT_CHECK (C == 1 || semop (id, &give, 1) == 0, "cannot give %d tokens back", C - 1);
+
+  /* a nested region takes no token */
+  int nested_held = -1, nested_free = -1;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+  {
+    fv_team n = fv_team_begin (4);
+    nested_held = n.held;
+    nested_free = fv_cores_free ();
+    fv_team_end (n);
+  }
+  FVT_CHECK (nested_held == 0 && nested_free == C, "a nested team took %d tokens (%d free)",
+      nested_held, nested_free);
+
+  /* a process killed while it holds every token gives them back */
+  int ready[2];
+  FVT_CHECK (pipe (ready) == 0, "pipe");
+  pid_t holder = fork ();
+  if (holder == 0) {
+    prctl (PR_SET_PDEATHSIG, SIGKILL);   /* never outlives a failed test */
+    fv_team t = fv_team_begin (C);
+    char c = t.held == C ? 'y' : 'n';
+    if (write (ready[1], &c, 1) != 1)
+      _exit (2);
+    pause ();
+    _exit (0);
+  }
+  char c = 0;
+  FVT_CHECK (read (ready[0], &c, 1) == 1 && c == 'y', "the child could not take the tokens");
+  FVT_CHECK (fv_cores_free () == 0, "%d tokens free while another process holds them all",
+      fv_cores_free ());
+
+  /* while none is free, the kernels run on one thread: the same bytes */
+  fvt_rng rng = { 0x9e3779b97f4a7c15ull };
+  const int W = 333, H = 211;
+  fv_image src = fvt_image_new (W, H, 1, FV_U8, 5, &rng);
+  /* closed rings to fill on noise above, one run of background every
+   * other pixel below (the most runs a row can hold: a lone thread's strip
+   * is the whole frame) */
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int dx = x % 40 - 20, dy = y % 40 - 20, r2 = dx * dx + dy * dy;
+      if (y >= H / 3 ? x % 2 : r2 >= 100 && r2 < 144)
+        fvt_set (&src, x, y, 0, 200);
+      else if (fvt_get (&src, x, y, 0) > 100)
+        fvt_set (&src, x, y, 0, fvt_get (&src, x, y, 0) % 100);
+    }
+  uint8_t *alone = malloc (3 * (size_t) W * H), *team = malloc (3 * (size_t) W * H);
+  run_kernels (&src, alone);
+  kill (holder, SIGKILL);
+  waitpid (holder, &status, 0);
+  FVT_CHECK (fv_cores_free () == C, "a killed holder left %d of %d tokens", fv_cores_free (), C);
+  run_kernels (&src, team);
+  FVT_CHECK (!memcmp (alone, team, (size_t) W * H), "box filter: one thread differs from a team");
+  FVT_CHECK (!memcmp (alone + (size_t) W * H, team + (size_t) W * H, (size_t) W * H),
+      "fill: one thread differs from a team");
+  FVT_CHECK (!memcmp (alone + 2 * (size_t) W * H, team + 2 * (size_t) W * H, (size_t) W * H),
+      "convolution: one thread differs from a team");
+  free (alone);
+  free (team);
+  fvt_image_free (&src);
+
+  semctl (semget (key, 1, 0), 0, IPC_RMID);
+  return fvt_summary ("test_cores");
+}
