@@ -184,7 +184,7 @@ gst_autofill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
   if (st != FV_OK) {
     gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         fv_last_error (), "Cannot set up the fill for %dx%d: %s.", p.width, p.height,
-        st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st));
+        gst_fv_filter_why (st));
     fv_fill_plan_destroy (plan);
     fv_fill_plan_destroy (cpu_plan);
     return FALSE;
@@ -282,9 +282,7 @@ copy_chroma (GstAutofill *self, GstVideoFrame *out, GstVideoFrame *in)
 static GstFlowReturn
 fill_failed (GstAutofill *self, fv_status st)
 {
-  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Fill failed: %s.", st == FV_ERR_INVALID
-          ? fv_last_error () : fv_status_string (st)), ("%s", fv_last_error ()));
-  return GST_FLOW_ERROR;
+  return gst_fv_filter_frame_failed (GST_FV_FILTER (self), st, "Fill failed");
 }
 
 /* measure=true: the regions `plan` found in the frame it just filled, as

@@ -402,11 +402,8 @@ gst_fft_convolve_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame 
     fv_image dst = fv_plane_image (layout, out, p);
     fv_status st = self->grids[p] ? fv_conv_grid_execute (self->grids[p], &src, &dst)
         : fv_conv_execute (self->plans[p], &src, &dst);
-    if (st != FV_OK) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Convolution failed: %s.",
-              fv_status_string (st)), ("%s", fv_last_error ()));
-      return GST_FLOW_ERROR;
-    }
+    if (st != FV_OK)
+      return gst_fv_filter_frame_failed (GST_FV_FILTER (self), st, "Convolution failed");
   }
   return GST_FLOW_OK;
 }

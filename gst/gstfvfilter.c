@@ -346,6 +346,26 @@ gst_fv_filter_refuse (GstFvFilter *filter, GQuark domain, gint code, const gchar
       __LINE__);
 }
 
+const gchar *
+gst_fv_filter_why (fv_status st)
+{
+  return st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st);
+}
+
+GstFlowReturn
+gst_fv_filter_frame_failed (GstFvFilter *filter, fv_status st, const gchar *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  gchar *what = g_strdup_vprintf (format, args);
+  va_end (args);
+  gst_element_message_full (GST_ELEMENT (filter), GST_MESSAGE_ERROR, GST_STREAM_ERROR,
+      GST_STREAM_ERROR_FAILED, g_strdup_printf ("%s: %s.", what, gst_fv_filter_why (st)),
+      g_strdup (fv_last_error ()), __FILE__, GST_FUNCTION, __LINE__);
+  g_free (what);
+  return GST_FLOW_ERROR;
+}
+
 gboolean
 gst_fv_filter_check_memory (GstFvFilter *filter, gsize plan_bytes, gsize scratch_bytes)
 {
@@ -511,18 +531,32 @@ gst_fv_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
   GstVideoFilter *vf = GST_VIDEO_FILTER (trans);
-  if (!PRIV (self)->in_cuda)
-    return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->transform_ip (trans, buf);
   GstVideoFrame frame;
   /* pixels mapped for writing only when they change: a decoder's frame
-   * shared with its reference list is then not copied */
+   * shared with its reference list, or a buffer a tee shares, is then not
+   * copied */
   GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
   const gboolean writes = !klass->writes_in_place || klass->writes_in_place (self);
-  const FvDevice *dev = &PRIV (self)->dev;
+  const GstMapFlags flags = (writes ? GST_MAP_READWRITE : GST_MAP_READ)
+      | (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
   GstFlowReturn ret;
+  if (!PRIV (self)->in_cuda) {
+    if (!gst_video_frame_map (&frame, &vf->in_info, buf, flags)) {
+      /* as GstVideoFilter does: the buffer goes on unprocessed, and a
+       * detector's absent result is what fails closed downstream */
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Invalid video buffer received: it does "
+              "not hold a %dx%d %s frame; passed on unprocessed.",
+              GST_VIDEO_INFO_WIDTH (&vf->in_info), GST_VIDEO_INFO_HEIGHT (&vf->in_info),
+              GST_VIDEO_INFO_NAME (&vf->in_info)), (NULL));
+      return GST_FLOW_OK;
+    }
+    ret = run_frame (self, &frame, NULL);
+    gst_video_frame_unmap (&frame);
+    return ret;
+  }
+  const FvDevice *dev = &PRIV (self)->dev;
   fv_device_push (dev);
-  if (!fv_cuda_frame_map (&frame, &vf->in_info, buf, (writes ? GST_MAP_READWRITE : GST_MAP_READ)
-          | (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF, TRUE, dev->stream)) {
+  if (!fv_cuda_frame_map (&frame, &vf->in_info, buf, flags, TRUE, dev->stream)) {
     ret = map_failed (self, "input");
   } else {
     ret = run_frame (self, &frame, NULL);
@@ -701,6 +735,16 @@ gst_fv_filter_finalize (GObject *object)
   G_OBJECT_CLASS (gst_fv_filter_parent_class)->finalize (object);
 }
 
+/* The subclass's own class is known only here (during instance init the
+ * instance still has its ancestors' classes). */
+static void
+gst_fv_filter_constructed (GObject *object)
+{
+  G_OBJECT_CLASS (gst_fv_filter_parent_class)->constructed (object);
+  if (GST_FV_FILTER_GET_CLASS (object)->in_place)
+    gst_base_transform_set_in_place (GST_BASE_TRANSFORM (object), TRUE);
+}
+
 static void
 gst_fv_filter_class_init (GstFvFilterClass *klass)
 {
@@ -714,6 +758,7 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
   gobject_class->set_property = gst_fv_filter_set_property;
   gobject_class->get_property = gst_fv_filter_get_property;
   gobject_class->finalize = gst_fv_filter_finalize;
+  gobject_class->constructed = gst_fv_filter_constructed;
 
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",

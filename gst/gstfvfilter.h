@@ -62,6 +62,10 @@ struct _GstFvFilterClass {
   /* TRUE: of YUV formats only the luma plane is processed; the base class
    * copies the others to the output frame after process. */
   gboolean luma_only;
+  /* TRUE: the element works in place (process_ip on the input frame, which
+   * is mapped for writing only when writes_in_place says so); the base
+   * class sets that up for every instance. */
+  gboolean in_place;
   /* The element's own debug category (GST_DEBUG=satfilter:5 and the like):
    * the base class logs its rebuilds and frames there too. */
   GstDebugCategory *debug;
@@ -74,6 +78,16 @@ struct _GstFvFilterClass {
  * and plans for new caps or a new device, fail with this as an error. */
 void gst_fv_filter_refuse (GstFvFilter *filter, GQuark domain, gint code, const gchar *debug,
     const gchar *format, ...) G_GNUC_PRINTF (5, 6);
+
+/* Why a kernel call failed, for a message: the kernel's own words for a
+ * request it found invalid (fv_last_error), else the status's name. */
+const gchar *gst_fv_filter_why (fv_status st);
+
+/* For process: posts the error for a kernel call that failed on a frame
+ * (STREAM FAILED, "FORMAT: why.", the kernel's last error as debug) and
+ * returns GST_FLOW_ERROR. */
+GstFlowReturn gst_fv_filter_frame_failed (GstFvFilter *filter, fv_status st,
+    const gchar *format, ...) G_GNUC_PRINTF (3, 4);
 
 /* Settings or format changed: plans are remade before the next frame. */
 void gst_fv_filter_settings_changed (GstFvFilter *filter);

@@ -162,8 +162,7 @@ gst_sat_filter_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
     if (st != FV_OK) {
       gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
           fv_last_error (), "Cannot set up the %s box filter for plane %d: %s.",
-          fv_device_is_cuda (dev) ? "CUDA" : "CPU", p, st == FV_ERR_INVALID
-          ? fv_last_error () : fv_status_string (st));
+          fv_device_is_cuda (dev) ? "CUDA" : "CPU", p, gst_fv_filter_why (st));
       for (gint q = 0; q <= p; q++)
         fv_box_plan_destroy (plans[q]);
       return FALSE;
@@ -245,11 +244,9 @@ run_plans (GstSatFilter *self, GstVideoFrame *in, GstVideoFrame *out)
     fv_image src = fv_plane_image (layout, in, p);
     fv_image dst = fv_plane_image (layout, out, p);
     fv_status st = fv_box_execute (self->plans[p], &src, &dst);
-    if (st != FV_OK) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Box filter failed on plane %d: %s.", p,
-              fv_status_string (st)), ("%s", fv_last_error ()));
-      return GST_FLOW_ERROR;
-    }
+    if (st != FV_OK)
+      return gst_fv_filter_frame_failed (GST_FV_FILTER (self), st,
+          "Box filter failed on plane %d", p);
   }
   return GST_FLOW_OK;
 }

@@ -204,8 +204,7 @@ gst_vj_detect_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
   if (st != FV_OK)
     gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         fv_last_error (), "Cannot set up %s detection for %dx%d frames: %s.",
-        fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height,
-        st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st));
+        fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height, gst_fv_filter_why (st));
   /* RGB frames: their luma beside them */
   else if (!gst_fv_filter_check_memory (filter, fv_vj_plan_bytes (plan),
           GST_VIDEO_INFO_IS_RGB (info) ? gray_stride * (gsize) p.height : 0))
@@ -506,8 +505,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
     }
   }
   if (st != FV_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Detection failed: %s.", fv_status_string (st)),
-        ("%s", fv_last_error ()));
+    gst_fv_filter_frame_failed (GST_FV_FILTER (self), st, "Detection failed");
     goto done;
   }
   GST_LOG_OBJECT (self, "%d detections", n);
@@ -680,7 +678,6 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstVideoFilterClass *vf_class = GST_VIDEO_FILTER_CLASS (klass);
   GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
@@ -756,7 +753,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  vf_class->transform_frame = NULL;   /* in place: pixels change only when drawing */
+  fv_class->in_place = TRUE;   /* pixels change only when drawing */
   fv_class->process_ip = GST_DEBUG_FUNCPTR (gst_vj_detect_process_ip);
   fv_class->writes_in_place = GST_DEBUG_FUNCPTR (gst_vj_detect_writes_in_place);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_vj_detect_rebuild);
@@ -772,5 +769,4 @@ gst_vj_detect_init (GstVjDetect *self)
   self->post_messages = TRUE;
   self->last_count = -1;
   self->interval = 1;
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -409,6 +409,43 @@ photos (GstVideoInfo *info)
   return b;
 }
 
+/* Working in place is a class field (GstFvFilterClass.in_place): vjdetect
+ * hands on the memory it was given (the buffer we still hold is not
+ * writable, so GstBaseTransform wraps the same memory in a new buffer),
+ * with its pixels; the others write new memory. */
+GST_START_TEST (test_in_place_by_class)
+{
+  GstVideoInfo info;
+  GstBuffer *in = photos (&info);
+  for (guint i = 0; i < G_N_ELEMENTS (elements); i++) {
+    const gboolean in_place = !strcmp (elements[i], "vjdetect");
+    gchar *el = element_desc (elements[i]);
+    gchar *launch = g_strdup_printf ("%s backend=cpu", el);
+    g_free (el);
+    GstHarness *h = gst_harness_new_parse (launch);
+    g_free (launch);
+    GstElement *f = gst_harness_find_element (h, elements[i]);
+    fail_unless (gst_base_transform_is_in_place (GST_BASE_TRANSFORM (f)) == in_place,
+        "%s: in place %d", elements[i], !in_place);
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    GstBuffer *mine = gst_buffer_copy_deep (in);
+    GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (mine));
+    fail_unless (out != NULL, "%s", elements[i]);
+    const gboolean same = gst_buffer_peek_memory (out, 0) == gst_buffer_peek_memory (mine, 0);
+    fail_unless (same == in_place, "%s: output %s the input's memory", elements[i],
+        same ? "is" : "is not");
+    if (in_place)
+      fail_unless (fvt_same_bytes (out, in), "vjdetect changed pixels without draw");
+    gst_buffer_unref (out);
+    gst_buffer_unref (mine);
+    gst_object_unref (f);
+    gst_harness_teardown (h);
+  }
+  gst_buffer_unref (in);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_failed_rebuild_keeps_running)
 {
   /* each element, a setting that changes this photo's output, its old and
@@ -494,6 +531,7 @@ conventions_suite (void)
   tcase_add_test (tc, test_memory_limit_autofill);
   tcase_add_test (tc, test_memory_limit_vjdetect);
   tcase_add_test (tc, test_failed_rebuild_keeps_running);
+  tcase_add_test (tc, test_in_place_by_class);
   return s;
 }
 
