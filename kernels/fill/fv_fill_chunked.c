@@ -63,16 +63,6 @@ sub_destroy (void *plan, void *user)
   fv_fill_plan_destroy (plan);
 }
 
-size_t
-fv_fill_cuda_bytes (int width, int height)
-{
-  /* frame and result, and per 32x32 tile its 128 edge slots and 32 words
-   * of bits (fv_fill_cuda.cu); measuring adds host memory only */
-  const size_t pitch = ((size_t) width + 511) / 512 * 512;
-  const size_t tiles = (size_t) ((width + 31) / 32) * ((height + 31) / 32);
-  return 4 * (1 + tiles * 160) + 2 * pitch * height + ((size_t) 1 << 20);
-}
-
 static size_t
 sub_bytes (int width, int height, void *user)
 {

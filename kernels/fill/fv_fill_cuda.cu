@@ -394,6 +394,19 @@ fv_fill_cuda_regions (fv_fill_plan *pl)
   return fv_fill_measure_spans (pl, fv_fill_bits_spans, &bits);
 }
 
+/* What fv_fill_cuda_init below allocates on the device: the edge slots and
+ * bits of every tile, the frame and the result at a pitch of up to 512
+ * bytes, and room for the context's own allocations; measuring adds host
+ * memory only. */
+extern "C" size_t
+fv_fill_cuda_bytes (int width, int height)
+{
+  const size_t pitch = ((size_t) width + 511) / 512 * 512;
+  const size_t tiles = (size_t) ((width + T - 1) / T) * ((height + T - 1) / T);
+  return sizeof (int) * (1 + tiles * SLOTS) + sizeof (unsigned) * tiles * T
+      + 2 * pitch * height + ((size_t) 1 << 20);
+}
+
 extern "C" fv_status
 fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
 {
