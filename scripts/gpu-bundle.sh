@@ -21,7 +21,7 @@ bundle=${FV_GST_BUNDLE:-../shared/tools/gst-runtime-bundle}
 elements=(test_autofill test_cudamemory test_chunked test_satfilter test_vjdetect
           test_fftconvolve test_conventions test_metapublish test_roitrack test_stream_ordered
           test_many_streams bench_pipeline bench_streams)
-kernels=(test_box_cuda test_sat test_conv test_vj test_fill test_chunk_run test_cuda_wait)
+kernels=(test_box_cuda test_sat test_conv test_vj test_fill test_chunk_run test_cuda_wait test_cores)
 cascades=(haarcascades/haarcascade_frontalface_default.xml haarcascades/haarcascade_eye.xml
           haarcascades/haarcascade_eye_tree_eyeglasses.xml haarcascades/haarcascade_frontalface_alt2.xml
           haarcascades/haarcascade_smile.xml haarcascades/haarcascade_upperbody.xml
@@ -86,7 +86,7 @@ cat > .gpuk/run.sh <<'RUN'
 export LD_LIBRARY_PATH=$PWD/.gpuk/lib:/usr/local/cuda/lib64 FV_CASCADES=$PWD/.gpuk/cascades
 export FV_TEST_DATA=$PWD/tests/data
 for t in "test_box_cuda" "test_sat --cuda" "test_conv --cuda" "test_vj --cuda tests/data" \
-    "test_fill --cuda tests/data" "test_chunk_run tests/data"; do
+    "test_fill --cuda tests/data" "test_chunk_run tests/data" "test_cores"; do
   set -- $t; echo "== $t"; timeout 500 ".gpuk/bin/$1" "${@:2}" 2>&1 | tail -1
 done
 for spin in 0 50 -1; do   # the stream wait's three ways (fv_cuda_sync)
