@@ -67,6 +67,20 @@ correlate (ConvCuda *c, const CufftApi *api, const char *src, size_t stride, con
   return FV_OK;
 }
 
+fv_status
+stage_frame (const fv_conv_params *p, const fv_image *src, const fv_image *dst, char *d_src,
+    char *d_dst, size_t pitch, cudaStream_t st, Staged *f)
+{
+  f->row = fv_image_row_bytes (src);
+  fv::DevView in, out = fv::stage_target (dst, dst->data, d_dst, pitch);
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, f->row, d_src, pitch, st, &in));
+  *f = Staged { in.data, in.stride, out.data, out.stride, f->row };
+  if (p->channel_mask != (1u << p->channels) - 1)
+    FV_CUDA_TRY (cudaMemcpy2DAsync (f->d, f->dstride, f->s, f->sstride, f->row, p->height,
+        cudaMemcpyDeviceToDevice, st));
+  return FV_OK;
+}
+
 }  // namespace fvconv
 
 using namespace fvconv;
@@ -154,16 +168,13 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
   const CufftApi *api = cufft ();
   cudaStream_t st = c->ps.stream;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  const size_t row = fv_image_row_bytes (src);
-  fv::DevView in, out = fv::stage_target (dst, dst->data, c->d_dst, c->pitch);
-  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, row, c->d_src, c->pitch, st, &in));
-  const char *s = in.data;
-  const size_t sstride = in.stride;
-  char *d = out.data;
-  const size_t dstride = out.stride;
-  if (p->channel_mask != (1u << p->channels) - 1)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (d, dstride, s, sstride, row, p->height,
-        cudaMemcpyDeviceToDevice, st));
+  Staged f;
+  fv_status sr = stage_frame (p, src, dst, c->d_src, c->d_dst, c->pitch, st, &f);
+  if (sr != FV_OK)
+    return sr;
+  const char *s = f.s;
+  char *d = f.d;
+  const size_t sstride = f.sstride, dstride = f.dstride, row = f.row;
   const float norm = 1.0f / ((float) c->t.px * (float) c->t.py);
   const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
   dim3 blk (32, 8), gout ((p->width + 32 * SPAN - 1) / (32 * SPAN), (p->height + 7) / 8);

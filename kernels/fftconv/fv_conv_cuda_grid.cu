@@ -239,16 +239,13 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
   GridCuda *g = (GridCuda *) grid;
   cudaStream_t st = g->ps.stream;
   FV_CUDA_TRY (fv_cuda_use_device (g->ps.device));
-  const size_t row = fv_image_row_bytes (src);
-  fv::DevView in, out = fv::stage_target (dst, dst->data, g->d_dst, g->pitch);
-  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, row, g->d_src, g->pitch, st, &in));
-  const char *s = in.data;
-  const size_t sstride = in.stride;
-  char *d = out.data;
-  const size_t dstride = out.stride;
-  if (p->channel_mask != (1u << p->channels) - 1)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (d, dstride, s, sstride, row, p->height,
-        cudaMemcpyDeviceToDevice, st));
+  Staged f;
+  fv_status sr = stage_frame (p, src, dst, g->d_src, g->d_dst, g->pitch, st, &f);
+  if (sr != FV_OK)
+    return sr;
+  const char *s = f.s;
+  char *d = f.d;
+  const size_t sstride = f.sstride, dstride = f.dstride, row = f.row;
   const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
   dim3 blk (32, 8), gout ((p->width + 31) / 32, (p->height + 7) / 8);
   for (int ch = 0; ch < p->channels; ch++) {

@@ -42,6 +42,19 @@ struct ConvCuda {
 fv_status kernel_spectrum (const CufftApi *api, cufftHandle_t fwd, const Tiles &t, float *buf,
     cplx *spec, const float *kernel, int kw, int kh, int ox, int oy, cplx *out, cudaStream_t st);
 
+/* A frame as a plan's kernels read and write it: on the device where it
+ * is (fv::stage_in, fv::stage_target: the frame's own memory, or the plan's
+ * buffers d_src and d_dst of row pitch `pitch` after an upload), with the
+ * channels outside the mask already copied through. */
+struct Staged {
+  const char *s;
+  size_t sstride;
+  char *d;
+  size_t dstride, row;
+};
+fv_status stage_frame (const fv_conv_params *p, const fv_image *src, const fv_image *dst,
+    char *d_src, char *d_dst, size_t pitch, cudaStream_t st, Staged *out);
+
 /* Layouts (fv_conv_cuda_tune.cu): the whole w x h window as one padded
  * pw x ph transform; tiles of tw x th outputs; the candidates worth timing;
  * the median time of a channel's transforms at a layout (negative when it

@@ -5,12 +5,7 @@
 #  - satfilter in a pipeline against gst-plugins-bad's cvsmooth type=blur;
 #  - autofill's kernel against OpenCV's reverse floodFill.
 # Prints markdown tables for docs/benchmarks.md.   tests/bench/run_cpu.sh [--quick]
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bash scripts/install-deps.sh python3-opencv python3-numpy gstreamer1.0-opencv >/dev/null
-bash scripts/build.sh >/dev/null
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/cpu_setup.sh"
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(date -u +%F)"
 # alternate the two programs and keep each one's best median, so that a
 # noisy neighbour on a shared machine hurts neither side more

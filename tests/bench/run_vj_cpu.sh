@@ -9,12 +9,7 @@
 #    against gst-plugins-bad's facedetect at equal settings, both on RGB
 #    after the same decoder.
 # Prints markdown tables for docs/benchmarks.md.   tests/bench/run_vj_cpu.sh
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bash scripts/install-deps.sh python3-opencv python3-numpy gstreamer1.0-opencv >/dev/null
-bash scripts/build.sh >/dev/null
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/cpu_setup.sh"
 /usr/bin/python3 tests/bench/make_vj_frames.py "$tmp"
 cascade=/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
 frames="$tmp/faces-vga.pgm $tmp/faces-1080p.pgm $tmp/faces-4k.pgm"

@@ -6,6 +6,7 @@
 
 #include <string.h>
 #include <gst/gst.h>
+#include <gst/check/gstcheck.h>
 
 /* Whether two buffers hold the same bytes. */
 static inline gboolean
@@ -22,6 +23,35 @@ fvt_same_bytes (GstBuffer *a, GstBuffer *b)
   gst_buffer_unmap (a, &ma);
   gst_buffer_unmap (b, &mb);
   return same;
+}
+
+/* Runs a launch line to its end: its first error's message (g_free it),
+ * NULL when it reached EOS; fails the test when the line does not parse
+ * or nothing ends it within 60 s. *seconds (when given): how long it ran
+ * from the state change on. */
+static inline gchar *
+fvt_run_pipeline (const char *desc, gdouble *seconds)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL, "%s", desc);
+  gint64 t0 = g_get_monotonic_time ();
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  if (seconds)
+    *seconds = (g_get_monotonic_time () - t0) / 1e6;
+  fail_unless (m != NULL, "%s: neither EOS nor an error in 60 s", desc);
+  gchar *text = NULL;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    text = g_strdup (err->message);
+    g_error_free (err);
+  }
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return text;
 }
 
 #endif

@@ -274,30 +274,6 @@ GST_END_TEST;
 
 /* A frame past an element's largest side is refused at start with the size
  * asked and the limit in the error's main text (not only in its debug). */
-/* The first error of a one-frame pipeline (g_free it), NULL when it ran to
- * the end. */
-static gchar *
-first_error (const gchar *desc)
-{
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL, "%s", desc);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
-      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  fail_unless (m != NULL, "%s: neither EOS nor an error", desc);
-  gchar *text = NULL;
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gst_message_parse_error (m, &err, NULL);
-    text = g_strdup (err->message);
-    g_error_free (err);
-  }
-  gst_message_unref (m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (pipe);
-  return text;
-}
-
 GST_START_TEST (test_size_limits_in_errors)
 {
   const struct { const char *element; int w; const char *limit; } cases[] = {
@@ -308,7 +284,7 @@ GST_START_TEST (test_size_limits_in_errors)
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
         "video/x-raw,format=GRAY8,width=%d,height=1 ! %s backend=cpu ! fakesink", cases[i].w, el);
     g_free (el);
-    gchar *err = first_error (desc);
+    gchar *err = fvt_run_pipeline (desc, NULL);
     g_free (desc);
     fail_unless (err != NULL, "%s: %d wide accepted", cases[i].element, cases[i].w);
     gchar *asked = g_strdup_printf ("%dx1", cases[i].w);
@@ -333,7 +309,7 @@ check_memory_limit (const char *element, const char *props, int w, int h, const 
       "video/x-raw,format=GRAY8,width=%d,height=%d ! %s backend=cpu %s ! fakesink", w, h, el,
       props);
   g_setenv ("FASTVISION_MAX_MEMORY_MB", mb, TRUE);
-  gchar *err = first_error (desc);
+  gchar *err = fvt_run_pipeline (desc, NULL);
   gchar *limit = g_strdup_printf ("more than the %s MB allowed (FASTVISION_MAX_MEMORY_MB", mb);
   fail_unless (err && strstr (err, limit) && strstr (err, size_said), "%s under %s MB: %s",
       element, mb, err ? err : "ran");
@@ -341,7 +317,7 @@ check_memory_limit (const char *element, const char *props, int w, int h, const 
   g_free (limit);
   /* the same pipeline within the default limit runs */
   g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
-  err = first_error (desc);
+  err = fvt_run_pipeline (desc, NULL);
   fail_unless (err == NULL, "%s without a limit: %s", element, err);
   g_free (desc);
   g_free (el);
@@ -360,13 +336,13 @@ GST_START_TEST (test_memory_limit_autofill)
    * too: a 1024x1024 checkerboard has half a million runs, a black frame
    * one a row */
   g_setenv ("FASTVISION_MAX_MEMORY_MB", "3", TRUE);
-  gchar *err = first_error ("videotestsrc num-buffers=1 pattern=checkers-1 ! video/x-raw,"
-      "format=GRAY8,width=1024,height=1024 ! autofill backend=cpu threads=1 ! fakesink");
+  gchar *err = fvt_run_pipeline ("videotestsrc num-buffers=1 pattern=checkers-1 ! video/x-raw,"
+      "format=GRAY8,width=1024,height=1024 ! autofill backend=cpu threads=1 ! fakesink", NULL);
   fail_unless (err && strstr (err, "runs of background of this 1024x1024 frame would need "
           "more than the 3 MB allowed"), "%s", err ? err : "ran");
   g_free (err);
-  err = first_error ("videotestsrc num-buffers=1 pattern=black ! video/x-raw,"
-      "format=GRAY8,width=1024,height=1024 ! autofill backend=cpu threads=1 ! fakesink");
+  err = fvt_run_pipeline ("videotestsrc num-buffers=1 pattern=black ! video/x-raw,"
+      "format=GRAY8,width=1024,height=1024 ! autofill backend=cpu threads=1 ! fakesink", NULL);
   fail_unless (err == NULL, "%s", err);
   g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
 }

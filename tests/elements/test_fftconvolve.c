@@ -11,6 +11,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include "fvtest.h"
+#include "fvgstcheck.h"
 #include "fv_conv.h"
 #include "fv_cuda.h"
 
@@ -269,33 +270,6 @@ GST_START_TEST (test_changes_midstream)
 }
 GST_END_TEST;
 
-/* Runs a pipeline to its end: the error message (NULL at EOS); *seconds
- * is how long it took from the state change on. */
-static gchar *
-run_pipeline (const char *desc, gdouble *seconds)
-{
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL, "%s", desc);
-  gint64 t0 = g_get_monotonic_time ();
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
-      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  if (seconds)
-    *seconds = (g_get_monotonic_time () - t0) / 1e6;
-  fail_unless (m != NULL, "%s: no end in 60 s", desc);
-  gchar *text = NULL;
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gst_message_parse_error (m, &err, NULL);
-    text = g_strdup (err->message);
-    g_error_free (err);
-  }
-  gst_message_unref (m);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (pipe);
-  return text;
-}
-
 /* Each bad kernel fails the state change with an error naming the reason. */
 GST_START_TEST (test_bad_kernels)
 {
@@ -367,7 +341,7 @@ GST_START_TEST (test_memory_limit)
   g_setenv ("FASTVISION_MAX_MEMORY_MB", "64", TRUE);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8,"
       "width=3840,height=2160 ! fftconvolve kernel=%s ! fakesink", big);
-  gchar *err = run_pipeline (desc, NULL);
+  gchar *err = fvt_run_pipeline (desc, NULL);
   fail_unless (err && strstr (err, "big.pfm") && strstr (err, "more than the 64 MB allowed"),
       "%s", err);
   g_free (err);
@@ -392,9 +366,9 @@ GST_START_TEST (test_threads_start)
         "width=1280,height=720 ! fftconvolve gaussian-sigma=6 method=fft threads=%u ! fakesink",
         counts[i]);
     gdouble cold, warm;
-    gchar *err = run_pipeline (desc, &cold);
+    gchar *err = fvt_run_pipeline (desc, &cold);
     fail_unless (err == NULL, "%s", err);
-    err = run_pipeline (desc, &warm);
+    err = fvt_run_pipeline (desc, &warm);
     fail_unless (err == NULL, "%s", err);
     g_print ("fftconvolve threads=%u: starts and runs a frame in %.2f s cold, %.2f s warm\n",
         counts[i], cold, warm);

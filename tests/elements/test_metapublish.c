@@ -75,6 +75,16 @@ frame (guint i)
   return b;
 }
 
+/* Frames 0 to n - 1 through a metapublish with props, then its end. */
+static void
+publish_frames (const gchar *props, guint n)
+{
+  GstHarness *h = harness (props);
+  for (guint i = 0; i < n; i++)
+    gst_buffer_unref (gst_harness_push_and_pull (h, frame (i)));
+  gst_harness_teardown (h);
+}
+
 static GPtrArray *
 read_docs (const gchar *path)
 {
@@ -152,10 +162,7 @@ GST_START_TEST (test_filters)
 {
   gchar *path = g_build_filename (tmpdir, "f.jsonl", NULL);
   gchar *props = g_strdup_printf ("location=%s filter-types=region,cat", path);
-  GstHarness *h = harness (props);
-  for (guint i = 0; i < 30; i++)
-    gst_buffer_unref (gst_harness_push_and_pull (h, frame (i)));
-  gst_harness_teardown (h);
+  publish_frames (props, 30);
   GPtrArray *docs = read_docs (path);
   fail_unless_equals_int (docs->len, 10);   /* i % 3 == 2: a "region" */
   for (guint k = 0; k < docs->len; k++)
@@ -165,7 +172,7 @@ GST_START_TEST (test_filters)
   g_unlink (path);
   g_free (props);
   props = g_strdup_printf ("location=%s max-rate=5", path);
-  h = harness (props);
+  GstHarness *h = harness (props);
   for (guint i = 0; i < 60; i++) {   /* 2 s at 30 fps, all timestamped */
     GstBuffer *b = frame (i);
     GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
@@ -188,10 +195,7 @@ GST_START_TEST (test_rotation)
   gchar *path = g_build_filename (tmpdir, "r.jsonl", NULL);
   gchar *old = g_strconcat (path, ".1", NULL);
   gchar *props = g_strdup_printf ("location=%s max-size=1500", path);
-  GstHarness *h = harness (props);
-  for (guint i = 0; i < 100; i++)
-    gst_buffer_unref (gst_harness_push_and_pull (h, frame (i)));
-  gst_harness_teardown (h);
+  publish_frames (props, 100);
   GStatBuf a, b;
   fail_unless (g_stat (path, &a) == 0 && g_stat (old, &b) == 0);
   fail_unless (a.st_size > 0 && a.st_size <= 1500 && b.st_size > 0 && b.st_size <= 1500,

@@ -31,6 +31,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from fvcheck import Checks  # noqa: E402
+
 try:
     import gi
     gi.require_version("Gst", "1.0")
@@ -45,19 +48,12 @@ if not os.access(MOSQUITTO, os.X_OK) or not shutil.which("mosquitto_sub"):
           "(apt-get install mosquitto mosquitto-clients)")
     sys.exit(77)
 
-checks = failed = 0
+check = Checks()
 # started as root, mosquitto would drop to its own user, who cannot read the
 # test's private folder (its password file, persistence, log): stay us
 AS_ME = f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
 
 
-def check(ok, what):
-    global checks, failed
-    checks += 1
-    if not ok:
-        failed += 1
-        print(f"FAIL {what}")
-    return ok
 
 
 def free_port():
@@ -406,8 +402,7 @@ def main():
     finally:
         broker.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checks - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

@@ -18,16 +18,13 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from fvcheck import Checks  # noqa: E402
+
 src, plugin = sys.argv[1], sys.argv[2]
-checks = failed = 0
+check = Checks()
 
 
-def check(ok, what):
-    global checks, failed
-    checks += 1
-    if not ok:
-        failed += 1
-        print(f"FAIL {what}")
 
 
 def inspection(tmp, *args):
@@ -89,8 +86,7 @@ def main():
             print("no mosquitto: the broker part is skipped")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checks - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

@@ -21,16 +21,13 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from fvcheck import Checks  # noqa: E402
+
 root = sys.argv[1]
-checks = failed = 0
+check = Checks()
 
 
-def check(ok, what):
-    global checks, failed
-    checks += 1
-    if not ok:
-        failed += 1
-        print(f"FAIL {what}")
 
 
 def free_port():
@@ -136,8 +133,7 @@ def main():
               and "a client asked for" in err, f"missing input: {err[-400:]}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checks - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary()
 
 
 if __name__ == "__main__":
