@@ -8,6 +8,7 @@
 
 #include <gst/gst.h>
 #include "fv_image.h"
+#include "fv_plan.h"
 
 G_BEGIN_DECLS
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstfvfilter.h"
 #include "fv_file.h"
+#include "fv_memory.h"
 #include "fvmeta.h"
 #include "fvpinnedallocator.h"
 #include "fvcudactx.h"
 #include "fv_cuda.h"
+#include "fv_devices.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_fv_filter_debug);
 #define GST_CAT_DEFAULT gst_fv_filter_debug

@@ -119,11 +119,6 @@ fv_spread_whole (fv_spread *s)
  * with FV_OK; an error when the budget cannot be read. */
 fv_status fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chunked);
 
-/* Parses a device list: "0", "0,1", "1,0,0", "all"; NULL or "" gives
- * `fallback` alone. FV_ERR_INVALID with the reason for anything else, or
- * a device the machine does not have. */
-fv_status fv_device_list_parse (const char *s, int fallback, int *devices, int *n);
-
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <glib.h>
+#include "fv_devices.h"
 #include "fv_chunk_run.h"
 #include "fv_cuda.h"
 #include "fv_env.h"

@@ -26,12 +26,5 @@ gboolean fv_file_read (const char *path, const char *what, gsize max_bytes, gcha
  * UTF-8 (bytes that are not become U+FFFD); g_free it. */
 gchar *fv_text_excerpt (const char *p, gsize len, gsize max_chars);
 
-/* The limit on the memory one plan may take on the host, in bytes: half the
- * machine's RAM, or FASTVISION_MAX_MEMORY_MB where set (docs/design.md). */
-guint64 fv_memory_limit (void);
-
-/* FALSE, with the figures in fv_last_error(), when `bytes` passes it. */
-gboolean fv_memory_check (double bytes, const char *what);
-
 G_END_DECLS
 #endif

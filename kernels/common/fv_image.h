@@ -7,24 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "fv_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum {
-  FV_OK = 0,
-  FV_ERR_INVALID,      /* bad parameters or an image that does not match the plan */
-  FV_ERR_NOMEM,
-  FV_ERR_NO_CUDA,      /* built without CUDA, or no usable GPU/driver */
-  FV_ERR_CUDA          /* a CUDA call failed: fv_last_error() says which */
-} fv_status;
-
 typedef enum { FV_U8 = 1, FV_U16 = 2 } fv_sample;  /* value = bytes per sample */
 
 typedef enum { FV_MEM_HOST = 0, FV_MEM_DEVICE = 1 } fv_mem;
-
-typedef enum { FV_BACKEND_CPU = 0, FV_BACKEND_CUDA = 1 } fv_backend;
 
 typedef struct {
   void *data;        /* first sample of the first row */
@@ -66,15 +57,9 @@ fv_store_u16 (void *p, uint16_t v)
   memcpy (p, &v, sizeof v);
 }
 
-const char *fv_status_string (fv_status s);
-
 /* FV_OK when a (and b, unless NULL) are in host memory, as CPU plans need;
  * FV_ERR_INVALID, with the reason in fv_last_error(), otherwise. */
 fv_status fv_require_host (const fv_image *a, const fv_image *b);
-
-/* Detail of the last error on this thread (CUDA error names and the like). */
-const char *fv_last_error (void);
-void fv_set_last_error (const char *fmt, ...);
 
 #ifdef __cplusplus
 }

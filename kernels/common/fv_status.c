@@ -5,6 +5,7 @@
 #include <string.h>
 #include <glib.h>
 #include "fv_image.h"
+#include "fv_plan.h"
 
 static _Thread_local char last_error[512];
 
@@ -55,4 +56,18 @@ fv_require_host (const fv_image *a, const fv_image *b)
     return FV_OK;
   fv_set_last_error ("a CPU plan needs host images");
   return FV_ERR_INVALID;
+}
+
+fv_status
+fv_plan_backend_check (fv_backend backend, const void *init)
+{
+  if (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA) {
+    fv_set_last_error ("unknown backend %d", (int) backend);
+    return FV_ERR_INVALID;
+  }
+  if (!init) {
+    fv_set_last_error ("fastvision was built without CUDA");
+    return FV_ERR_NO_CUDA;
+  }
+  return FV_OK;
 }

@@ -9,6 +9,7 @@
 #include "fv_conv_plan.h"
 #include "fv_conv_cuda.h"
 #include "fv_file.h"
+#include "fv_memory.h"
 #include "../common/fv_parallel.h"
 
 int

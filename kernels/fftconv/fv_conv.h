@@ -15,6 +15,7 @@
 #define FV_CONV_H
 
 #include "../common/fv_image.h"
+#include "../common/fv_plan.h"
 #include "../common/fv_border.h"
 #include "../common/fv_chunk_run.h"
 

@@ -10,6 +10,7 @@
 #include "fv_conv_cuda.h"
 #include "fv_conv_math.h"
 #include "fv_file.h"
+#include "fv_memory.h"
 
 struct fv_conv_grid {
   fv_conv_params p;

@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include "fv_kernel_file.h"
 #include "fv_file.h"
+#include "fv_memory.h"
 #include "fv_image.h"
 
 /* The largest kernel file read: a 2048x2048 text kernel of long numbers. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "fv_fill_plan.h"
 #include "../common/fv_file.h"
+#include "../common/fv_memory.h"
 
 static fv_status
 check_image (const fv_fill_params *p, const fv_image *im, const char *what)

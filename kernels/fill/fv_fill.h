@@ -11,6 +11,7 @@
 #define FV_FILL_H
 
 #include "../common/fv_image.h"
+#include "../common/fv_plan.h"
 #include "../common/fv_chunk_run.h"
 
 #ifdef __cplusplus

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "fv_box_plan.h"
 #include "../common/fv_file.h"
+#include "../common/fv_memory.h"
 
 fv_status
 fv_box_params_validate (const fv_box_params *p)

@@ -12,6 +12,7 @@
 #define FV_BOX_H
 
 #include "../common/fv_image.h"
+#include "../common/fv_plan.h"
 #include "../common/fv_border.h"
 #include "../common/fv_chunk_run.h"
 

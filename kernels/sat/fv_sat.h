@@ -6,6 +6,7 @@
 #define FV_SAT_H
 
 #include "../common/fv_image.h"
+#include "../common/fv_plan.h"
 
 #ifdef __cplusplus
 extern "C" {

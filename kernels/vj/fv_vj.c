@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "fv_vj_plan.h"
 #include "../common/fv_file.h"
+#include "../common/fv_memory.h"
 
 #define FV_VJ_GROUP_EPS 0.2   /* OpenCV's GROUP_EPS */
 

@@ -12,6 +12,7 @@
 #define FV_VJ_H
 
 #include "../common/fv_image.h"
+#include "../common/fv_plan.h"
 #include "fv_cascade.h"
 #include "../common/fv_chunk_run.h"
 

@@ -7,6 +7,7 @@
 #include <math.h>
 #include "fv_vj_plan.h"
 #include "../common/fv_file.h"
+#include "../common/fv_memory.h"
 
 #define PAD 8   /* CPU layouts: the spare columns after each level */
 

@@ -23,6 +23,7 @@
 #include "fv_fill.h"
 #include "fv_vj.h"
 #include "fv_cuda.h"
+#include "fv_devices.h"
 
 typedef struct {
   fv_status (*create) (void **plan, int side, const fv_spread *sp);

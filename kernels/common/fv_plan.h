@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The contract every kernel's plan keeps (FFTW's way: plan once for a size,
+ * execute per frame, the back end chosen once when the plan is made).
+ *
+ * A plan holds its parameters, the back end it was made for and a table of
+ * that back end's entries, all of one shape:
+ *   init     makes what the back end keeps for the plan's parameters;
+ *   execute  runs a frame: src in, dst out (a kernel whose output is not a
+ *            frame, the detector's, takes dst NULL); it returns when dst is
+ *            written unless the table has a wait;
+ *   wait     where present: execute only queued the work (src must stay
+ *            unchanged and dst unread until wait returns);
+ *   free     undoes init (also after a failed init);
+ *   bytes    what init allocates for the plan's parameters, at most (host
+ *            memory for the CPU, device memory for CUDA), computed beside
+ *            those allocations.
+ * CUDA entries are absent (NULL) in builds without CUDA: a plan asked for
+ * CUDA there fails with FV_ERR_NO_CUDA (fv_plan_backend_missing). */
+#ifndef FV_PLAN_H
+#define FV_PLAN_H
+
+#include <stddef.h>
+#include "fv_status.h"
+#include "fv_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { FV_BACKEND_CPU = 0, FV_BACKEND_CUDA = 1 } fv_backend;
+
+#define FV_PLAN_BACKEND(PLAN)                                                  \
+  struct {                                                                    \
+    fv_status (*init) (PLAN *pl, int device, void *stream);                   \
+    fv_status (*execute) (PLAN *pl, const fv_image *src, const fv_image *dst); \
+    fv_status (*wait) (PLAN *pl);                                             \
+    void (*free) (PLAN *pl);                                                  \
+    size_t (*bytes) (const PLAN *pl);                                         \
+  }
+
+/* An entry compiled only with CUDA (FV_HAVE_CUDA from fv_config.h, which
+ * the file defining a table includes first). */
+#if defined(FV_HAVE_CUDA) && FV_HAVE_CUDA
+#define FV_CUDA_ENTRY(f) (f)
+#else
+#define FV_CUDA_ENTRY(f) NULL
+#endif
+
+/* FV_OK for a backend the library knows; FV_ERR_INVALID naming it
+ * otherwise, FV_ERR_NO_CUDA when this build has no CUDA (`init` is the
+ * table's entry for it). The one check every plan_create makes. */
+fv_status fv_plan_backend_check (fv_backend backend, const void *init);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
