@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Fill plans: checks, and the back end chosen once per plan. */
+#include "fv_config.h"   /* FV_HAVE_CUDA, for the tables' CUDA entries */
 #include <limits.h>
 #include <stdlib.h>
 #include "fv_fill_plan.h"
@@ -26,7 +27,7 @@ cpu_init (fv_fill_plan *pl, int device, void *stream)
 }
 
 static fv_status
-cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
+cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
   fv_status st = fv_require_host (src, dst);
   if (st != FV_OK)
@@ -34,19 +35,23 @@ cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wai
   return fv_fill_cpu_execute (pl, src, dst);
 }
 
-static fv_status
-cpu_wait (fv_fill_plan *pl)
+static size_t
+cpu_bytes (const fv_fill_plan *pl)
 {
-  return FV_OK;
+  return fv_fill_cpu_bytes (&pl->p);
 }
 
 static const fv_fill_backend backends[] = {
-  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, cpu_wait, fv_fill_cpu_free },
-  [FV_BACKEND_CUDA] = { fv_fill_cuda_init, fv_fill_cuda_execute, fv_fill_cuda_wait,
-    fv_fill_cuda_free },
+  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, NULL, fv_fill_cpu_free, cpu_bytes },
+  [FV_BACKEND_CUDA] = { FV_CUDA_ENTRY (fv_fill_cuda_init), FV_CUDA_ENTRY (fv_fill_cuda_execute),
+    FV_CUDA_ENTRY (fv_fill_cuda_wait), FV_CUDA_ENTRY (fv_fill_cuda_free),
+    FV_CUDA_ENTRY (fv_fill_cuda_plan_bytes) },
 };
+/* chunks are filled (and their seams reconciled) before execute returns;
+ * the runner's lanes have budgets of their own */
 static const fv_fill_backend chunked_backend = {
-  fv_fill_chunked_init, fv_fill_chunked_execute, fv_fill_chunked_wait, fv_fill_chunked_free
+  FV_CUDA_ENTRY (fv_fill_chunked_init), FV_CUDA_ENTRY (fv_fill_chunked_execute), NULL,
+  FV_CUDA_ENTRY (fv_fill_chunked_free), NULL
 };
 
 fv_status
@@ -62,8 +67,9 @@ size_t
 fv_fill_plan_bytes (const fv_fill_params *p, fv_backend backend)
 {
   size_t b = sizeof (fv_fill_plan);
+  const fv_fill_plan probe = { .p = *p };
   if (backend == FV_BACKEND_CPU)
-    b += fv_fill_cpu_bytes (p);
+    b += backends[FV_BACKEND_CPU].bytes (&probe);
   else if (p->measure)   /* the enclosed bits, copied to the host */
     b += ((size_t) p->width * p->height + 7) / 8;
   return b;
@@ -87,11 +93,14 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
   if (!p || p->threshold > 254 || p->fill_value > 255
       || (p->connectivity != 4 && p->connectivity != 8)
       || (p->output != FV_FILL_FILLED && p->output != FV_FILL_HOLES)
-      || p->seeds < 0 || p->threads < 0
-      || (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA)) {
+      || p->seeds < 0 || p->threads < 0) {
     fv_set_last_error ("invalid fill parameters");
     return FV_ERR_INVALID;
   }
+  fv_status bst = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
+      ? (const void *) backends[backend].init : NULL);
+  if (bst != FV_OK)
+    return bst;
   int chunked = 0;
   fv_fill_params q = *p;
   if (backend == FV_BACKEND_CUDA) {
@@ -99,8 +108,9 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     const long long px = (long long) p->width * p->height;
     if (px >= (1LL << 31) && q.spread.min_chunks < (int) (px >> 30) + 1)
       q.spread.min_chunks = (int) (px >> 30) + 1;
-    fv_status st = fv_spread_chunked (&q.spread, device, fv_fill_cuda_bytes (p->width,
-            p->height), &chunked);
+    const fv_fill_plan whole = { .p = *p };
+    fv_status st = fv_spread_chunked (&q.spread, device,
+        backends[FV_BACKEND_CUDA].bytes (&whole), &chunked);
     if (st != FV_OK)
       return st;
     if (chunked && p->measure) {
@@ -130,8 +140,8 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
   return FV_OK;
 }
 
-static fv_status
-execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
+fv_status
+fv_fill_execute_async (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
   fv_status st;
   if (!pl)
@@ -139,19 +149,14 @@ execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
   if ((st = check_image (&pl->p, src, "source")) != FV_OK
       || (st = check_image (&pl->p, dst, "destination")) != FV_OK)
     return st;
-  return pl->be->execute (pl, src, dst, wait);
+  return pl->be->execute (pl, src, dst);
 }
 
 fv_status
 fv_fill_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
-  return execute (pl, src, dst, 1);
-}
-
-fv_status
-fv_fill_execute_async (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
-{
-  return execute (pl, src, dst, 0);
+  fv_status st = fv_fill_execute_async (pl, src, dst);
+  return st == FV_OK ? fv_fill_wait (pl) : st;
 }
 
 fv_status
@@ -159,7 +164,7 @@ fv_fill_wait (fv_fill_plan *pl)
 {
   if (!pl)
     return FV_ERR_INVALID;
-  return pl->be->wait (pl);
+  return pl->be->wait ? pl->be->wait (pl) : FV_OK;
 }
 
 int
@@ -191,11 +196,13 @@ fv_fill_regions (fv_fill_plan *pl, const fv_fill_region **regions, int *n)
     fv_set_last_error ("the fill plan was made without measure");
     return FV_ERR_INVALID;
   }
+#if FV_HAVE_CUDA
   if (pl->backend == FV_BACKEND_CUDA) {
     fv_status st = fv_fill_cuda_regions (pl);
     if (st != FV_OK)
       return st;
   }
+#endif
   *regions = pl->regions;
   *n = pl->nregions;
   return FV_OK;

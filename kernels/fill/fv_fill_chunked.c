@@ -296,10 +296,8 @@ needs_rerun (const FillChunks *f, int c)
 }
 
 fv_status
-fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst,
-    int wait)
+fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
-  (void) wait;   /* returns when dst is written */
   FillChunks *f = pl->cuda;
   const int n = f->plan->n;
   if (f->sub.fill_value == 0)   /* nothing to tell outside from: all 0, one pass */
@@ -326,13 +324,6 @@ fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *
   }
   free (which);
   return st;
-}
-
-fv_status
-fv_fill_chunked_wait (fv_fill_plan *pl)
-{
-  (void) pl;
-  return FV_OK;
 }
 
 void

@@ -407,6 +407,12 @@ fv_fill_cuda_bytes (int width, int height)
       + 2 * pitch * height + ((size_t) 1 << 20);
 }
 
+extern "C" size_t
+fv_fill_cuda_plan_bytes (const fv_fill_plan *pl)
+{
+  return fv_fill_cuda_bytes (pl->p.width, pl->p.height);
+}
+
 extern "C" fv_status
 fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
 {
@@ -428,7 +434,7 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
 }
 
 extern "C" fv_status
-fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait)
+fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
   const fv_fill_params *p = &pl->p;
@@ -452,9 +458,7 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   FV_CUDA_TRY (cudaGetLastError ());
   FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, p->width, c->d_dst, c->d_pitch,
       c->ps.stream));
-  if (wait)
-    FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
-  return FV_OK;
+  return FV_OK;   /* queued: fv_fill_cuda_wait */
 }
 
 extern "C" fv_status

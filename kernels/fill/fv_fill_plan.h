@@ -10,12 +10,8 @@ extern "C" {
 #endif
 
 /* A back end: chosen once per plan (FFTW's way), never tested per call. */
-typedef struct {
-  fv_status (*init) (fv_fill_plan *pl, int device, void *stream);
-  fv_status (*execute) (fv_fill_plan *pl, const fv_image *src, const fv_image *dst, int wait);
-  fv_status (*wait) (fv_fill_plan *pl);
-  void (*free) (fv_fill_plan *pl);
-} fv_fill_backend;
+/* A back end (fv_plan.h); the CUDA one queues in execute and waits in wait. */
+typedef FV_PLAN_BACKEND (fv_fill_plan) fv_fill_backend;
 
 struct fv_fill_plan {
   fv_fill_params p;
@@ -45,13 +41,13 @@ fv_status fv_fill_cpu_execute (fv_fill_plan *plan, const fv_image *src, const fv
 void fv_fill_cpu_free (fv_fill_plan *plan);
 
 fv_status fv_fill_cuda_init (fv_fill_plan *plan, int device, void *stream);
-fv_status fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst,
-    int wait);
+fv_status fv_fill_cuda_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
 fv_status fv_fill_cuda_wait (fv_fill_plan *plan);
 void fv_fill_cuda_free (fv_fill_plan *plan);
 
 /* Device bytes a whole-frame CUDA plan of width x height takes. */
 size_t fv_fill_cuda_bytes (int width, int height);
+size_t fv_fill_cuda_plan_bytes (const fv_fill_plan *plan);
 /* The CUDA plan's regions, fetched after its frame is done. */
 fv_status fv_fill_cuda_regions (fv_fill_plan *pl);
 /* Room for n regions in pl->regions; 0 when out of memory. */
@@ -113,8 +109,7 @@ int fv_fill_bits_spans (void *bits, int y, fv_fill_span *out);
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,
-    const fv_image *dst, int wait);
-fv_status fv_fill_chunked_wait (fv_fill_plan *plan);
+    const fv_image *dst);
 void fv_fill_chunked_free (fv_fill_plan *plan);
 
 #ifdef __cplusplus

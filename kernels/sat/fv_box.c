@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Box-filter plans: parameter checks and dispatch to a backend. */
+#include "fv_config.h"   /* FV_HAVE_CUDA, for the tables' CUDA entries */
 #include <stdlib.h>
 #include <string.h>
 #include "fv_box_plan.h"
@@ -137,12 +138,21 @@ cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
   return fv_box_cpu_execute (plan, src, dst);
 }
 
+static size_t
+cpu_bytes (const fv_box_plan *plan)
+{
+  return fv_box_cpu_bytes (&plan->p);
+}
+
 static const fv_box_backend backends[] = {
-  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, fv_box_cpu_free },
-  [FV_BACKEND_CUDA] = { fv_box_cuda_init, fv_box_cuda_execute, fv_box_cuda_free },
+  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, NULL, fv_box_cpu_free, cpu_bytes },
+  [FV_BACKEND_CUDA] = { FV_CUDA_ENTRY (fv_box_cuda_init), FV_CUDA_ENTRY (fv_box_cuda_execute),
+    NULL, FV_CUDA_ENTRY (fv_box_cuda_free), FV_CUDA_ENTRY (fv_box_cuda_plan_bytes) },
 };
+/* the chunk runner's lanes have budgets of their own: no whole-plan bytes */
 static const fv_box_backend chunked_backend = {
-  fv_box_chunked_init, fv_box_chunked_execute, fv_box_chunked_free
+  FV_CUDA_ENTRY (fv_box_chunked_init), FV_CUDA_ENTRY (fv_box_chunked_execute), NULL,
+  FV_CUDA_ENTRY (fv_box_chunked_free), NULL
 };
 
 size_t
@@ -150,7 +160,9 @@ fv_box_plan_bytes (const fv_box_params *params, fv_backend backend)
 {
   /* a CUDA plan's host part is its descriptor; its device memory has its
    * own budget (spread.max_device_bytes) */
-  return sizeof (fv_box_plan) + (backend == FV_BACKEND_CPU ? fv_box_cpu_bytes (params) : 0);
+  const fv_box_plan probe = { .p = *params };
+  return sizeof (fv_box_plan) + (backend == FV_BACKEND_CPU
+      ? backends[FV_BACKEND_CPU].bytes (&probe) : 0);
 }
 
 fv_status
@@ -161,10 +173,9 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
   *out = NULL;
   if ((st = fv_box_params_validate (params)) != FV_OK)
     return st;
-  if (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA) {
-    fv_set_last_error ("unknown backend %d", (int) backend);
-    return FV_ERR_INVALID;
-  }
+  if ((st = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
+              ? (const void *) backends[backend].init : NULL)) != FV_OK)
+    return st;
   if (!fv_memory_check ((double) fv_box_plan_bytes (params, backend), "the box filter's plan"))
     return FV_ERR_INVALID;
   fv_box_plan *plan = calloc (1, sizeof *plan);
@@ -220,11 +231,15 @@ fv_box_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst
           plan->p.height);
     return FV_ERR_INVALID;
   }
-  if (plan->be->execute != fv_box_cuda_execute) {
+  if (plan->be != &backends[FV_BACKEND_CUDA] || !plan->be->init) {
     fv_set_last_error ("row windows are for whole-frame CUDA plans");
     return FV_ERR_INVALID;
   }
+#if FV_HAVE_CUDA
   return fv_box_cuda_execute_rows (plan, src, dst, row0, rows);
+#else
+  return FV_ERR_NO_CUDA;   /* no CUDA plan can be made */
+#endif
 }
 
 void

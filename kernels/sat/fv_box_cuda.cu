@@ -258,6 +258,12 @@ fv_box_cuda_bytes (const fv_box_params *p, int width, int height)
   return plan_bytes (&q, height, fv_box_needs_acc64 (&q) ? 8 : 4);
 }
 
+extern "C" size_t
+fv_box_cuda_plan_bytes (const fv_box_plan *plan)
+{
+  return fv_box_cuda_bytes (&plan->p, plan->p.width, plan->p.height);
+}
+
 /* Bands of band_rows output rows, each reading band_rows + 2 ry rows kept
  * inside the frame. */
 static void

@@ -18,12 +18,8 @@ typedef struct {
   int64_t coef[16];
 } fv_col_terms;
 
-/* A back end: chosen once per plan (FFTW's way), never tested per call. */
-typedef struct {
-  fv_status (*init) (fv_box_plan *plan, int device, void *stream);
-  fv_status (*execute) (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
-  void (*free) (fv_box_plan *plan);
-} fv_box_backend;
+/* A back end (fv_plan.h), chosen once per plan. */
+typedef FV_PLAN_BACKEND (fv_box_plan) fv_box_backend;
 
 struct fv_box_plan {
   fv_box_params p;
@@ -52,8 +48,10 @@ void fv_box_cuda_free (fv_box_plan *plan);
 /* Rows [row0, row0 + rows) of the result into dst (where row0 goes). */
 fv_status fv_box_cuda_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst,
     int row0, int rows);
-/* Device bytes a whole-frame CUDA plan of p at width x height takes. */
+/* Device bytes a whole-frame CUDA plan of p at width x height takes; the
+ * plan's own (its table entry). */
 size_t fv_box_cuda_bytes (const fv_box_params *p, int width, int height);
+size_t fv_box_cuda_plan_bytes (const fv_box_plan *plan);
 
 /* Frames spread over devices or forced into chunks (fv_box_chunked.c). */
 fv_status fv_box_chunked_init (fv_box_plan *plan, int device, void *stream);

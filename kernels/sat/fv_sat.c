@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAT plans: checks, and the back end chosen once per plan. */
+#include "fv_config.h"   /* FV_HAVE_CUDA, for the table's CUDA entries */
 #include <stdlib.h>
 #include "fv_sat_plan.h"
 #include "../common/fv_parallel.h"
@@ -15,12 +16,12 @@ cpu_init (fv_sat_plan *pl, int device, void *stream)
 }
 
 static fv_status
-cpu_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstride)
+cpu_execute (fv_sat_plan *pl, const fv_image *src, const fv_image *table)
 {
   fv_status st = fv_require_host (src, NULL);
   if (st != FV_OK)
     return st;
-  return fv_sat_cpu_execute (pl, src, table, tstride);
+  return fv_sat_cpu_execute (pl, src, table->data, table->stride);
 }
 
 static void
@@ -30,9 +31,18 @@ cpu_free (fv_sat_plan *pl)
   pl->carry = NULL;
 }
 
+/* what cpu_init allocates */
+static size_t
+cpu_bytes (const fv_sat_plan *pl)
+{
+  const int n = fv_threads_resolve (pl->p.threads);
+  return (size_t) pl->p.type * pl->p.width * ((n > pl->p.height ? pl->p.height : n) + 1);
+}
+
 static const fv_sat_backend backends[] = {
-  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, cpu_free },
-  [FV_BACKEND_CUDA] = { fv_sat_cuda_init, fv_sat_cuda_execute, fv_sat_cuda_free },
+  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, NULL, cpu_free, cpu_bytes },
+  [FV_BACKEND_CUDA] = { FV_CUDA_ENTRY (fv_sat_cuda_init), FV_CUDA_ENTRY (fv_sat_cuda_execute),
+    NULL, FV_CUDA_ENTRY (fv_sat_cuda_free), FV_CUDA_ENTRY (fv_sat_cuda_bytes) },
 };
 
 fv_status
@@ -43,18 +53,21 @@ fv_sat_plan_create (fv_sat_plan **out, const fv_sat_params *p, fv_backend backen
   if (!p || p->width < 1 || p->height < 1 || p->channels < 1 || p->channels > 4
       || p->channel < 0 || p->channel >= p->channels
       || (p->sample != FV_U8 && p->sample != FV_U16)
-      || (p->type != FV_SAT_U32 && p->type != FV_SAT_U64) || p->threads < 0
-      || (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA)) {
+      || (p->type != FV_SAT_U32 && p->type != FV_SAT_U64) || p->threads < 0) {
     fv_set_last_error ("invalid SAT parameters");
     return FV_ERR_INVALID;
   }
+  fv_status st = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
+      ? (const void *) backends[backend].init : NULL);
+  if (st != FV_OK)
+    return st;
   fv_sat_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;
   pl->p = *p;
   pl->backend = backend;
   pl->be = &backends[backend];
-  fv_status st = pl->be->init (pl, device, stream);
+  st = pl->be->init (pl, device, stream);
   if (st != FV_OK) {
     fv_sat_plan_destroy (pl);
     return st;
@@ -73,7 +86,9 @@ fv_sat_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstrid
     fv_set_last_error ("SAT source or table does not match the plan");
     return FV_ERR_INVALID;
   }
-  return pl->be->execute (pl, src, table, tstride);
+  const fv_image t = fv_image_make (table, tstride, pl->p.width, pl->p.height, 1, FV_U8,
+      pl->backend == FV_BACKEND_CUDA ? FV_MEM_DEVICE : FV_MEM_HOST);
+  return pl->be->execute (pl, src, &t);
 }
 
 void

@@ -12,6 +12,16 @@ struct fv_sat_cuda {
   size_t d_pitch;
 };
 
+/* What fv_sat_cuda_init below allocates: the tiles' scratch and the upload
+ * buffer (its pitch up to 512 bytes more a row). */
+extern "C" size_t
+fv_sat_cuda_bytes (const fv_sat_plan *pl)
+{
+  const fv_sat_params *p = &pl->p;
+  const size_t row = (size_t) p->width * p->channels * p->sample;
+  return fv::sat_work_bytes (p->width, p->height, p->type) + (row + 511) / 512 * 512 * p->height;
+}
+
 extern "C" fv_status
 fv_sat_cuda_init (fv_sat_plan *pl, int device, void *stream)
 {
@@ -28,8 +38,10 @@ fv_sat_cuda_init (fv_sat_plan *pl, int device, void *stream)
 }
 
 extern "C" fv_status
-fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstride)
+fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, const fv_image *tab)
 {
+  void *table = tab->data;
+  const size_t tstride = tab->stride;
   fv_sat_cuda *c = (fv_sat_cuda *) pl->cuda;
   const fv_sat_params *p = &pl->p;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));

@@ -9,12 +9,10 @@
 extern "C" {
 #endif
 
-/* A back end: chosen once per plan (FFTW's way), never tested per call. */
-typedef struct {
-  fv_status (*init) (fv_sat_plan *pl, int device, void *stream);
-  fv_status (*execute) (fv_sat_plan *pl, const fv_image *src, void *table, size_t tstride);
-  void (*free) (fv_sat_plan *pl);
-} fv_sat_backend;
+/* A back end (fv_plan.h): execute's dst is the table, a view of the plan's
+ * size whose data and stride are the table's (its entries of the plan's
+ * type; the view's sample field is not used). */
+typedef FV_PLAN_BACKEND (fv_sat_plan) fv_sat_backend;
 
 struct fv_sat_plan {
   fv_sat_params p;
@@ -28,9 +26,10 @@ struct fv_sat_plan {
 fv_status fv_sat_cpu_execute (fv_sat_plan *plan, const fv_image *src, void *table,
     size_t table_stride);
 fv_status fv_sat_cuda_init (fv_sat_plan *plan, int device, void *stream);
-fv_status fv_sat_cuda_execute (fv_sat_plan *plan, const fv_image *src, void *table,
-    size_t table_stride);
+fv_status fv_sat_cuda_execute (fv_sat_plan *plan, const fv_image *src, const fv_image *table);
 void fv_sat_cuda_free (fv_sat_plan *plan);
+/* Device bytes fv_sat_cuda_init allocates for the plan. */
+size_t fv_sat_cuda_bytes (const fv_sat_plan *plan);
 
 #ifdef __cplusplus
 }

@@ -354,6 +354,14 @@ sat_pass3 (SatSrc s, const TACC *rowcarry, const TACC *bandcarry, const TACC *pi
 #define FV_SAT_TILES_LAUNCH
 namespace fv {
 
+/* The bytes sat_work_alloc below takes for w x h. */
+static inline size_t
+sat_work_bytes (int w, int h, size_t acc)
+{
+  const size_t ntx = (w + TILE - 1) / TILE, nty = (h + TILE - 1) / TILE;
+  return acc * (ntx * (size_t) h + nty * WARPS * (size_t) w + nty * ntx);
+}
+
 /* Scratch for tables up to w x h with accumulator size acc. */
 static inline cudaError_t
 sat_work_alloc (SatWork *wk, int w, int h, size_t acc)
