@@ -133,7 +133,6 @@ params_valid (const fv_conv_params *p, fv_backend backend)
       && p->kernel_width <= FV_CONV_MAX_KERNEL + 1 && p->kernel_height <= FV_CONV_MAX_KERNEL + 1
       && (unsigned) p->border <= FV_BORDER_WRAP && (unsigned) p->method <= FV_CONV_SEPARABLE
       && p->threads >= 0 && isfinite (p->bias)
-      && (backend == FV_BACKEND_CPU || backend == FV_BACKEND_CUDA)
       && (!p->roi_width || (p->roi_width >= 1 && p->roi_height >= 1 && p->roi_x >= 0
           && p->roi_y >= 0 && p->roi_x + p->roi_width <= p->width
           && p->roi_y + p->roi_height <= p->height));
@@ -170,6 +169,12 @@ plan_geometry (fv_conv_plan *pl, const fv_conv_params *p)
   return FV_OK;
 }
 
+static const fv_conv_backend *const backends[] = {
+  [FV_BACKEND_CPU] = &fv_conv_cpu_backend,
+  [FV_BACKEND_CUDA] = FV_CUDA_ENTRY (&fv_conv_cuda_backend),
+};
+static const fv_conv_backend *const chunked_backend = FV_CUDA_ENTRY (&fv_conv_chunked_backend);
+
 fv_status
 fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend,
     int device, void *stream)
@@ -179,6 +184,10 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     fv_set_last_error ("invalid convolution parameters");
     return FV_ERR_INVALID;
   }
+  fv_status bst = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
+      ? (const void *) backends[backend] : NULL);
+  if (bst != FV_OK)
+    return bst;
   if (p->convolve)
     return plan_flipped (out, p, backend, device, stream);
   if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK
@@ -186,17 +195,16 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
           && fv_conv_separable_check (p->kernel, p->kernel_width, p->kernel_height,
               p->kernel_rounding) != FV_OK))
     return FV_ERR_INVALID;
-  const fv_conv_backend *be = backend == FV_BACKEND_CUDA ? &fv_conv_cuda_backend
-      : &fv_conv_cpu_backend;
+  const fv_conv_backend *be = backends[backend];
   if (backend == FV_BACKEND_CUDA && !p->roi_width) {   /* chunks: see fv_conv_chunked.c */
     int chunked = 0;
-    fv_status st = fv_spread_chunked (&p->spread, device, fv_conv_cuda_bytes (p,
-            fv_conv_cuda_direct (p), p->width, p->height), &chunked);
+    const fv_conv_plan whole = { .p = *p };
+    fv_status st = fv_spread_chunked (&p->spread, device, be->bytes (&whole), &chunked);
     if (st != FV_OK)
       return st;
-    be = chunked ? &fv_conv_chunked_backend : be;
+    be = chunked ? chunked_backend : be;
   }
-  if (be != &fv_conv_chunked_backend
+  if (be != chunked_backend
       && !fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
     return FV_ERR_NOMEM;
   fv_conv_plan *pl = calloc (1, sizeof *pl);
@@ -212,6 +220,16 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   }
   *out = pl;
   return FV_OK;
+}
+
+const fv_chunk_plan *
+fv_conv_plan_chunks (const fv_conv_plan *pl)
+{
+#if FV_HAVE_CUDA
+  if (pl->be == chunked_backend)
+    return fv_conv_chunked_plan (pl);
+#endif
+  return NULL;
 }
 
 void *

@@ -83,11 +83,12 @@ chunked_free (fv_conv_plan *pl)
   pl->cuda = NULL;
 }
 
-const fv_conv_backend fv_conv_chunked_backend = { chunked_init, chunked_execute, chunked_free };
+/* the runner's lanes have budgets of their own: no whole-plan bytes */
+const fv_conv_backend fv_conv_chunked_backend = { chunked_init, chunked_execute, NULL,
+  chunked_free, NULL };
 
 const fv_chunk_plan *
-fv_conv_plan_chunks (const fv_conv_plan *pl)
+fv_conv_chunked_plan (const fv_conv_plan *pl)
 {
-  return pl->be == &fv_conv_chunked_backend ? fv_chunk_run_plan (((ConvChunks *) pl->cuda)->run)
-      : NULL;
+  return fv_chunk_run_plan (((ConvChunks *) pl->cuda)->run);
 }

@@ -388,4 +388,11 @@ fv_conv_cpu_free (fv_conv_plan *pl)
   free (pl->sep_rows);
 }
 
-const fv_conv_backend fv_conv_cpu_backend = { cpu_init, cpu_execute, fv_conv_cpu_free };
+static size_t
+cpu_bytes (const fv_conv_plan *pl)
+{
+  return (size_t) fv_conv_plan_estimate (&pl->p);
+}
+
+const fv_conv_backend fv_conv_cpu_backend = { cpu_init, cpu_execute, NULL, fv_conv_cpu_free,
+  cpu_bytes };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA back end's host side: direct summation in shared memory for
  * small kernels and FFT above, cuFFT's fastest size, the scale
- * (fv_conv_scale.c: no CPU plan), then the device half (fv_conv_cuda.cu,
- * or its stub in builds without CUDA). */
+ * (fv_conv_scale.c: no CPU plan), then the device half (fv_conv_cuda.cu);
+ * built with CUDA only. */
 #include <stdlib.h>
 #include "fv_conv_plan.h"
 #include "fv_conv_cuda.h"
@@ -36,7 +36,14 @@ cuda_free (fv_conv_plan *pl)
   pl->scale = NULL;
 }
 
-const fv_conv_backend fv_conv_cuda_backend = { cuda_init, cuda_execute, cuda_free };
+static size_t
+cuda_bytes (const fv_conv_plan *pl)
+{
+  return fv_conv_cuda_bytes (&pl->p, fv_conv_cuda_direct (&pl->p), pl->p.width, pl->p.height);
+}
+
+const fv_conv_backend fv_conv_cuda_backend = { cuda_init, cuda_execute, NULL, cuda_free,
+  cuda_bytes };
 
 size_t
 fv_conv_cuda_bytes (const fv_conv_params *p, int direct, int width, int height)

@@ -3,6 +3,7 @@
  * kernel convolved over the window where its weight is not zero (the
  * overlap-add scheme of Kepner's fast convolver), accumulated in floats and
  * rounded once. */
+#include "fv_config.h"   /* FV_HAVE_CUDA: the device grid */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +93,18 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
     return FV_ERR_NOMEM;
   }
   if (backend == FV_BACKEND_CUDA) {
+#if FV_HAVE_CUDA
     fv_status st = fv_conv_cuda_grid_init (&g->cuda, base, device, stream);
+#else
+    fv_status st = fv_plan_backend_check (backend, NULL);
+#endif
     if (st != FV_OK) {
       fv_conv_grid_destroy (g);
       return st;
     }
+#if FV_HAVE_CUDA
     stream = fv_conv_cuda_grid_stream (g->cuda);   /* cells run in order on it */
+#endif
   }
   for (int j = 0; j < rows; j++)
     for (int i = 0; i < cols; i++) {
@@ -122,6 +129,7 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
       }
       g->cells[c] = fv_conv_plan_cuda (g->plans[c]);
     }
+#if FV_HAVE_CUDA
   if (g->cuda) {
     fv_status st = fv_conv_cuda_grid_share (g->cuda, base, g->cells, cols, rows);
     if (st != FV_OK) {
@@ -129,6 +137,7 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
       return st;
     }
   }
+#endif
   *out = g;
   return FV_OK;
 }
@@ -145,8 +154,10 @@ fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
     fv_set_last_error ("images do not match the kernel grid");
     return FV_ERR_INVALID;
   }
+#if FV_HAVE_CUDA
   if (g->cuda)
     return fv_conv_cuda_grid_execute (g->cuda, p, g->cells, g->cols, g->rows, src, dst);
+#endif
   for (int c = 0; c < C; c++) {
     for (int y = 0; y < H; y++) {
       const char *s = (const char *) src->data + (size_t) y * src->stride;
@@ -193,7 +204,11 @@ fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
 int
 fv_conv_grid_shared_pairs (const fv_conv_grid *g)
 {
+#if FV_HAVE_CUDA
   return g->cuda ? fv_conv_cuda_grid_pairs (g->cuda) : 0;
+#else
+  return 0;
+#endif
 }
 
 void
@@ -204,7 +219,9 @@ fv_conv_grid_destroy (fv_conv_grid *g)
   if (g->plans)
     for (int k = 0; k < g->cols * g->rows; k++)
       fv_conv_plan_destroy (g->plans[k]);
+#if FV_HAVE_CUDA
   fv_conv_cuda_grid_free (g->cuda);
+#endif
   free (g->plans);
   free (g->cells);
   free (g->x0);

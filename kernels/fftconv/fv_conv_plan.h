@@ -15,13 +15,9 @@
 #define FV_CONV_GPU_DIRECT_TAPS 25   /* calibrated on the H100 against the tiled FFT: see docs/benchmarks.md */
 
 /* A back end: chosen once per plan (FFTW's way), never tested per call. */
-typedef struct {
-  /* plans the transforms and whatever the back end keeps, for the sizes
-   * the front file worked out */
-  fv_status (*init) (fv_conv_plan *pl, int device, void *stream);
-  fv_status (*execute) (fv_conv_plan *pl, const fv_image *src, const fv_image *dst);
-  void (*free) (fv_conv_plan *pl);
-} fv_conv_backend;
+/* A back end (fv_plan.h), chosen once per plan; each is defined in its
+ * own file (fv_conv_cpu.c, fv_conv_cuda_plan.c, fv_conv_chunked.c). */
+typedef FV_PLAN_BACKEND (fv_conv_plan) fv_conv_backend;
 
 struct fv_conv_plan {
   fv_conv_params p;
@@ -56,6 +52,8 @@ struct fv_conv_plan {
 };
 
 extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend, fv_conv_chunked_backend;
+/* The chunk plan of a chunked plan (fv_conv_chunked.c). */
+const fv_chunk_plan *fv_conv_chunked_plan (const fv_conv_plan *pl);
 
 /* The CPU plan: the method where it is auto, the FFTW buffers and
  * transforms (tiles where they pay), the scale. tiles_allowed: plans of the
