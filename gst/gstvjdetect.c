@@ -255,8 +255,10 @@ luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
       b = GST_VIDEO_FORMAT_INFO_POFFSET (fi, 2);
   *out = fv_image_make (self->gray.data, self->gray_stride, plane.width, plane.height, 1, FV_U8,
       plane.mem);
+#if FV_HAVE_CUDA
   if (on_device)
     return fv_luma_from_rgb_cuda (&plane, r, g, b, out, dev->stream) == FV_OK;
+#endif
   return fv_luma_from_rgb (&plane, r, g, b, out,
       (int) gst_fv_filter_threads (GST_FV_FILTER (self))) == FV_OK;
 }

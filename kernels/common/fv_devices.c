@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Device lists as users write them ("0", "0,1", "all"). */
+#include "fv_config.h"   /* FV_HAVE_CUDA */
 #include <stdlib.h>
 #include <string.h>
 #include <glib.h>
 #include "fv_devices.h"
 #include "fv_chunk_run.h"
+#include "fv_plan.h"
 #include "fv_cuda.h"
 #include "fv_env.h"
 
@@ -89,7 +91,11 @@ fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chun
   fv_spread_run_params (s, device, 1, 1, 1, FV_U8, 0, 0, &rp);
   size_t budget = s->max_device_bytes;
   if (!budget) {
+#if FV_HAVE_CUDA
     fv_status st = fv_chunk_run_budget (&rp, 0, &budget);
+#else
+    fv_status st = fv_plan_backend_check (FV_BACKEND_CUDA, NULL);   /* no device to ask */
+#endif
     if (st != FV_OK)
       return st;
   }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Turned frames on the CPU, rows split over cores (fv_rotate.h). */
+#include "fv_config.h"   /* FV_HAVE_CUDA */
 #include <math.h>
 #include "fv_rotate.h"
 #include "../common/fv_parallel.h"
+#include "../common/fv_plan.h"
 
 fv_rotation
 fv_rotation_of (double degrees)
@@ -40,7 +42,11 @@ fv_rotate_u8 (const fv_image *src, const fv_image *dst, fv_rotation r, int threa
     void *stream)
 {
   if (src && src->mem == FV_MEM_DEVICE)
+#if FV_HAVE_CUDA
     return fv_rotate_u8_cuda (src, dst, r, stream);
+#else
+    return fv_plan_backend_check (FV_BACKEND_CUDA, NULL);
+#endif
   fv_status st = check (src, dst, FV_MEM_HOST);
   if (st != FV_OK)
     return st;

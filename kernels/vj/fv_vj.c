@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Detection plans: checks, the back end chosen once per plan, grouping. */
+#include "fv_config.h"   /* FV_HAVE_CUDA, for the tables' CUDA entries */
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -17,8 +18,9 @@ cpu_init (fv_vj_plan *pl, int device, void *stream)
 }
 
 static fv_status
-cpu_execute (fv_vj_plan *pl, const fv_image *g)
+cpu_execute (fv_vj_plan *pl, const fv_image *g, const fv_image *unused)
 {
+  (void) unused;
   fv_status st = fv_require_host (g, NULL);
   if (st != FV_OK)
     return st;
@@ -26,11 +28,14 @@ cpu_execute (fv_vj_plan *pl, const fv_image *g)
 }
 
 static const fv_vj_backend backends[] = {
-  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, fv_vj_cpu_destroy },
-  [FV_BACKEND_CUDA] = { fv_vj_cuda_init, fv_vj_cuda_execute, fv_vj_cuda_destroy },
+  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, NULL, fv_vj_cpu_destroy, fv_vj_cpu_bytes },
+  [FV_BACKEND_CUDA] = { FV_CUDA_ENTRY (fv_vj_cuda_init), FV_CUDA_ENTRY (fv_vj_cuda_execute), NULL,
+    FV_CUDA_ENTRY (fv_vj_cuda_destroy), FV_CUDA_ENTRY (fv_vj_cuda_bytes) },
 };
+/* the groups' plans hold the model and their own workspaces */
 static const fv_vj_backend chunked_backend = {
-  fv_vj_chunked_init, fv_vj_chunked_execute, fv_vj_chunked_destroy
+  FV_CUDA_ENTRY (fv_vj_chunked_init), FV_CUDA_ENTRY (fv_vj_chunked_execute), NULL,
+  FV_CUDA_ENTRY (fv_vj_chunked_destroy), NULL
 };
 
 fv_status
@@ -52,10 +57,14 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
   }
   if (!c || !p || !(p->scale_factor > 1.0) || p->scale_factor > 100.0 || p->min_neighbors < 0
       || p->min_width < 0 || p->min_height < 0 || p->max_width < 0 || p->max_height < 0
-      || p->threads < 0 || (backend != FV_BACKEND_CPU && backend != FV_BACKEND_CUDA)) {
+      || p->threads < 0) {
     fv_set_last_error ("invalid detection parameters");
     return FV_ERR_INVALID;
   }
+  fv_status bst = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
+      ? (const void *) backends[backend].init : NULL);
+  if (bst != FV_OK)
+    return bst;
   fv_vj_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;
@@ -74,7 +83,7 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
     if (pl->py.plane * 3 >= INT32_MAX && sp->max_device_bytes != (size_t) -1
         && forced.min_chunks < 2)
       forced.min_chunks = 2;
-    st = fv_spread_chunked (&forced, device, fv_vj_cuda_bytes (pl), &chunked);
+    st = fv_spread_chunked (&forced, device, pl->be->bytes (pl), &chunked);
     pl->p.spread = forced;
   }
   if (chunked) {   /* the groups' plans hold the model; this one only merges */
@@ -89,7 +98,7 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
     st = fv_vj_model_init (&pl->mh, c, pl->py.stride, pl->py.plane);
   /* the sums of every level (the bulk, on the CPU) only after this */
   pl->host_bytes = sizeof *pl + pl->py.table_bytes
-      + (backend == FV_BACKEND_CPU ? fv_vj_cpu_bytes (pl) : 0);
+      + (backend == FV_BACKEND_CPU ? pl->be->bytes (pl) : 0);
   if (st == FV_OK && !fv_memory_check ((double) pl->host_bytes, "the detector's plan")) {
     char why[512];
     snprintf (why, sizeof why, "%s", fv_last_error ());
@@ -121,7 +130,7 @@ fv_vj_execute (fv_vj_plan *pl, const fv_image *g, const fv_detection **det, int 
     fv_set_last_error ("image does not match the plan (%dx%d GRAY8)", pl->p.width, pl->p.height);
     return FV_ERR_INVALID;
   }
-  fv_status st = pl->be->execute (pl, g);
+  fv_status st = pl->be->execute (pl, g, NULL);
   if (st != FV_OK)
     return st;
   int k = fv_vj_group (pl->raw, pl->nraw, pl->p.min_neighbors, FV_VJ_GROUP_EPS, pl->det);
@@ -152,7 +161,7 @@ fv_vj_plan_destroy (fv_vj_plan *pl)
   if (!pl)
     return;
   if (pl->be)
-    pl->be->destroy (pl);
+    pl->be->free (pl);
   fv_vj_model_clear (&pl->mh);
   fv_vj_pyramid_clear (&pl->py);
   free (pl->raw);

@@ -53,20 +53,13 @@ group_part (const VjGroup *g)
   return q;
 }
 
-/* Device bytes a CUDA plan of group g takes (an upper estimate: the frame
- * rows it reads, three planes of sums, two window queues, the cascade and
- * the keys), and whether its sums fit 32-bit offsets. */
+/* Device bytes a CUDA plan of group g takes (fv_vj_cuda_part_bytes), and
+ * whether its sums fit 32-bit offsets. */
 static fv_status
 group_bytes (const fv_vj_plan *pl, const VjGroup *g, size_t *bytes, int *offsets_fit)
 {
   const fv_vj_part part = group_part (g);
-  fv_vj_pyramid py;
-  fv_status st = fv_vj_pyramid_init (&py, pl->cascade, &pl->p, &part, 0);
-  *bytes = (size_t) pl->p.width * py.src_h + (size_t) py.plane * 12 + (size_t) py.windows * 8
-      + ((size_t) 2 << 20);
-  *offsets_fit = py.plane * 3 < INT32_MAX;
-  fv_vj_pyramid_clear (&py);
-  return st;
+  return fv_vj_cuda_part_bytes (pl, &part, bytes, offsets_fit);
 }
 
 static fv_status
@@ -77,16 +70,6 @@ group_fits (const fv_vj_plan *pl, const VjGroup *g, size_t budget, int *fits)
   fv_status st = group_bytes (pl, g, &bytes, &offsets);
   *fits = st == FV_OK && offsets && bytes <= budget;
   return st;
-}
-
-size_t
-fv_vj_cuda_bytes (const fv_vj_plan *pl)
-{
-  size_t b = 0;
-  int offsets;
-  VjGroup all = { 0, 0, 0, 0, 0 };
-  group_bytes (pl, &all, &b, &offsets);
-  return b;
 }
 
 /* Window positions in `rows` window rows of a level. */
@@ -412,7 +395,7 @@ device_work (void *arg)
       break;
     have = true;
     fv_vj_plan *s = c->sub[k * c->ndevices + d];
-    w->status = s->be->execute (s, &im);
+    w->status = s->be->execute (s, &im, NULL);
     c->ran_on[k] = d;
   }
   if (w->status != FV_OK)
@@ -423,8 +406,9 @@ device_work (void *arg)
 /* The devices take groups at once (the first on this thread); then the
  * groups' raw windows are appended in group order. */
 fv_status
-fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g)
+fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g, const fv_image *unused)
 {
+  (void) unused;
   VjChunks *c = pl->impl;
   fv_cuda_place here;
   fv_cuda_place_save (&here);

@@ -137,7 +137,9 @@ fv_vj_window_rect (const fv_vj_level *lv, int x, int y)
 }
 
 /* A back end: chosen once per plan (FFTW's way), never tested per call. */
-typedef struct fv_vj_backend fv_vj_backend;
+/* A back end (fv_plan.h); execute's dst is NULL: the windows it finds go
+ * into the plan's raw list. */
+typedef FV_PLAN_BACKEND (fv_vj_plan) fv_vj_backend;
 
 struct fv_vj_plan {
   fv_vj_params p;
@@ -155,11 +157,6 @@ struct fv_vj_plan {
   void *impl;            /* the back end's state */
 };
 
-struct fv_vj_backend {
-  fv_status (*init) (fv_vj_plan *pl, int device, void *stream);
-  fv_status (*execute) (fv_vj_plan *pl, const fv_image *gray);
-  void (*destroy) (fv_vj_plan *pl);
-};
 
 fv_status fv_vj_cpu_init (fv_vj_plan *pl);
 /* The host bytes fv_vj_cpu_init allocates for pl's pyramid and model. */
@@ -167,7 +164,7 @@ size_t fv_vj_cpu_bytes (const fv_vj_plan *pl);
 fv_status fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray);
 void fv_vj_cpu_destroy (fv_vj_plan *pl);
 fv_status fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream);
-fv_status fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray);
+fv_status fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray, const fv_image *unused);
 void fv_vj_cuda_destroy (fv_vj_plan *pl);
 
 /* SIMD row scans (fv_vj_scan_simd.h): HAAR and LBP, stumps and small
@@ -193,12 +190,16 @@ fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
 size_t fv_vj_cuda_workspace_bytes (const fv_vj_plan *pl);
 void fv_vj_cuda_set_workspace (fv_vj_plan *pl, void *workspace);
 
-/* Device bytes a whole CUDA plan of pl's pyramid takes (an upper estimate). */
+/* Device bytes a whole CUDA plan of pl's pyramid takes (an upper estimate);
+ * and a plan of the levels and rows of `part` (fv_vj_cuda.cu, beside the
+ * allocations), with whether its sums fit 32-bit offsets. */
 size_t fv_vj_cuda_bytes (const fv_vj_plan *pl);
+fv_status fv_vj_cuda_part_bytes (const fv_vj_plan *pl, const fv_vj_part *part, size_t *bytes,
+    int *offsets_fit);
 /* CUDA plans beyond the budget or over several devices: groups of whole
  * pyramid levels (fv_vj_chunked.c). */
 fv_status fv_vj_chunked_init (fv_vj_plan *pl, int device, void *stream);
-fv_status fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *gray);
+fv_status fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *gray, const fv_image *unused);
 void fv_vj_chunked_destroy (fv_vj_plan *pl);
 
 #ifdef __cplusplus
