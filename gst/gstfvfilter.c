@@ -5,6 +5,7 @@
 #include "fvmeta.h"
 #include "fvpinnedallocator.h"
 #include "fvcudactx.h"
+#include "fvmemory.h"
 #include "fv_cuda.h"
 #include "fv_devices.h"
 
@@ -41,7 +42,8 @@ typedef struct {
   gboolean keeping;             /* in rebuild: a failure keeps the plans that run */
   gboolean warned_caps;
   gboolean warned_pinned;       /* said once: a host frame fell back to pageable memory */
-  gboolean in_cuda, out_cuda;   /* the negotiated caps carry memory:CUDAMemory */
+  /* the negotiated pads' memory (fvmemory.h: what each kind needs) */
+  const FvMemoryKindInfo *in_mem, *out_mem;
 } GstFvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstFvFilter, gst_fv_filter, GST_TYPE_VIDEO_FILTER);
@@ -234,12 +236,12 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
   }
   PRIV (self)->planes = GST_FV_FILTER_GET_CLASS (self)->luma_only
       && GST_VIDEO_INFO_IS_YUV (in_info) ? 1 : PRIV (self)->layout.n_planes;
-  PRIV (self)->in_cuda = fv_caps_is_cuda (incaps);
-  PRIV (self)->out_cuda = fv_caps_is_cuda (outcaps);
+  PRIV (self)->in_mem = fv_memory_kind_info (fv_memory_kind_of_caps (incaps));
+  PRIV (self)->out_mem = fv_memory_kind_info (fv_memory_kind_of_caps (outcaps));
   /* GStreamer 1.22's CUDA allocator places the V plane of odd-height I420
    * half a row off (cudaupload ! cudadownload alone changes the frame):
    * our results follow the layout it describes, but say so */
-  if ((PRIV (self)->in_cuda || PRIV (self)->out_cuda)
+  if ((PRIV (self)->in_mem->on_device || PRIV (self)->out_mem->on_device)
       && GST_VIDEO_INFO_FORMAT (in_info) == GST_VIDEO_FORMAT_I420
       && GST_VIDEO_INFO_HEIGHT (in_info) % 2)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("I420 of odd height (%d) in CUDA memory: "
@@ -248,8 +250,7 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
   GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes, %s to %s memory",
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
-      PRIV (self)->layout.n_planes, PRIV (self)->in_cuda ? "CUDA" : "system",
-      PRIV (self)->out_cuda ? "CUDA" : "system");
+      PRIV (self)->layout.n_planes, PRIV (self)->in_mem->name, PRIV (self)->out_mem->name);
   GST_OBJECT_LOCK (self);
   PRIV (self)->changed = PRIV (self)->format_changed = TRUE;   /* plans for the new format */
   GST_OBJECT_UNLOCK (self);
@@ -426,13 +427,13 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   fv_device_push (&priv->dev);
   const gint64 t0 = g_get_monotonic_time ();
   GstBuffer *const outbuf = out ? out->buffer : NULL;
-  const gboolean can_order = priv->in_cuda && (!out || priv->out_cuda)
+  const gboolean can_order = priv->in_mem->on_device && (!out || priv->out_mem->on_device)
       && fv_cuda_ctx_frame_can_order (in->buffer, outbuf);
   if (gst_fv_filter_prepare (self)) {
     /* the kernels leave their device work queued on our stream: it is
      * waited for once below, or ordered on the GPU (a frame's regions and
      * planes then cost no host round trip each) */
-    if (can_order || ((priv->in_cuda || priv->out_cuda) && priv->dev.stream))
+    if (can_order || ((priv->in_mem->on_device || priv->out_mem->on_device) && priv->dev.stream))
       fv_cuda_defer_begin (priv->dev.stream);
     ret = out ? klass->process (self, in, out) : klass->process_ip (self, in);
     /* the planes process leaves alone (luma_only), as they came */
@@ -447,7 +448,7 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   const gboolean ordered = ret == GST_FLOW_OK && can_order
       && fv_cuda_ctx_frame_ordered (in->buffer, outbuf, priv->dev.stream);
   /* also after a failure: work still queued must not outlive the frames */
-  if ((priv->in_cuda || priv->out_cuda) && priv->dev.stream && !ordered
+  if ((priv->in_mem->on_device || priv->out_mem->on_device) && priv->dev.stream && !ordered
       && fv_cuda_stream_sync (priv->dev.stream) != FV_OK && ret == GST_FLOW_OK) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work on the frame failed."),
         ("%s", fv_last_error ()));
@@ -503,20 +504,20 @@ gst_fv_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *o
   GstFvFilter *self = GST_FV_FILTER (trans);
   GstFvFilterPrivate *priv = PRIV (self);
   GstVideoFilter *vf = GST_VIDEO_FILTER (trans);
-  if (!priv->out_cuda)
+  if (!priv->out_mem->on_device)
     warn_pageable (self, outbuf);
-  if (!priv->in_cuda && !priv->out_cuda)
+  if (!priv->in_mem->on_device && !priv->out_mem->on_device)
     return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->transform (trans, inbuf, outbuf);
   GstVideoFrame in, out;
   /* no extra reference: vjdetect adds metas, which needs a writable buffer */
   const GstMapFlags noref = (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
   GstFlowReturn ret = GST_FLOW_OK;
   fv_device_push (&priv->dev);   /* the input may be waited for on our stream */
-  if (!fv_cuda_frame_map (&in, &vf->in_info, inbuf, GST_MAP_READ | noref, priv->in_cuda,
-          priv->dev.stream)) {
+  if (!fv_cuda_frame_map (&in, &vf->in_info, inbuf, GST_MAP_READ | noref,
+          priv->in_mem->on_device, priv->dev.stream)) {
     ret = map_failed (self, "input");
   } else if (!fv_cuda_frame_map (&out, &vf->out_info, outbuf, GST_MAP_WRITE | noref,
-          priv->out_cuda, priv->dev.stream)) {
+          priv->out_mem->on_device, priv->dev.stream)) {
     gst_video_frame_unmap (&in);
     ret = map_failed (self, "output");
   } else {
@@ -542,7 +543,7 @@ gst_fv_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   const GstMapFlags flags = (writes ? GST_MAP_READWRITE : GST_MAP_READ)
       | (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
   GstFlowReturn ret;
-  if (!PRIV (self)->in_cuda) {
+  if (!PRIV (self)->in_mem->on_device) {
     if (!gst_video_frame_map (&frame, &vf->in_info, buf, flags)) {
       /* as GstVideoFilter does: the buffer goes on unprocessed, and a
        * detector's absent result is what fails closed downstream */
@@ -593,21 +594,23 @@ gst_fv_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction
     GstCaps *caps, GstCaps *filter)
 {
   const gboolean cuda = cuda_memory_possible (GST_FV_FILTER (trans));
+  const gchar *dev_feature = fv_memory_kind_info (FV_MEMORY_CUDA)->feature;
+  const gchar *sys_feature = fv_memory_kind_info (FV_MEMORY_SYSTEM)->feature;
   const gboolean same = gst_base_transform_is_in_place (trans);
   GstCaps *first = gst_caps_new_empty (), *second = gst_caps_new_empty ();
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     const GstStructure *s = gst_caps_get_structure (caps, i);
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
     const gboolean any = f && gst_caps_features_is_any (f);
-    const gboolean is_cuda = f && !any && gst_caps_features_contains (f, FV_CAPS_FEATURE_CUDA);
+    const gboolean is_cuda = f && !any && gst_caps_features_contains (f, dev_feature);
     const gboolean cuda_first = direction == GST_PAD_SRC || is_cuda;
     GstCaps *dev = cuda_first ? first : second, *sys = cuda_first ? second : first;
     if (cuda && (!same || is_cuda || any))
       gst_caps_append_structure_full (dev, gst_structure_copy (s),
-          gst_caps_features_new (FV_CAPS_FEATURE_CUDA, NULL));
+          gst_caps_features_new (dev_feature, NULL));
     if (!same || !is_cuda)
       gst_caps_append_structure_full (sys, gst_structure_copy (s),
-          gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, NULL));
+          gst_caps_features_new (sys_feature, NULL));
   }
   GstCaps *res = gst_caps_merge (first, second);
   if (filter) {
@@ -637,18 +640,14 @@ gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_quer
   FvDevice *dev = &PRIV (GST_FV_FILTER (trans))->dev;
   GstCaps *caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
-  if (fv_caps_is_cuda (caps)) {
-    GST_DEBUG_OBJECT (trans, "proposing a pool of CUDA memory");
-    fv_device_ensure_stream (dev);
-    fv_cuda_ctx_propose_allocation (dev->cuda_ctx, query, caps, dev->gst_stream);
+  const FvMemoryKindInfo *kind = fv_memory_kind_info (fv_memory_kind_of_caps (caps));
+  if (kind->propose (dev, query, caps)) {
+    GST_DEBUG_OBJECT (trans, "proposed a pool of %s memory%s", kind->name,
+        kind->on_device ? "" : " (page-locked)");
     return TRUE;
   }
-  if (!fv_device_is_cuda (dev))
-    return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->propose_allocation (trans,
-        decide_query, query);
-  GST_DEBUG_OBJECT (trans, "proposing a pool of pinned host memory");
-  fv_pinned_propose_allocation (query);
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->propose_allocation (trans,
+      decide_query, query);
 }
 
 static gboolean
@@ -657,13 +656,8 @@ gst_fv_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
   FvDevice *dev = &PRIV (GST_FV_FILTER (trans))->dev;
   GstCaps *caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
-  if (fv_caps_is_cuda (caps)) {
-    fv_device_ensure_stream (dev);
-    fv_cuda_ctx_decide_allocation (dev->cuda_ctx, query, caps, dev->gst_stream);
+  if (fv_memory_kind_info (fv_memory_kind_of_caps (caps))->decide (dev, query, caps))
     return gst_query_get_n_allocation_pools (query) > 0;
-  }
-  if (fv_device_is_cuda (dev))
-    fv_pinned_decide_allocation (query);
   return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->decide_allocation (trans, query);
 }
 
@@ -818,6 +812,7 @@ gst_fv_filter_init (GstFvFilter *self)
   GstFvFilterPrivate *priv = PRIV (self);
   priv->backend = GST_FV_BACKEND_AUTO;
   priv->device_id = -1;
+  priv->in_mem = priv->out_mem = fv_memory_kind_info (FV_MEMORY_SYSTEM);
   priv->changed = TRUE;
   /* drop frames that would arrive late at a live sink */
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);

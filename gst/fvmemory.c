@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The memory kinds' table (fvmemory.h). */
+#include "fvmemory.h"
+#include "fvcudactx.h"
+#include "fvpinnedallocator.h"
+
+/* System memory: a GPU element offers page-locked buffers (copies to and
+ * from the device then run asynchronously); a CPU element leaves the pool
+ * to GstVideoFilter. */
+static gboolean
+system_propose (FvDevice *dev, GstQuery *query, GstCaps *caps)
+{
+  (void) caps;
+  if (!fv_device_is_cuda (dev))
+    return FALSE;
+  fv_pinned_propose_allocation (query);
+  return TRUE;
+}
+
+static gboolean
+system_decide (FvDevice *dev, GstQuery *query, GstCaps *caps)
+{
+  (void) caps;
+  if (fv_device_is_cuda (dev))
+    fv_pinned_decide_allocation (query);
+  return FALSE;
+}
+
+/* CUDA memory: the pool of the shared context, on the element's stream. */
+static gboolean
+cuda_propose (FvDevice *dev, GstQuery *query, GstCaps *caps)
+{
+  fv_device_ensure_stream (dev);
+  fv_cuda_ctx_propose_allocation (dev->cuda_ctx, query, caps, dev->gst_stream);
+  return TRUE;
+}
+
+static gboolean
+cuda_decide (FvDevice *dev, GstQuery *query, GstCaps *caps)
+{
+  fv_device_ensure_stream (dev);
+  fv_cuda_ctx_decide_allocation (dev->cuda_ctx, query, caps, dev->gst_stream);
+  return TRUE;
+}
+
+static const FvMemoryKindInfo kinds[FV_MEMORY_KINDS] = {
+  [FV_MEMORY_SYSTEM] = { "system", GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, FALSE,
+    system_propose, system_decide },
+  [FV_MEMORY_CUDA] = { "CUDA", FV_CAPS_FEATURE_CUDA, TRUE, cuda_propose, cuda_decide },
+};
+
+FvMemoryKind
+fv_memory_kind_of_caps (const GstCaps *caps)
+{
+  return fv_caps_is_cuda (caps) ? FV_MEMORY_CUDA : FV_MEMORY_SYSTEM;
+}
+
+const FvMemoryKindInfo *
+fv_memory_kind_info (FvMemoryKind kind)
+{
+  return &kinds[(guint) kind < FV_MEMORY_KINDS ? kind : FV_MEMORY_SYSTEM];
+}
