@@ -49,6 +49,14 @@ typedef struct {
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstFvFilter, gst_fv_filter, GST_TYPE_VIDEO_FILTER);
 #define PRIV(f) ((GstFvFilterPrivate *) gst_fv_filter_get_instance_private (f))
 
+/* Whether either pad's frames live on the device (then the element's
+ * stream is waited for, or ordered, once a frame). */
+static gboolean
+frames_on_device (const GstFvFilterPrivate *priv)
+{
+  return priv->in_mem->on_device || priv->out_mem->on_device;
+}
+
 void
 gst_fv_filter_settings_changed (GstFvFilter *filter)
 {
@@ -241,7 +249,7 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
   /* GStreamer 1.22's CUDA allocator places the V plane of odd-height I420
    * half a row off (cudaupload ! cudadownload alone changes the frame):
    * our results follow the layout it describes, but say so */
-  if ((PRIV (self)->in_mem->on_device || PRIV (self)->out_mem->on_device)
+  if (frames_on_device (PRIV (self))
       && GST_VIDEO_INFO_FORMAT (in_info) == GST_VIDEO_FORMAT_I420
       && GST_VIDEO_INFO_HEIGHT (in_info) % 2)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("I420 of odd height (%d) in CUDA memory: "
@@ -433,7 +441,7 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
     /* the kernels leave their device work queued on our stream: it is
      * waited for once below, or ordered on the GPU (a frame's regions and
      * planes then cost no host round trip each) */
-    if (can_order || ((priv->in_mem->on_device || priv->out_mem->on_device) && priv->dev.stream))
+    if (can_order || (frames_on_device (priv) && priv->dev.stream))
       fv_cuda_defer_begin (priv->dev.stream);
     ret = out ? klass->process (self, in, out) : klass->process_ip (self, in);
     /* the planes process leaves alone (luma_only), as they came */
@@ -448,7 +456,7 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   const gboolean ordered = ret == GST_FLOW_OK && can_order
       && fv_cuda_ctx_frame_ordered (in->buffer, outbuf, priv->dev.stream);
   /* also after a failure: work still queued must not outlive the frames */
-  if ((priv->in_mem->on_device || priv->out_mem->on_device) && priv->dev.stream && !ordered
+  if (frames_on_device (priv) && priv->dev.stream && !ordered
       && fv_cuda_stream_sync (priv->dev.stream) != FV_OK && ret == GST_FLOW_OK) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work on the frame failed."),
         ("%s", fv_last_error ()));
@@ -506,7 +514,7 @@ gst_fv_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *o
   GstVideoFilter *vf = GST_VIDEO_FILTER (trans);
   if (!priv->out_mem->on_device)
     warn_pageable (self, outbuf);
-  if (!priv->in_mem->on_device && !priv->out_mem->on_device)
+  if (!frames_on_device (priv))
     return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->transform (trans, inbuf, outbuf);
   GstVideoFrame in, out;
   /* no extra reference: vjdetect adds metas, which needs a writable buffer */
@@ -542,30 +550,29 @@ gst_fv_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   const gboolean writes = !klass->writes_in_place || klass->writes_in_place (self);
   const GstMapFlags flags = (writes ? GST_MAP_READWRITE : GST_MAP_READ)
       | (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
+  const gboolean on_device = PRIV (self)->in_mem->on_device;
+  const FvDevice *dev = &PRIV (self)->dev;
   GstFlowReturn ret;
-  if (!PRIV (self)->in_mem->on_device) {
-    if (!gst_video_frame_map (&frame, &vf->in_info, buf, flags)) {
+  if (on_device)
+    fv_device_push (dev);   /* the frame may be waited for on our stream */
+  if (!fv_cuda_frame_map (&frame, &vf->in_info, buf, flags, on_device, dev->stream)) {
+    if (on_device) {
+      ret = map_failed (self, "input");
+    } else {
       /* as GstVideoFilter does: the buffer goes on unprocessed, and a
        * detector's absent result is what fails closed downstream */
       GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Invalid video buffer received: it does "
               "not hold a %dx%d %s frame; passed on unprocessed.",
               GST_VIDEO_INFO_WIDTH (&vf->in_info), GST_VIDEO_INFO_HEIGHT (&vf->in_info),
               GST_VIDEO_INFO_NAME (&vf->in_info)), (NULL));
-      return GST_FLOW_OK;
+      ret = GST_FLOW_OK;
     }
-    ret = run_frame (self, &frame, NULL);
-    gst_video_frame_unmap (&frame);
-    return ret;
-  }
-  const FvDevice *dev = &PRIV (self)->dev;
-  fv_device_push (dev);
-  if (!fv_cuda_frame_map (&frame, &vf->in_info, buf, flags, TRUE, dev->stream)) {
-    ret = map_failed (self, "input");
   } else {
     ret = run_frame (self, &frame, NULL);
     gst_video_frame_unmap (&frame);
   }
-  fv_device_pop (dev);
+  if (on_device)
+    fv_device_pop (dev);
   return ret;
 }
 

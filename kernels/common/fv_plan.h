@@ -51,6 +51,16 @@ typedef enum { FV_BACKEND_CPU = 0, FV_BACKEND_CUDA = 1 } fv_backend;
  * table's entry for it). The one check every plan_create makes. */
 fv_status fv_plan_backend_check (fv_backend backend, const void *init);
 
+/* The check for a front file's table of back ends, indexed by backend:
+ * rows of entries, or (FV_PLAN_CHECK_PTR) pointers to them. */
+#define FV_PLAN_ROWS(table) (sizeof (table) / sizeof (table)[0])
+#define FV_PLAN_CHECK(backend, table)                                           \
+  fv_plan_backend_check ((backend), (unsigned) (backend) < FV_PLAN_ROWS (table) \
+      ? (const void *) (table)[backend].init : NULL)
+#define FV_PLAN_CHECK_PTR(backend, table)                                       \
+  fv_plan_backend_check ((backend), (unsigned) (backend) < FV_PLAN_ROWS (table) \
+      ? (const void *) (table)[backend] : NULL)
+
 #ifdef __cplusplus
 }
 #endif

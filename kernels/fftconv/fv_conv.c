@@ -184,8 +184,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
     fv_set_last_error ("invalid convolution parameters");
     return FV_ERR_INVALID;
   }
-  fv_status bst = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
-      ? (const void *) backends[backend] : NULL);
+  fv_status bst = FV_PLAN_CHECK_PTR (backend, backends);
   if (bst != FV_OK)
     return bst;
   if (p->convolve)

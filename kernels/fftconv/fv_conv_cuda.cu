@@ -74,11 +74,19 @@ stage_frame (const fv_conv_params *p, const fv_image *src, const fv_image *dst, 
   f->row = fv_image_row_bytes (src);
   fv::DevView in, out = fv::stage_target (dst, dst->data, d_dst, pitch);
   FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, f->row, d_src, pitch, st, &in));
-  *f = Staged { in.data, in.stride, out.data, out.stride, f->row };
+  *f = Staged { in.data, in.stride, out.data, out.stride, f->row, d_dst, pitch };
   if (p->channel_mask != (1u << p->channels) - 1)
     FV_CUDA_TRY (cudaMemcpy2DAsync (f->d, f->dstride, f->s, f->sstride, f->row, p->height,
         cudaMemcpyDeviceToDevice, st));
   return FV_OK;
+}
+
+fv_status
+unstage_frame (const fv_conv_params *p, const fv_image *dst, const Staged *f, cudaStream_t st)
+{
+  FV_CUDA_TRY (cudaGetLastError ());
+  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, f->row, f->d_dst, f->pitch, st));
+  return fv_cuda_finish (st, dst->mem != FV_MEM_HOST);
 }
 
 }  // namespace fvconv
@@ -172,9 +180,6 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
   fv_status sr = stage_frame (p, src, dst, c->d_src, c->d_dst, c->pitch, st, &f);
   if (sr != FV_OK)
     return sr;
-  const char *s = f.s;
-  char *d = f.d;
-  const size_t sstride = f.sstride, dstride = f.dstride, row = f.row;
   const float norm = 1.0f / ((float) c->t.px * (float) c->t.py);
   const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
   dim3 blk (32, 8), gout ((p->width + 32 * SPAN - 1) / (32 * SPAN), (p->height + 7) / 8);
@@ -182,21 +187,19 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
     if (!(p->channel_mask & (1u << ch)))
       continue;
     const Geo g = plan_geo (c, p->width, p->height, p->channels, ch, 0, 0);
-    fv_status r = correlate (c, api, s, sstride, g, p->sample, norm);
+    fv_status r = correlate (c, api, f.s, f.sstride, g, p->sample, norm);
     if (r != FV_OK)
       return r;
-    const bool words = words_ok (d, dstride, p->channels, p->sample) && c->t.tw % 4 == 0
+    const bool words = words_ok (f.d, f.dstride, p->channels, p->sample) && c->t.tw % 4 == 0
         && c->t.px % 4 == 0;
     if (p->sample == FV_U8)
       finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, words, c->scale, c->uniform,
-          (float) p->bias, maxv, d, dstride);
+          (float) p->bias, maxv, f.d, f.dstride);
     else
       finish<uint16_t><<<gout, blk, 0, st>>> (c->buf, g, words, c->scale, c->uniform,
-          (float) p->bias, maxv, d, dstride);
+          (float) p->bias, maxv, f.d, f.dstride);
   }
-  FV_CUDA_TRY (cudaGetLastError ());
-  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, row, c->d_dst, c->pitch, st));
-  return fv_cuda_finish (st, dst->mem != FV_MEM_HOST);
+  return unstage_frame (p, dst, &f, st);
 }
 
 extern "C" void

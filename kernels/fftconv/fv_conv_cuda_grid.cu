@@ -243,16 +243,13 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
   fv_status sr = stage_frame (p, src, dst, g->d_src, g->d_dst, g->pitch, st, &f);
   if (sr != FV_OK)
     return sr;
-  const char *s = f.s;
-  char *d = f.d;
-  const size_t sstride = f.sstride, dstride = f.dstride, row = f.row;
   const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
   dim3 blk (32, 8), gout ((p->width + 31) / 32, (p->height + 7) / 8);
   for (int ch = 0; ch < p->channels; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
     if (g->shared) {
-      fv_status r = shared_channel (g, p, cols, rows, s, sstride, ch, d, dstride);
+      fv_status r = shared_channel (g, p, cols, rows, f.s, f.sstride, ch, f.d, f.dstride);
       if (r != FV_OK)
         return r;
       continue;
@@ -262,21 +259,19 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
       if (!cells[k])
         continue;
       /* every cell plan shares the grid's stream, so they run in order */
-      fv_status r = fv_conv_cuda_accumulate (cells[k], p, s, sstride, ch, g->acc, cols, rows,
-          k % cols, k / cols);
+      fv_status r = fv_conv_cuda_accumulate (cells[k], p, f.s, f.sstride, ch, g->acc, cols,
+          rows, k % cols, k / cols);
       if (r != FV_OK)
         return r;
     }
     if (p->sample == FV_U8)
       round_acc<uint8_t><<<gout, blk, 0, st>>> (g->acc, p->width, p->height, p->channels, ch,
-          (float) p->bias, maxv, d, dstride);
+          (float) p->bias, maxv, f.d, f.dstride);
     else
       round_acc<uint16_t><<<gout, blk, 0, st>>> (g->acc, p->width, p->height, p->channels, ch,
-          (float) p->bias, maxv, d, dstride);
+          (float) p->bias, maxv, f.d, f.dstride);
   }
-  FV_CUDA_TRY (cudaGetLastError ());
-  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, row, g->d_dst, g->pitch, st));
-  return fv_cuda_finish (st, dst->mem != FV_MEM_HOST);
+  return unstage_frame (p, dst, &f, st);
 }
 
 extern "C" void

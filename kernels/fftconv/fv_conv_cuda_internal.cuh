@@ -45,15 +45,21 @@ fv_status kernel_spectrum (const CufftApi *api, cufftHandle_t fwd, const Tiles &
 /* A frame as a plan's kernels read and write it: on the device where it
  * is (fv::stage_in, fv::stage_target: the frame's own memory, or the plan's
  * buffers d_src and d_dst of row pitch `pitch` after an upload), with the
- * channels outside the mask already copied through. */
+ * channels outside the mask already copied through; unstage_frame, once
+ * the kernels are queued, brings a host frame's result back and waits as
+ * the plan's contract says (fv_cuda_finish). */
 struct Staged {
   const char *s;
   size_t sstride;
   char *d;
   size_t dstride, row;
+  char *d_dst;     /* the plan's result buffer and its pitch */
+  size_t pitch;
 };
 fv_status stage_frame (const fv_conv_params *p, const fv_image *src, const fv_image *dst,
     char *d_src, char *d_dst, size_t pitch, cudaStream_t st, Staged *out);
+fv_status unstage_frame (const fv_conv_params *p, const fv_image *dst, const Staged *f,
+    cudaStream_t st);
 
 /* Layouts (fv_conv_cuda_tune.cu): the whole w x h window as one padded
  * pw x ph transform; tiles of tw x th outputs; the candidates worth timing;

@@ -97,8 +97,7 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     fv_set_last_error ("invalid fill parameters");
     return FV_ERR_INVALID;
   }
-  fv_status bst = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
-      ? (const void *) backends[backend].init : NULL);
+  fv_status bst = FV_PLAN_CHECK (backend, backends);
   if (bst != FV_OK)
     return bst;
   int chunked = 0;

@@ -173,8 +173,7 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
   *out = NULL;
   if ((st = fv_box_params_validate (params)) != FV_OK)
     return st;
-  if ((st = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
-              ? (const void *) backends[backend].init : NULL)) != FV_OK)
+  if ((st = FV_PLAN_CHECK (backend, backends)) != FV_OK)
     return st;
   if (!fv_memory_check ((double) fv_box_plan_bytes (params, backend), "the box filter's plan"))
     return FV_ERR_INVALID;

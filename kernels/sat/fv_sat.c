@@ -6,12 +6,25 @@
 #include "../common/fv_parallel.h"
 
 /* The CPU back end: per-strip column sums, host images only. */
+static int
+cpu_strips (const fv_sat_params *p)
+{
+  const int n = fv_threads_resolve (p->threads);
+  return n > p->height ? p->height : n;
+}
+
+/* what cpu_init allocates */
+static size_t
+cpu_bytes (const fv_sat_plan *pl)
+{
+  return (size_t) pl->p.type * pl->p.width * (cpu_strips (&pl->p) + 1);
+}
+
 static fv_status
 cpu_init (fv_sat_plan *pl, int device, void *stream)
 {
-  int n = fv_threads_resolve (pl->p.threads);
-  pl->nthreads = n > pl->p.height ? pl->p.height : n;
-  pl->carry = malloc ((size_t) pl->p.type * pl->p.width * (pl->nthreads + 1));
+  pl->nthreads = cpu_strips (&pl->p);
+  pl->carry = malloc (cpu_bytes (pl));
   return pl->carry ? FV_OK : FV_ERR_NOMEM;
 }
 
@@ -29,14 +42,6 @@ cpu_free (fv_sat_plan *pl)
 {
   free (pl->carry);
   pl->carry = NULL;
-}
-
-/* what cpu_init allocates */
-static size_t
-cpu_bytes (const fv_sat_plan *pl)
-{
-  const int n = fv_threads_resolve (pl->p.threads);
-  return (size_t) pl->p.type * pl->p.width * ((n > pl->p.height ? pl->p.height : n) + 1);
 }
 
 static const fv_sat_backend backends[] = {
@@ -57,8 +62,7 @@ fv_sat_plan_create (fv_sat_plan **out, const fv_sat_params *p, fv_backend backen
     fv_set_last_error ("invalid SAT parameters");
     return FV_ERR_INVALID;
   }
-  fv_status st = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
-      ? (const void *) backends[backend].init : NULL);
+  fv_status st = FV_PLAN_CHECK (backend, backends);
   if (st != FV_OK)
     return st;
   fv_sat_plan *pl = calloc (1, sizeof *pl);

@@ -61,8 +61,7 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
     fv_set_last_error ("invalid detection parameters");
     return FV_ERR_INVALID;
   }
-  fv_status bst = fv_plan_backend_check (backend, (unsigned) backend <= FV_BACKEND_CUDA
-      ? (const void *) backends[backend].init : NULL);
+  fv_status bst = FV_PLAN_CHECK (backend, backends);
   if (bst != FV_OK)
     return bst;
   fv_vj_plan *pl = calloc (1, sizeof *pl);

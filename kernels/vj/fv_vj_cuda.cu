@@ -488,31 +488,35 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   return FV_OK;
 }
 
-/* Device bytes a plan of `part` takes, an upper estimate of what
+/* Device bytes a CUDA plan of pyramid py takes, an upper estimate of what
  * fv_vj_cuda_init above allocates: the frame rows it reads, three planes of
- * sums, two window queues, the cascade and the keys; and whether its sums
- * fit 32-bit offsets. */
+ * sums, two window queues, the cascade and the keys. */
+static size_t
+pyramid_bytes (const fv_vj_plan *pl, const fv_vj_pyramid *py)
+{
+  return (size_t) pl->p.width * py->src_h + (size_t) py->plane * 12 + (size_t) py->windows * 8
+      + ((size_t) 2 << 20);
+}
+
+/* A plan of `part` of pl's frame: its bytes, and whether its sums fit
+ * 32-bit offsets. */
 extern "C" fv_status
 fv_vj_cuda_part_bytes (const fv_vj_plan *pl, const fv_vj_part *part, size_t *bytes,
     int *offsets_fit)
 {
   fv_vj_pyramid py;
   fv_status st = fv_vj_pyramid_init (&py, pl->cascade, &pl->p, part, 0);
-  *bytes = (size_t) pl->p.width * py.src_h + (size_t) py.plane * 12 + (size_t) py.windows * 8
-      + ((size_t) 2 << 20);
+  *bytes = pyramid_bytes (pl, &py);
   *offsets_fit = py.plane * 3 < INT32_MAX;
   fv_vj_pyramid_clear (&py);
   return st;
 }
 
+/* The plan's own: its pyramid is made (for the device) before init. */
 extern "C" size_t
 fv_vj_cuda_bytes (const fv_vj_plan *pl)
 {
-  size_t b = 0;
-  int offsets;
-  const fv_vj_part whole = { 0, 0, 0, 0, 0 };
-  fv_vj_cuda_part_bytes (pl, &whole, &b, &offsets);
-  return b;
+  return pyramid_bytes (pl, &pl->py);
 }
 
 extern "C" size_t

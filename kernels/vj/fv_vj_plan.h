@@ -190,9 +190,10 @@ fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
 size_t fv_vj_cuda_workspace_bytes (const fv_vj_plan *pl);
 void fv_vj_cuda_set_workspace (fv_vj_plan *pl, void *workspace);
 
-/* Device bytes a whole CUDA plan of pl's pyramid takes (an upper estimate);
- * and a plan of the levels and rows of `part` (fv_vj_cuda.cu, beside the
- * allocations), with whether its sums fit 32-bit offsets. */
+/* Device bytes the CUDA plan pl takes, from its pyramid (an upper
+ * estimate); and a plan of the levels and rows of `part` of pl's frame
+ * (fv_vj_cuda.cu, beside the allocations), with whether its sums fit
+ * 32-bit offsets. */
 size_t fv_vj_cuda_bytes (const fv_vj_plan *pl);
 fv_status fv_vj_cuda_part_bytes (const fv_vj_plan *pl, const fv_vj_part *part, size_t *bytes,
     int *offsets_fit);
