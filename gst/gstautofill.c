@@ -113,42 +113,10 @@ static fv_status attach_regions (GstAutofill *self, fv_fill_plan *plan, GstBuffe
 G_DEFINE_TYPE (GstAutofill, gst_autofill, GST_TYPE_FV_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (autofill, "autofill", GST_RANK_NONE, GST_TYPE_AUTOFILL);
 
-/* backend=hybrid: waits for the GPU's frame and hands its buffer over. */
-static GstBuffer *
-finish_gpu_frame (GstAutofill *self, fv_status *st)
-{
-  if (!self->gpu_busy)
-    return NULL;
-  gst_fv_filter_context_push (GST_FV_FILTER (self));
-  *st = fv_fill_wait (self->plan);
-  gst_fv_filter_context_pop (GST_FV_FILTER (self));
-  gst_video_frame_unmap (&self->gpu_in);
-  gst_video_frame_unmap (&self->gpu_out);
-  self->gpu_busy = FALSE;
-  GstBuffer *out = self->gpu_outbuf;
-  self->gpu_outbuf = NULL;
-  if (*st == FV_OK) {
-    gst_fv_filter_context_push (GST_FV_FILTER (self));
-    *st = attach_regions (self, self->plan, out);
-    gst_fv_filter_context_pop (GST_FV_FILTER (self));
-  }
-  return out;
-}
-
-static void
-drop_pending (GstAutofill *self)
-{
-  fv_status st;
-  GstBuffer *b = finish_gpu_frame (self, &st);
-  gst_clear_buffer (&b);
-  gst_clear_buffer (&self->cpu_outbuf);
-}
-
 static void
 gst_autofill_release (GstFvFilter *filter)
 {
   GstAutofill *self = GST_AUTOFILL (filter);
-  drop_pending (self);
   fv_fill_plan_destroy (self->plan);
   fv_fill_plan_destroy (self->cpu_plan);
   self->plan = self->cpu_plan = NULL;
@@ -189,15 +157,13 @@ gst_autofill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
     fv_fill_plan_destroy (cpu_plan);
     return FALSE;
   }
-  gst_autofill_release (filter);
+  gst_autofill_release (filter);   /* nothing runs on them: the base class saw to it */
   self->plan = plan;
   self->cpu_plan = cpu_plan;
   self->plan_measures = p.measure;
   GST_INFO_OBJECT (self, "threshold %u, %d-connected background, output %s, %s", p.threshold,
       p.connectivity, p.output == FV_FILL_HOLES ? "holes" : "filled",
       p.measure ? "measuring regions" : "not measuring");
-  /* hybrid keeps one frame on the GPU while the CPU fills the next */
-  gst_fv_filter_hold_frames (filter, dev->hybrid ? 1 : 0);
   return TRUE;
 }
 
@@ -266,17 +232,6 @@ static fv_image
 gray_image (GstAutofill *self, GstVideoFrame *f)
 {
   return fv_plane_image (gst_fv_filter_layout (GST_FV_FILTER (self)), f, 0);
-}
-
-/* Chroma passes through (on the device for CUDA frames). */
-static gboolean
-copy_chroma (GstAutofill *self, GstVideoFrame *out, GstVideoFrame *in)
-{
-  const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
-  for (gint p = 1; p < layout->n_planes; p++)
-    if (!fv_plane_copy (layout, out, in, p, gst_fv_filter_device (GST_FV_FILTER (self))->stream))
-      return FALSE;
-  return TRUE;
 }
 
 static GstFlowReturn
@@ -354,119 +309,52 @@ gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out
   GstAutofill *self = GST_AUTOFILL (filter);
   fv_image src = gray_image (self, in), dst = gray_image (self, out);
   fv_status st = fv_fill_execute (self->plan, &src, &dst);
-  if (st == FV_OK && !copy_chroma (self, out, in))
-    st = FV_ERR_CUDA;
   if (st == FV_OK)
     st = attach_regions (self, self->plan, out->buffer);
   return st == FV_OK ? GST_FLOW_OK : fill_failed (self, st);
 }
 
-/* backend=hybrid. Frames alternate: an even frame is queued on the GPU and
- * nothing is pushed; the odd frame after it is filled on the CPU while the
- * GPU works, then both are pushed in order (the base class calls us again
- * until we return no buffer). Other backends take the ordinary path. */
-static GstFlowReturn
-gst_autofill_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+/* backend=hybrid: two frames in flight. The GPU takes a frame whenever it
+ * is free and returns at once; the frame after it is filled on the CPU
+ * meanwhile; each finishes in order (the base class's submit and finish). */
+static guint
+gst_autofill_frames_in_flight (GstFvFilter *filter)
 {
-  GstAutofill *self = GST_AUTOFILL (trans);
-  GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (parent_class);
-  const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
-  *outbuf = NULL;
-  if (self->cpu_outbuf) {   /* the second of a pair */
-    *outbuf = self->cpu_outbuf;
-    self->cpu_outbuf = NULL;
-    return GST_FLOW_OK;
-  }
-  if (!trans->queued_buf)
-    return GST_FLOW_OK;
-  /* the settings decide the path: bring the plans up to date first (not
-   * while the GPU holds a frame: that pair finishes with the plans it has) */
-  gst_fv_filter_sync_values (GST_FV_FILTER (self), trans->queued_buf);
-  /* GPU work in the element's CUDA context; buffers (pinned host memory,
-   * which must outlive that context) are allocated outside it */
-  gst_fv_filter_context_push (GST_FV_FILTER (self));
-  gboolean ready = self->gpu_busy || gst_fv_filter_prepare (GST_FV_FILTER (self));
-  gst_fv_filter_context_pop (GST_FV_FILTER (self));
-  if (!ready) {
-    gst_clear_buffer (&trans->queued_buf);
-    return GST_FLOW_ERROR;
-  }
-  if (!dev->hybrid && !self->gpu_busy)
-    return parent->generate_output (trans, outbuf);
-
-  GstBuffer *inbuf = trans->queued_buf, *out = NULL;
-  trans->queued_buf = NULL;
-  GstFlowReturn ret = parent->prepare_output_buffer (trans, inbuf, &out);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (inbuf);
-    return ret;
-  }
-  GstVideoFilter *vf = GST_VIDEO_FILTER (self);
-  GstVideoFrame fin, fout;
-  if (!gst_video_frame_map (&fin, &vf->in_info, inbuf, GST_MAP_READ)) {
-    gst_buffer_unref (inbuf);
-    gst_buffer_unref (out);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the input frame."), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  gst_buffer_unref (inbuf);   /* the mapped frame holds it */
-  if (!gst_video_frame_map (&fout, &vf->out_info, out, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&fin);
-    gst_buffer_unref (out);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the output frame."), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  copy_chroma (self, &fout, &fin);   /* host frames here: a plain copy */
-  fv_image src = gray_image (self, &fin), dst = gray_image (self, &fout);
-  fv_status st;
-  if (!self->gpu_busy) {
-    gst_fv_filter_context_push (GST_FV_FILTER (self));
-    st = fv_fill_execute_async (self->plan, &src, &dst);
-    gst_fv_filter_context_pop (GST_FV_FILTER (self));
-    self->gpu_in = fin;
-    self->gpu_out = fout;
-    self->gpu_outbuf = out;
-    self->gpu_busy = TRUE;
-    if (st != FV_OK) {
-      drop_pending (self);
-      return fill_failed (self, st);
-    }
-    return GST_FLOW_OK;
-  }
-  st = fv_fill_execute (self->cpu_plan, &src, &dst);
-  gst_video_frame_unmap (&fin);
-  gst_video_frame_unmap (&fout);
-  fv_status gst_ = FV_OK;
-  *outbuf = finish_gpu_frame (self, &gst_);   /* the earlier frame's message first */
-  self->cpu_outbuf = out;
-  if (st == FV_OK)
-    st = gst_;
-  if (st == FV_OK)
-    st = attach_regions (self, self->cpu_plan, out);
-  if (st != FV_OK) {
-    gst_clear_buffer (outbuf);
-    gst_clear_buffer (&self->cpu_outbuf);
-    return fill_failed (self, st);
-  }
-  return GST_FLOW_OK;
+  return GST_AUTOFILL (filter)->cpu_plan ? 2 : 1;
 }
 
-/* EOS pushes the frame still on the GPU; a flush drops it. */
-static gboolean
-gst_autofill_sink_event (GstBaseTransform *trans, GstEvent *event)
+static GstFlowReturn
+gst_autofill_submit (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out, gpointer *job)
 {
-  GstAutofill *self = GST_AUTOFILL (trans);
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->gpu_busy) {
-    fv_status st;
-    GstBuffer *b = finish_gpu_frame (self, &st);
+  GstAutofill *self = GST_AUTOFILL (filter);
+  fv_image src = gray_image (self, in), dst = gray_image (self, out);
+  fv_status st;
+  if (!self->gpu_busy) {
+    *job = self->plan;
+    st = fv_fill_execute_async (self->plan, &src, &dst);
     if (st == FV_OK)
-      gst_pad_push (trans->srcpad, b);
+      self->gpu_busy = TRUE;
     else
-      gst_buffer_unref (b);
-  } else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
-    drop_pending (self);
+      fv_fill_wait (self->plan);   /* nothing left running on the frame */
+  } else {
+    *job = self->cpu_plan;
+    st = fv_fill_execute (self->cpu_plan, &src, &dst);
   }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+  return st == FV_OK ? GST_FLOW_OK : fill_failed (self, st);
+}
+
+static GstFlowReturn
+gst_autofill_finish (GstFvFilter *filter, GstVideoFrame *out, gpointer job, gboolean drop)
+{
+  GstAutofill *self = GST_AUTOFILL (filter);
+  fv_status st = FV_OK;
+  if (job == self->plan) {
+    st = fv_fill_wait (self->plan);
+    self->gpu_busy = FALSE;
+  }
+  if (st == FV_OK && !drop)
+    st = attach_regions (self, job, out->buffer);
+  return st == FV_OK || drop ? GST_FLOW_OK : fill_failed (self, st);
 }
 
 static void
@@ -526,12 +414,13 @@ gst_autofill_class_init (GstAutofillClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  GST_BASE_TRANSFORM_CLASS (klass)->generate_output =
-      GST_DEBUG_FUNCPTR (gst_autofill_generate_output);
-  GST_BASE_TRANSFORM_CLASS (klass)->sink_event = GST_DEBUG_FUNCPTR (gst_autofill_sink_event);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_autofill_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_autofill_release);
   fv_class->process = GST_DEBUG_FUNCPTR (gst_autofill_process);
+  fv_class->frames_in_flight = GST_DEBUG_FUNCPTR (gst_autofill_frames_in_flight);
+  fv_class->submit = GST_DEBUG_FUNCPTR (gst_autofill_submit);
+  fv_class->finish = GST_DEBUG_FUNCPTR (gst_autofill_finish);
+  fv_class->luma_only = TRUE;   /* YUV: the Y plane is filled; the chroma passes through */
 
   gst_type_mark_as_plugin_api (GST_TYPE_AUTOFILL_CONNECTIVITY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_AUTOFILL_OUTPUT, 0);

@@ -29,11 +29,8 @@ struct _GstAutofill {
   fv_fill_plan *cpu_plan;      /* backend=hybrid: the CPU's, beside the GPU's */
   gboolean plan_measures;      /* the plans were made with measure */
 
-  /* backend=hybrid: the frame the GPU is working on, and the CPU's frame
-   * waiting to be pushed after it */
+  /* backend=hybrid: a frame submitted to the GPU is not finished yet */
   gboolean gpu_busy;
-  GstVideoFrame gpu_in, gpu_out;
-  GstBuffer *gpu_outbuf, *cpu_outbuf;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (autofill);

@@ -23,6 +23,14 @@ enum {
   PROP_CUDA_DEVICE_IDS,
 };
 
+/* A frame submitted and not yet finished: both frames stay mapped (no
+ * extra reference: the output gets metas), the input's reference ours. */
+typedef struct {
+  GstVideoFrame in, out;
+  gpointer job;
+} FvFlight;
+#define FV_MAX_IN_FLIGHT 4
+
 typedef struct {
   /* properties, under the object lock */
   GstFvBackend backend;
@@ -44,6 +52,12 @@ typedef struct {
   gboolean warned_pinned;       /* said once: a host frame fell back to pageable memory */
   /* the negotiated pads' memory (fvmemory.h: what each kind needs) */
   const FvMemoryKindInfo *in_mem, *out_mem;
+  /* frames in flight (submit/finish): how many the plans allow (< 2: none),
+   * those started, oldest first, and those finished, waiting to be pushed */
+  guint depth;
+  guint n_flight;
+  FvFlight flight[FV_MAX_IN_FLIGHT];
+  GQueue done;
 } GstFvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstFvFilter, gst_fv_filter, GST_TYPE_VIDEO_FILTER);
@@ -80,12 +94,16 @@ gst_fv_filter_threads (GstFvFilter *filter)
   return t;
 }
 
-/* The subclass frees its plans in the context they were made in. */
+static void drop_in_flight (GstFvFilter *self);
+
+/* The subclass frees its plans in the context they were made in, once no
+ * frame runs on them. */
 static void
 release_plans (GstFvFilter *self)
 {
   FvDevice *dev = &PRIV (self)->dev;
   fv_device_push (dev);
+  drop_in_flight (self);
   GST_FV_FILTER_GET_CLASS (self)->release (self);
   fv_device_pop (dev);
   PRIV (self)->ready = FALSE;
@@ -277,8 +295,9 @@ gst_fv_filter_planes (GstFvFilter *filter)
   return PRIV (filter)->planes;
 }
 
-void
-gst_fv_filter_sync_values (GstFvFilter *filter, GstBuffer *buf)
+/* The controller's values for this buffer's time. */
+static void
+sync_values (GstFvFilter *filter, GstBuffer *buf)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (filter);
   GstClockTime ts = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
@@ -290,13 +309,28 @@ gst_fv_filter_sync_values (GstFvFilter *filter, GstBuffer *buf)
 static void
 gst_fv_filter_before_transform (GstBaseTransform *trans, GstBuffer *buf)
 {
-  gst_fv_filter_sync_values (GST_FV_FILTER (trans), buf);
+  sync_values (GST_FV_FILTER (trans), buf);
 }
 
-gboolean
-gst_fv_filter_prepare (GstFvFilter *self)
+/* Whether plans are to be made before the next frame. */
+static gboolean
+plans_stale (GstFvFilter *self)
 {
   GstFvFilterPrivate *priv = PRIV (self);
+  GST_OBJECT_LOCK (self);
+  const gboolean stale = priv->changed || priv->device_changed || !priv->ready;
+  GST_OBJECT_UNLOCK (self);
+  return stale;
+}
+
+/* Makes the plans current before a frame (with the context current); not
+ * while frames run on them (generate_output finishes those first). */
+static gboolean
+prepare (GstFvFilter *self)
+{
+  GstFvFilterPrivate *priv = PRIV (self);
+  if (priv->n_flight)
+    return TRUE;
   GST_OBJECT_LOCK (self);
   gboolean changed = priv->changed, device_changed = priv->device_changed;
   const gboolean format_changed = priv->format_changed;
@@ -330,6 +364,11 @@ gst_fv_filter_prepare (GstFvFilter *self)
     }
     if (!built)
       return FALSE;
+    GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
+    priv->depth = klass->frames_in_flight ? MIN (klass->frames_in_flight (self),
+        FV_MAX_IN_FLIGHT) : 0;
+    /* what is in flight beyond the frame being handed in is held back */
+    fv_latency_hold (GST_ELEMENT (self), &priv->latency, priv->depth > 1 ? priv->depth - 1 : 0);
     GST_CAT_INFO_OBJECT (cat ? cat : GST_CAT_DEFAULT, self,
         "plans made for %dx%d %s on the %s backend (%u threads asked, 0 = all cores) in %.1f ms",
         GST_VIDEO_INFO_WIDTH (&vf->in_info), GST_VIDEO_INFO_HEIGHT (&vf->in_info),
@@ -398,22 +437,18 @@ gst_fv_filter_check_memory (GstFvFilter *filter, gsize plan_bytes, gsize scratch
   return ok;
 }
 
-void
-gst_fv_filter_context_push (GstFvFilter *filter)
+/* The planes process leaves alone (luma_only), as they came. */
+static GstFlowReturn
+copy_passed_planes (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
 {
-  fv_device_push (&PRIV (filter)->dev);
-}
-
-void
-gst_fv_filter_context_pop (GstFvFilter *filter)
-{
-  fv_device_pop (&PRIV (filter)->dev);
-}
-
-void
-gst_fv_filter_hold_frames (GstFvFilter *self, guint frames)
-{
-  fv_latency_hold (GST_ELEMENT (self), &PRIV (self)->latency, frames);
+  GstFvFilterPrivate *priv = PRIV (self);
+  for (gint p = priv->planes; p < priv->layout.n_planes; p++)
+    if (!fv_plane_copy (&priv->layout, out, in, p, priv->dev.stream)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot copy plane %d.", p),
+          ("%s", fv_last_error ()));
+      return GST_FLOW_ERROR;
+    }
+  return GST_FLOW_OK;
 }
 
 /* Prepares the plans and processes one frame (out NULL: in place), with
@@ -437,20 +472,15 @@ run_frame (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   GstBuffer *const outbuf = out ? out->buffer : NULL;
   const gboolean can_order = priv->in_mem->on_device && (!out || priv->out_mem->on_device)
       && fv_cuda_ctx_frame_can_order (in->buffer, outbuf);
-  if (gst_fv_filter_prepare (self)) {
+  if (prepare (self)) {
     /* the kernels leave their device work queued on our stream: it is
      * waited for once below, or ordered on the GPU (a frame's regions and
      * planes then cost no host round trip each) */
     if (can_order || (frames_on_device (priv) && priv->dev.stream))
       fv_cuda_defer_begin (priv->dev.stream);
     ret = out ? klass->process (self, in, out) : klass->process_ip (self, in);
-    /* the planes process leaves alone (luma_only), as they came */
-    for (gint p = priv->planes; out && ret == GST_FLOW_OK && p < priv->layout.n_planes; p++)
-      if (!fv_plane_copy (&priv->layout, out, in, p, priv->dev.stream)) {
-        GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot copy plane %d.", p),
-            ("%s", fv_last_error ()));
-        ret = GST_FLOW_ERROR;
-      }
+    if (out && ret == GST_FLOW_OK)
+      ret = copy_passed_planes (self, in, out);
     fv_cuda_defer_end ();
   }
   const gboolean ordered = ret == GST_FLOW_OK && can_order
@@ -506,29 +536,41 @@ warn_pageable (GstFvFilter *self, GstBuffer *buf)
       ("%s", note));
 }
 
+/* Maps the input for reading and the output for writing, each in its
+ * memory's way (fvmemory.h), with no extra reference: vjdetect and autofill
+ * add metas, which needs a writable buffer. Call with the context current:
+ * a CUDA input may be waited for on our stream. */
+static GstFlowReturn
+map_pair (GstFvFilter *self, GstBuffer *inbuf, GstBuffer *outbuf, GstVideoFrame *in,
+    GstVideoFrame *out)
+{
+  GstFvFilterPrivate *priv = PRIV (self);
+  GstVideoFilter *vf = GST_VIDEO_FILTER (self);
+  const GstMapFlags noref = (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
+  if (!fv_cuda_frame_map (in, &vf->in_info, inbuf, GST_MAP_READ | noref,
+          priv->in_mem->on_device, priv->dev.stream))
+    return map_failed (self, "input");
+  if (!fv_cuda_frame_map (out, &vf->out_info, outbuf, GST_MAP_WRITE | noref,
+          priv->out_mem->on_device, priv->dev.stream)) {
+    gst_video_frame_unmap (in);
+    return map_failed (self, "output");
+  }
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_fv_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
   GstFvFilterPrivate *priv = PRIV (self);
-  GstVideoFilter *vf = GST_VIDEO_FILTER (trans);
   if (!priv->out_mem->on_device)
     warn_pageable (self, outbuf);
   if (!frames_on_device (priv))
     return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->transform (trans, inbuf, outbuf);
   GstVideoFrame in, out;
-  /* no extra reference: vjdetect adds metas, which needs a writable buffer */
-  const GstMapFlags noref = (GstMapFlags) GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
-  GstFlowReturn ret = GST_FLOW_OK;
   fv_device_push (&priv->dev);   /* the input may be waited for on our stream */
-  if (!fv_cuda_frame_map (&in, &vf->in_info, inbuf, GST_MAP_READ | noref,
-          priv->in_mem->on_device, priv->dev.stream)) {
-    ret = map_failed (self, "input");
-  } else if (!fv_cuda_frame_map (&out, &vf->out_info, outbuf, GST_MAP_WRITE | noref,
-          priv->out_mem->on_device, priv->dev.stream)) {
-    gst_video_frame_unmap (&in);
-    ret = map_failed (self, "output");
-  } else {
+  GstFlowReturn ret = map_pair (self, inbuf, outbuf, &in, &out);
+  if (ret == GST_FLOW_OK) {
     ret = run_frame (self, &in, &out);
     gst_video_frame_unmap (&out);
     gst_video_frame_unmap (&in);
@@ -574,6 +616,166 @@ gst_fv_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   if (on_device)
     fv_device_pop (dev);
   return ret;
+}
+
+/* Frames in flight (frames_in_flight, submit, finish). */
+
+/* Finishes the oldest frame in flight and unmaps it; its output joins
+ * those waiting to be pushed unless dropped (or failed). */
+static GstFlowReturn
+finish_oldest (GstFvFilter *self, gboolean drop)
+{
+  GstFvFilterPrivate *priv = PRIV (self);
+  FvFlight f = priv->flight[0];
+  memmove (priv->flight, priv->flight + 1, --priv->n_flight * sizeof f);
+  fv_device_push (&priv->dev);
+  GstFlowReturn ret = GST_FV_FILTER_GET_CLASS (self)->finish (self, &f.out, f.job, drop);
+  fv_device_pop (&priv->dev);
+  GstBuffer *in = f.in.buffer, *out = f.out.buffer;
+  gst_video_frame_unmap (&f.in);
+  gst_video_frame_unmap (&f.out);
+  gst_buffer_unref (in);
+  if (drop || ret != GST_FLOW_OK)
+    gst_buffer_unref (out);
+  else
+    g_queue_push_tail (&priv->done, out);
+  return ret;
+}
+
+/* Flush, stop, new plans from a new stream: nothing in flight is pushed. */
+static void
+drop_in_flight (GstFvFilter *self)
+{
+  GstFvFilterPrivate *priv = PRIV (self);
+  while (priv->n_flight)
+    finish_oldest (self, TRUE);
+  g_queue_clear_full (&priv->done, (GDestroyNotify) gst_buffer_unref);
+}
+
+/* Finishes everything in flight, in order, for pushing (before new plans,
+ * new caps or EOS); on a failure the rest is dropped. */
+static GstFlowReturn
+finish_in_flight (GstFvFilter *self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (PRIV (self)->n_flight && ret == GST_FLOW_OK)
+    ret = finish_oldest (self, FALSE);
+  if (ret != GST_FLOW_OK)
+    drop_in_flight (self);
+  return ret;
+}
+
+/* Hands the next finished output out, if any. */
+static gboolean
+next_done (GstFvFilter *self, GstBuffer **outbuf)
+{
+  *outbuf = g_queue_pop_head (&PRIV (self)->done);
+  return *outbuf != NULL;
+}
+
+/* Submits the queued input; once `depth` frames are in flight, finishes
+ * the oldest. */
+static GstFlowReturn
+submit_queued (GstFvFilter *self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstFvFilterPrivate *priv = PRIV (self);
+  GstBuffer *inbuf = trans->queued_buf, *outbuf = NULL;
+  trans->queued_buf = NULL;
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->
+      prepare_output_buffer (trans, inbuf, &outbuf);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+  if (!priv->out_mem->on_device)
+    warn_pageable (self, outbuf);
+  FvFlight f = { 0 };
+  fv_device_push (&priv->dev);
+  ret = map_pair (self, inbuf, outbuf, &f.in, &f.out);
+  const gboolean mapped = ret == GST_FLOW_OK;
+  if (mapped)
+    ret = GST_FV_FILTER_GET_CLASS (self)->submit (self, &f.in, &f.out, &f.job);
+  if (ret == GST_FLOW_OK) {
+    /* in flight, buffers and all; a failed copy drops it with the rest */
+    priv->flight[priv->n_flight++] = f;
+    ret = copy_passed_planes (self, &f.in, &f.out);
+  } else {
+    if (mapped) {
+      gst_video_frame_unmap (&f.in);
+      gst_video_frame_unmap (&f.out);
+    }
+    gst_buffer_unref (inbuf);
+    gst_buffer_unref (outbuf);
+  }
+  fv_device_pop (&priv->dev);
+  if (ret != GST_FLOW_OK) {
+    drop_in_flight (self);
+    return ret;
+  }
+  return priv->n_flight >= priv->depth ? finish_oldest (self, FALSE) : GST_FLOW_OK;
+}
+
+/* With frames in flight, GstBaseTransform's one buffer in, one out becomes
+ * one in, any out: it calls this until no buffer comes. Elements without
+ * submit, and plans that keep nothing in flight, take the ordinary path. */
+static GstFlowReturn
+gst_fv_filter_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  GstFvFilter *self = GST_FV_FILTER (trans);
+  GstFvFilterPrivate *priv = PRIV (self);
+  GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class);
+  if (!GST_FV_FILTER_GET_CLASS (self)->submit)
+    return parent->generate_output (trans, outbuf);
+  if (next_done (self, outbuf) || !trans->queued_buf)
+    return GST_FLOW_OK;
+  /* the settings decide whether frames go in flight: plans brought up to
+   * date first, and frames that run on the old ones finished and pushed */
+  sync_values (self, trans->queued_buf);
+  if (priv->n_flight && plans_stale (self)) {
+    GstFlowReturn ret = finish_in_flight (self);
+    if (ret != GST_FLOW_OK || next_done (self, outbuf))
+      return ret;
+  }
+  fv_device_push (&priv->dev);
+  const gboolean ready = prepare (self);
+  fv_device_pop (&priv->dev);
+  if (!ready) {
+    gst_clear_buffer (&trans->queued_buf);
+    return GST_FLOW_ERROR;
+  }
+  if (priv->depth < 2)
+    return parent->generate_output (trans, outbuf);
+  GstFlowReturn ret = submit_queued (self);
+  next_done (self, outbuf);
+  return ret;
+}
+
+/* EOS and new caps push what is in flight first (it belongs before them);
+ * a flush drops it. */
+static gboolean
+gst_fv_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  GstFvFilter *self = GST_FV_FILTER (trans);
+  GstFvFilterPrivate *priv = PRIV (self);
+  const GstEventType type = GST_EVENT_TYPE (event);
+  if ((type == GST_EVENT_EOS || type == GST_EVENT_CAPS) && priv->n_flight) {
+    GstBuffer *b;
+    GstFlowReturn ret = finish_in_flight (self);
+    while (next_done (self, &b))
+      if (ret == GST_FLOW_OK)
+        ret = gst_pad_push (trans->srcpad, b);
+      else
+        gst_buffer_unref (b);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "frames in flight before %s: %s", GST_EVENT_TYPE_NAME (event),
+          gst_flow_get_name (ret));
+  } else if (type == GST_EVENT_FLUSH_STOP) {
+    fv_device_push (&priv->dev);
+    drop_in_flight (self);
+    fv_device_pop (&priv->dev);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->sink_event (trans, event);
 }
 
 /* CUDA memory is offered where frames can stay on the device: built with
@@ -803,6 +1005,8 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_caps);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_fv_filter_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_ip);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_fv_filter_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_fv_filter_sink_event);
   GST_ELEMENT_CLASS (klass)->set_context = GST_DEBUG_FUNCPTR (gst_fv_filter_set_context);
   vf_class->set_info = GST_DEBUG_FUNCPTR (gst_fv_filter_set_info);
   vf_class->transform_frame = GST_DEBUG_FUNCPTR (gst_fv_filter_transform_frame);
@@ -821,6 +1025,7 @@ gst_fv_filter_init (GstFvFilter *self)
   priv->device_id = -1;
   priv->in_mem = priv->out_mem = fv_memory_kind_info (FV_MEMORY_SYSTEM);
   priv->changed = TRUE;
+  g_queue_init (&priv->done);
   /* drop frames that would arrive late at a live sink */
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }

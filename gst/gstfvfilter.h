@@ -6,7 +6,8 @@
  * CUDA path, the plane layout of the format, controller sync, latency,
  * meta copying, plans made current before each frame — and calls the
  * subclass to (re)make its plans and to process each frame, in place
- * (process_ip) or into a new buffer (process). */
+ * (process_ip), into a new buffer (process), or started and finished
+ * later with frames in flight (submit, finish). */
 #ifndef GST_FV_FILTER_H
 #define GST_FV_FILTER_H
 
@@ -56,6 +57,25 @@ struct _GstFvFilterClass {
   /* Optional: checks settings that must fail the state change (a kernel
    * file that does not parse, say); posts the error itself. */
   gboolean (*validate) (GstFvFilter *filter);
+  /* Optional: elements that keep frames in flight (autofill's
+   * backend=hybrid: the GPU fills one frame while the CPU fills the next).
+   * frames_in_flight says, after each rebuild, how many frames the new
+   * plans may have started at once (0 or 1: none held; process is used).
+   * With 2 or more, every frame goes to submit, which starts it and may
+   * return before its output is written, leaving in *job what finish will
+   * need (the base class keeps both frames mapped, holds the output and
+   * copies the planes of luma_only); once that many are in flight, finish
+   * completes the oldest (waits for it, adds its results; drop: it is being
+   * discarded, by a flush or stop) and it is pushed, in order. What is
+   * held is announced as latency; EOS and new caps push it; settings are
+   * applied between frames as always: what is in flight is finished and
+   * pushed first. Both run with the element's CUDA context current. On
+   * failure submit leaves nothing of the frame running. */
+  guint (*frames_in_flight) (GstFvFilter *filter);
+  GstFlowReturn (*submit) (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out,
+      gpointer *job);
+  GstFlowReturn (*finish) (GstFvFilter *filter, GstVideoFrame *out, gpointer job,
+      gboolean drop);
   /* FALSE for elements without a CUDA path yet: auto picks the CPU and
    * backend=cuda fails the state change saying so. */
   gboolean has_cuda;
@@ -99,23 +119,6 @@ const FvDevice *gst_fv_filter_device (GstFvFilter *filter);
 const FvPlaneLayout *gst_fv_filter_layout (GstFvFilter *filter);
 /* How many of the layout's planes process handles (the rest: luma_only). */
 gint gst_fv_filter_planes (GstFvFilter *filter);
-
-/* For subclasses that produce output themselves (generate_output): the
- * controller values for this buffer, then the plans made current, as before
- * every transformed frame; FALSE after posting an error. */
-void gst_fv_filter_sync_values (GstFvFilter *filter, GstBuffer *buf);
-gboolean gst_fv_filter_prepare (GstFvFilter *filter);
-
-/* For subclasses that run CUDA work outside process (generate_output):
- * the element's CUDA context made current around it, as around process.
- * Allocate no buffers inside: pinned host memory made while the context is
- * current dies with it, before the buffers that hold it. */
-void gst_fv_filter_context_push (GstFvFilter *filter);
-void gst_fv_filter_context_pop (GstFvFilter *filter);
-
-/* The subclass now holds `frames` frames back (0: synchronous): added to
- * LATENCY answers, announced with one latency message when it changes. */
-void gst_fv_filter_hold_frames (GstFvFilter *filter, guint frames);
 
 /* Pad template caps: system memory in `formats`; with GStreamer's CUDA
  * library also memory:CUDAMemory in `cuda_formats`, the element's formats
