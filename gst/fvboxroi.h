@@ -1,37 +1,32 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* satfilter's region mode: only the regions are filtered, so the cost
- * follows their area, not the frame's. Each region is cut out of every
- * plane with a halo of the (plane's) radius, filtered as a sub-image, and
- * its own samples copied to the output. Exact: a window reaching past the
- * sub-image's cut edges never reaches a region sample, and where the cut
- * is the frame's edge the border rule applies as on the whole frame (a
- * window wider than the frame takes the whole axis). Sub-images are rounded
- * up to 32 samples a side, so that a few plans, kept by size, serve
- * regions that change size every frame. */
+/* satfilter's region mode on the box filter's window plans (fv_box.h,
+ * roi_*): only the regions are filtered, so the cost follows their area,
+ * not the frame's. This keeps the plans, by plane and window size, so that
+ * a few of them serve regions that move and change size every frame:
+ * windows are rounded up to 32 samples a side (128 on the GPU, where a new
+ * plan's cudaMalloc would stall every stream of the device). */
 #ifndef FV_BOX_ROI_H
 #define FV_BOX_ROI_H
 
 #include <gst/video/video.h>
 #include "fv_box.h"
 #include "fvplanes.h"
-#include "fvscratch.h"
 
 G_BEGIN_DECLS
 
 typedef struct {
-  GArray *plans;        /* of sub-image plans, least recently used dropped */
+  GArray *plans;        /* of window plans, least recently used dropped */
   guint64 tick;
-  FvScratch scratch;    /* the filtered sub-image */
-} FvBoxRoi;
+} FvBoxRegions;
 
 /* Filters frame rectangle (x, y, w, h) of in into out (which holds a copy
- * of in), plane p with params[p] (their width and height are ignored).
+ * of in), plane p with params[p] (their size and window are set here).
  * FALSE with fv_last_error() set on failure. */
-gboolean fv_box_roi_filter (FvBoxRoi *roi, const FvPlaneLayout *layout,
+gboolean fv_box_regions_filter (FvBoxRegions *roi, const FvPlaneLayout *layout,
     const fv_box_params *params, fv_backend backend, gint device, gpointer stream,
     GstVideoFrame *in, GstVideoFrame *out, gint x, gint y, gint w, gint h);
 
-void fv_box_roi_clear (FvBoxRoi *roi);
+void fv_box_regions_clear (FvBoxRegions *roi);
 
 G_END_DECLS
 #endif

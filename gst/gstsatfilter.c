@@ -107,7 +107,7 @@ gst_sat_filter_release (GstFvFilter *filter)
     fv_box_plan_destroy (self->plans[p]);
     self->plans[p] = NULL;
   }
-  fv_box_roi_clear (&self->roi);
+  fv_box_regions_clear (&self->roi);
 }
 
 /* One plan per plane for the current settings, format and backend, made
@@ -356,7 +356,7 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
   GstFlowReturn ret = GST_FLOW_OK;
   for (guint i = 0; i < rects->len && ret == GST_FLOW_OK; i++) {
     const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);   /* inside the frame */
-    if (!fv_box_roi_filter (&self->roi, layout, self->params, dev->active,
+    if (!fv_box_regions_filter (&self->roi, layout, self->params, dev->active,
             dev->stream_device, dev->stream, in, out, r->x, r->y, r->w, r->h)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Box filter failed on a region."),
           ("%s", fv_last_error ()));

@@ -35,7 +35,7 @@ struct _GstSatFilter {
   fv_box_plan *plans[GST_VIDEO_MAX_PLANES];
   fv_box_params params[GST_VIDEO_MAX_PLANES];   /* each plane's, for regions */
   GQuark roi_quark;            /* roi-type as the last rebuild saw it (0: the whole frame) */
-  FvBoxRoi roi;                /* roi-type: regions filtered as sub-images */
+  FvBoxRegions roi;            /* roi-type: the window plans of the regions */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (satfilter);

@@ -2,7 +2,7 @@
 /* Windows with a halo along one axis: the samples a kernel reads to write
  * [lo, hi), which are [lo - r, hi + r) clipped to the frame [0, size), and
  * where a window of a set length (a band, a chunk, a kept plan's size) that
- * holds them starts. One rule for satfilter's regions (gst/fvboxroi.c), the
+ * holds them starts. One rule for the box filter's window plans (fv_box_roi.c), the
  * box filter's bands (fv_box_cuda.cu) and the chunk runner's inputs
  * (fv_chunk_run.cu). Host code, C and CUDA. */
 #ifndef FV_WINDOW_H

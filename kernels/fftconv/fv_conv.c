@@ -195,7 +195,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
               p->kernel_rounding) != FV_OK))
     return FV_ERR_INVALID;
   const fv_conv_backend *be = backends[backend];
-  if (backend == FV_BACKEND_CUDA && !p->roi_width) {   /* chunks: see fv_conv_chunked.c */
+  if (backend == FV_BACKEND_CUDA && !p->roi_width) {   /* chunks: see fv_conv_cuda_plan.c */
     int chunked = 0;
     const fv_conv_plan whole = { .p = *p };
     fv_status st = fv_spread_chunked (&p->spread, device, be->bytes (&whole), &chunked);
@@ -234,13 +234,13 @@ fv_conv_plan_chunks (const fv_conv_plan *pl)
 void *
 fv_conv_plan_cuda (const fv_conv_plan *pl)
 {
-  return pl->cuda;
+  return pl->state;
 }
 
 fv_conv_method
 fv_conv_plan_method (const fv_conv_plan *pl)
 {
-  return pl->cuda ? pl->gpu_method : pl->method;
+  return pl->be != &fv_conv_cpu_backend ? pl->gpu_method : pl->method;
 }
 
 fv_status

@@ -215,7 +215,7 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
     size_t out_stride)
 {
   const fv_conv_params *p = &pl->p;
-  if (pl->cuda || !src || !src->data || src->width != p->width || src->height != p->height
+  if (pl->be != &fv_conv_cpu_backend || !src || !src->data || src->width != p->width || src->height != p->height
       || src->channels != p->channels || src->sample != p->sample || src->mem != FV_MEM_HOST
       || channel < 0 || channel >= p->channels) {
     fv_set_last_error ("image does not match the convolution plan");

@@ -16,7 +16,7 @@
 
 /* A back end: chosen once per plan (FFTW's way), never tested per call. */
 /* A back end (fv_plan.h), chosen once per plan; each is defined in its
- * own file (fv_conv_cpu.c, fv_conv_cuda_plan.c, fv_conv_chunked.c). */
+ * own file (fv_conv_cpu.c, fv_conv_cuda_plan.c, also the chunked one). */
 typedef FV_PLAN_BACKEND (fv_conv_plan) fv_conv_backend;
 
 struct fv_conv_plan {
@@ -38,7 +38,7 @@ struct fv_conv_plan {
   fv_fft_plan fwd, inv;
   float *scale;                /* per pixel (renormalize), else NULL */
   float uniform_scale;
-  void *cuda;                  /* the GPU half, for CUDA plans */
+  void *state;                 /* the back end's own: the GPU half of CUDA plans */
   /* overlap-add tiles (CPU FFT): tw x th outputs a tile, P x P transforms,
    * one buffer pair a thread, tiles handed out dynamically */
   int tiles, tw, th, P;
@@ -52,7 +52,7 @@ struct fv_conv_plan {
 };
 
 extern const fv_conv_backend fv_conv_cpu_backend, fv_conv_cuda_backend, fv_conv_chunked_backend;
-/* The chunk plan of a chunked plan (fv_conv_chunked.c). */
+/* The chunk plan of a chunked plan (fv_conv_cuda_plan.c). */
 const fv_chunk_plan *fv_conv_chunked_plan (const fv_conv_plan *pl);
 
 /* The CPU plan: the method where it is auto, the FFTW buffers and

@@ -212,7 +212,7 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   FillChunks *f = calloc (1, sizeof *f);
   if (!f)
     return FV_ERR_NOMEM;
-  pl->cuda = f;
+  pl->state = f;
   f->sub = *p;
   fv_spread_whole (&f->sub.spread);
   f->W = p->width;
@@ -298,7 +298,7 @@ needs_rerun (const FillChunks *f, int c)
 fv_status
 fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
-  FillChunks *f = pl->cuda;
+  FillChunks *f = pl->state;
   const int n = f->plan->n;
   if (f->sub.fill_value == 0)   /* nothing to tell outside from: all 0, one pass */
     return fv_chunk_run_execute (f->run, src, dst, NULL);
@@ -329,7 +329,7 @@ fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *
 void
 fv_fill_chunked_free (fv_fill_plan *pl)
 {
-  if (pl->cuda)
-    chunks_free (pl->cuda);
-  pl->cuda = NULL;
+  if (pl->state)
+    chunks_free (pl->state);
+  pl->state = NULL;
 }

@@ -380,7 +380,7 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
 extern "C" fv_status
 fv_fill_cuda_regions (fv_fill_plan *pl)
 {
-  fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
   const fv_fill_params *p = &pl->p;
   pl->nregions = 0;
   if (!c || !c->host_bits)
@@ -420,7 +420,7 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
   fv_fill_cuda *c = (fv_fill_cuda *) calloc (1, sizeof (fv_fill_cuda));
   if (!c)
     return FV_ERR_NOMEM;
-  pl->cuda = c;
+  pl->state = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
   const size_t tiles = (size_t) ((p->width + T - 1) / T) * ((p->height + T - 1) / T);
   FV_CUDA_TRY (cudaMalloc (&c->slots, sizeof (int) * (1 + tiles * SLOTS)));
@@ -436,7 +436,7 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
 extern "C" fv_status
 fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
-  fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
   const fv_fill_params *p = &pl->p;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   const int tiles_x = (p->width + T - 1) / T, tiles = tiles_x * ((p->height + T - 1) / T);
@@ -464,7 +464,7 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
 extern "C" fv_status
 fv_fill_cuda_wait (fv_fill_plan *pl)
 {
-  fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   return FV_OK;
@@ -473,7 +473,7 @@ fv_fill_cuda_wait (fv_fill_plan *pl)
 extern "C" void
 fv_fill_cuda_free (fv_fill_plan *pl)
 {
-  fv_fill_cuda *c = (fv_fill_cuda *) pl->cuda;
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
   if (!c)
     return;
   fv_cuda_use_device (c->ps.device);
@@ -484,5 +484,5 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   cudaFreeHost (c->host_bits);
   c->ps.close ();
   free (c);
-  pl->cuda = nullptr;
+  pl->state = nullptr;
 }

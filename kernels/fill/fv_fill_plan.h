@@ -31,7 +31,7 @@ struct fv_fill_plan {
   fv_fill_region *regions;
   int nregions, regions_cap;
   /* CUDA */
-  void *cuda;
+  void *state;          /* the back end's own (made by its init, freed by its free) */
 };
 
 fv_status fv_fill_cpu_init (fv_fill_plan *plan);

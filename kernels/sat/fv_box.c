@@ -6,6 +6,9 @@
 #include "fv_box_plan.h"
 #include "../common/fv_file.h"
 #include "../common/fv_memory.h"
+#if FV_HAVE_CUDA
+#include "../common/fv_chunked.h"
+#endif
 
 fv_status
 fv_box_params_validate (const fv_box_params *p)
@@ -43,6 +46,12 @@ fv_box_params_validate (const fv_box_params *p)
   }
   if (p->threads < 0) {
     fv_set_last_error ("threads %d negative", p->threads);
+    return FV_ERR_INVALID;
+  }
+  if (p->roi_width && (p->roi_width < 1 || p->roi_height < 1 || p->roi_x < 0 || p->roi_y < 0
+          || p->roi_width > p->width - p->roi_x || p->roi_height > p->height - p->roi_y)) {
+    fv_set_last_error ("window %dx%d at (%d, %d) outside the %dx%d frame", p->roi_width,
+        p->roi_height, p->roi_x, p->roi_y, p->width, p->height);
     return FV_ERR_INVALID;
   }
   return FV_OK;
@@ -149,10 +158,48 @@ static const fv_box_backend backends[] = {
   [FV_BACKEND_CUDA] = { FV_CUDA_ENTRY (fv_box_cuda_init), FV_CUDA_ENTRY (fv_box_cuda_execute),
     NULL, FV_CUDA_ENTRY (fv_box_cuda_free), FV_CUDA_ENTRY (fv_box_cuda_plan_bytes) },
 };
+#if FV_HAVE_CUDA
+/* Frames spread over devices or forced into chunks: the chunk runner over
+ * whole-frame CUDA plans of the chunk's size (fv_chunked.h). The halo is
+ * the radius (the window reaches no farther); chunk inputs slide inside the
+ * frame at its edges, so each border rule meets the frame's own edges
+ * there: exact integers, as unchunked. */
+static fv_status
+chunk_rows (void *plan, const fv_image *src, const fv_image *dst, int row0, int rows)
+{
+  return fv_box_execute_rows (plan, src, dst, row0, rows);
+}
+
+FV_CHUNKED_BACKEND (box_chunks, fv_box_plan, fv_box_params, fv_box_plan_create, fv_box_execute,
+    fv_box_plan_destroy, fv_box_cuda_bytes, chunk_rows)
+
+static fv_status
+chunked_init (fv_box_plan *plan, int device, void *stream)
+{
+  (void) stream;   /* each device entry has its own */
+  const fv_box_params *p = &plan->p;
+  fv_chunk_run_params rp;
+  fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
+      p->radius_x, p->radius_y, &rp);
+  return fv_chunked_create (&plan->state, &box_chunks, p, &rp);
+}
+#endif
+
+static size_t
+window_bytes (const fv_box_plan *plan)
+{
+  return fv_box_roi_bytes (&plan->p, plan->backend);
+}
+
+/* window plans (roi_width > 0), over a plan of either backend */
+static const fv_box_backend window_backend = {
+  fv_box_roi_init, fv_box_roi_execute, NULL, fv_box_roi_free, window_bytes
+};
+
 /* the chunk runner's lanes have budgets of their own: no whole-plan bytes */
 static const fv_box_backend chunked_backend = {
-  FV_CUDA_ENTRY (fv_box_chunked_init), FV_CUDA_ENTRY (fv_box_chunked_execute), NULL,
-  FV_CUDA_ENTRY (fv_box_chunked_free), NULL
+  FV_CUDA_ENTRY (chunked_init), FV_CUDA_ENTRY (box_chunks_execute), NULL,
+  FV_CUDA_ENTRY (box_chunks_free), NULL
 };
 
 size_t
@@ -160,7 +207,9 @@ fv_box_plan_bytes (const fv_box_params *params, fv_backend backend)
 {
   /* a CUDA plan's host part is its descriptor; its device memory has its
    * own budget (spread.max_device_bytes) */
-  const fv_box_plan probe = { .p = *params };
+  const fv_box_plan probe = { .p = *params, .backend = backend };
+  if (params->roi_width)
+    return sizeof (fv_box_plan) + window_backend.bytes (&probe);
   return sizeof (fv_box_plan) + (backend == FV_BACKEND_CPU
       ? backends[FV_BACKEND_CPU].bytes (&probe) : 0);
 }
@@ -182,8 +231,9 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
     return FV_ERR_NOMEM;
   plan->p = *params;
   plan->backend = backend;
-  plan->be = backend == FV_BACKEND_CUDA && (params->spread.ndevices > 1
-      || params->spread.min_chunks > 1) ? &chunked_backend : &backends[backend];
+  plan->be = params->roi_width ? &window_backend : backend == FV_BACKEND_CUDA
+      && (params->spread.ndevices > 1 || params->spread.min_chunks > 1) ? &chunked_backend
+      : &backends[backend];
   plan->acc64 = fv_box_needs_acc64 (params);
   st = plan->be->init (plan, device, stream);
   if (st == FV_ERR_NOMEM && plan->be == &backends[FV_BACKEND_CUDA]) {
@@ -200,16 +250,23 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
   return FV_OK;
 }
 
-fv_status
-fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+/* A plan and two frames of its size. */
+static fv_status
+check_frames (const fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
   fv_status st;
   if (!plan)
     return FV_ERR_INVALID;
-  if ((st = fv_box_check_image (&plan->p, src, "source")) != FV_OK
-      || (st = fv_box_check_image (&plan->p, dst, "destination")) != FV_OK)
+  if ((st = fv_box_check_image (&plan->p, src, "source")) != FV_OK)
     return st;
-  return plan->be->execute (plan, src, dst);
+  return fv_box_check_image (&plan->p, dst, "destination");
+}
+
+fv_status
+fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+{
+  fv_status st = check_frames (plan, src, dst);
+  return st == FV_OK ? plan->be->execute (plan, src, dst) : st;
 }
 
 fv_status
@@ -239,6 +296,27 @@ fv_box_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst
 #else
   return FV_ERR_NO_CUDA;   /* no CUDA plan can be made */
 #endif
+}
+
+fv_status
+fv_box_execute_roi (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int x, int y,
+    int w, int h)
+{
+  fv_status st = check_frames (plan, src, dst);
+  if (st != FV_OK)
+    return st;
+  const fv_box_params *p = &plan->p;
+  if (plan->be != &window_backend) {
+    fv_set_last_error ("windows are for window plans (roi_width > 0)");
+    return FV_ERR_INVALID;
+  }
+  if (w < 1 || h < 1 || x < 0 || y < 0 || w > p->width - x || h > p->height - y
+      || w > p->roi_width || h > p->roi_height) {
+    fv_set_last_error ("window %dx%d at (%d, %d): the plan takes windows of up to %dx%d "
+        "inside the %dx%d frame", w, h, x, y, p->roi_width, p->roi_height, p->width, p->height);
+    return FV_ERR_INVALID;
+  }
+  return fv_box_roi_run (plan, src, dst, x, y, w, h);
 }
 
 void

@@ -48,6 +48,13 @@ typedef struct {
    * streams, exactly. Several devices (spread.ndevices > 1) or forced
    * chunks: the chunk runner (fv_chunk_run.h), as exact. */
   fv_spread spread;
+  /* optional window of the frame to compute (roi_width 0: the whole
+   * frame), as fftconv's: samples around it are read from src as far as
+   * the radius reaches, the border rule applies at the frame's edges, and
+   * only the window of dst is written (region mode: the cost follows the
+   * window's area). Such a plan also computes any smaller window
+   * anywhere in the frame (fv_box_execute_roi). */
+  int roi_x, roi_y, roi_width, roi_height;
 } fv_box_params;
 
 typedef struct fv_box_plan fv_box_plan;
@@ -69,6 +76,14 @@ fv_status fv_box_execute (fv_box_plan *plan, const fv_image *src, const fv_image
  * is written in place. FV_ERR_INVALID on CPU plans. */
 fv_status fv_box_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst,
     int row0, int rows);
+
+/* Window plans (roi_width > 0): the window (x, y, w, h) of the result,
+ * any size up to the plan's roi_width x roi_height, anywhere in the frame,
+ * into dst (the frame's size; nothing outside the window is written), so
+ * that one plan serves regions that move every frame. Exact: the same
+ * samples as a whole-frame plan's. FV_ERR_INVALID on other plans. */
+fv_status fv_box_execute_roi (fv_box_plan *plan, const fv_image *src, const fv_image *dst,
+    int x, int y, int w, int h);
 
 void fv_box_plan_destroy (fv_box_plan *plan);
 

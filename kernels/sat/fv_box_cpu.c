@@ -123,17 +123,16 @@ typedef void (*rows_fn) (const fv_box_plan *, const fv_image *, const fv_image *
 
 /* Interior range and the terms of every border column. */
 static fv_status
-make_columns (fv_box_plan *plan)
+make_columns (const fv_box_params *p, fv_box_cpu *c)
 {
-  const fv_box_params *p = &plan->p;
   const int W = p->width, rx = p->radius_x;
-  plan->xl = rx < W ? rx : W;
-  plan->xr = W - 1 - rx >= plan->xl ? W - rx : plan->xl;
-  plan->cols = calloc (W, sizeof (fv_col_terms));
-  if (!plan->cols)
+  c->xl = rx < W ? rx : W;
+  c->xr = W - 1 - rx >= c->xl ? W - rx : c->xl;
+  c->cols = calloc (W, sizeof (fv_col_terms));
+  if (!c->cols)
     return FV_ERR_NOMEM;
   for (int x = 0; x < W; x++) {
-    fv_col_terms *ct = &plan->cols[x];
+    fv_col_terms *ct = &c->cols[x];
     int ia[8], ib[8];
     int64_t ca[8], cb[8];
     int na = fv_border_terms (x + (long) rx, W, p->border, ia, ca);
@@ -179,22 +178,27 @@ strip_scratch (const fv_box_params *p)
 size_t
 fv_box_cpu_bytes (const fv_box_params *p)
 {
-  return sizeof (fv_col_terms) * (size_t) p->width + strip_scratch (p) * (size_t) strips (p);
+  return sizeof (fv_box_cpu) + sizeof (fv_col_terms) * (size_t) p->width
+      + strip_scratch (p) * (size_t) strips (p);
 }
 
 fv_status
 fv_box_cpu_init (fv_box_plan *plan)
 {
   const fv_box_params *p = &plan->p;
-  fv_status st = make_columns (plan);
+  fv_box_cpu *c = calloc (1, sizeof *c);
+  plan->state = c;
+  if (!c)
+    return FV_ERR_NOMEM;
+  fv_status st = make_columns (p, c);
   if (st != FV_OK)
     return st;
   const int n = strips (p);
-  plan->nthreads = n;
-  plan->scratch_stride = strip_scratch (p);
-  plan->scratch = aligned_alloc (64, plan->scratch_stride * n);
-  if (!plan->scratch) {
-    fv_set_last_error ("cannot allocate %zu bytes of scratch", plan->scratch_stride * n);
+  c->nthreads = n;
+  c->scratch_stride = strip_scratch (p);
+  c->scratch = aligned_alloc (64, c->scratch_stride * n);
+  if (!c->scratch) {
+    fv_set_last_error ("cannot allocate %zu bytes of scratch", c->scratch_stride * n);
     return FV_ERR_NOMEM;
   }
   return FV_OK;
@@ -208,13 +212,14 @@ fv_box_cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
       : (plan->acc64 ? rows_u16_a64 : rows_u16_a32);
   /* one strip per thread asked for, whatever the team: a thread of a
    * smaller team takes the next strip free */
-  const int n = plan->nthreads;
+  const fv_box_cpu *c = plan->state;
+  const int n = c->nthreads;
   fv_team team = fv_team_begin (n);
 #pragma omp parallel for num_threads(team.threads) schedule(dynamic, 1)
   for (int t = 0; t < n; t++) {
     int y0, y1;
     fv_split_range (p->height, n, t, &y0, &y1);
-    fn (plan, src, dst, y0, y1, (char *) plan->scratch + plan->scratch_stride * t);
+    fn (plan, src, dst, y0, y1, (char *) c->scratch + c->scratch_stride * t);
   }
   fv_team_end (team);
   return FV_OK;
@@ -223,8 +228,11 @@ fv_box_cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 void
 fv_box_cpu_free (fv_box_plan *plan)
 {
-  free (plan->scratch);
-  free (plan->cols);
-  plan->scratch = NULL;
-  plan->cols = NULL;
+  fv_box_cpu *c = plan->state;
+  if (c) {
+    free (c->scratch);
+    free (c->cols);
+  }
+  free (c);
+  plan->state = NULL;
 }

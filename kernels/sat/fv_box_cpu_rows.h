@@ -14,6 +14,7 @@ FV_ROWS (const fv_box_plan *pl, const fv_image *src, const fv_image *dst,
     int y0, int y1, char *scratch)
 {
   const fv_box_params *p = &pl->p;
+  const fv_box_cpu *cpu = pl->state;
   const int W = p->width, H = p->height, C = p->channels, WC = W * C;
   const int rx = p->radius_x, ry = p->radius_y, border = p->border;
   const int want_sq = p->mode == FV_BOX_STDDEV;
@@ -80,7 +81,7 @@ FV_ROWS (const fv_box_plan *pl, const fv_image *src, const fv_image *dst,
     const TIN *in = SROW (y);
     TIN *out = (TIN *) (dbase + (size_t) y * dst->stride);
     const int ny = fv_window_count (y, ry, H, border);
-    const int xl = pl->xl, xr = pl->xr;
+    const int xl = cpu->xl, xr = cpu->xr;
     const int lo = (rx + 1) * C, hi = rx * C;
 
     /* interior columns: the window lies inside the row, n is constant */
@@ -108,7 +109,7 @@ FV_ROWS (const fv_box_plan *pl, const fv_image *src, const fv_image *dst,
         x = xr;
       if (x >= W)
         break;
-      const fv_col_terms *ct = &pl->cols[x];
+      const fv_col_terms *ct = &cpu->cols[x];
       const uint64_t n = (uint64_t) ct->count * ny;
       for (int c = 0; c < C; c++) {
         TACC s = 0, q = 0;

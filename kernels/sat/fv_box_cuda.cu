@@ -281,7 +281,7 @@ set_bands (fv_box_cuda *c, const fv_box_params *p, long long band_rows)
 static fv_status
 choose_chunks (fv_box_plan *plan, size_t budget, size_t acc)
 {
-  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  fv_box_cuda *c = (fv_box_cuda *) plan->state;
   const fv_box_params *p = &plan->p;
   long long lo = 1, hi = p->height;   /* largest band_rows that fits */
   const size_t least = LANES * plan_bytes (p, 1 + 2LL * p->radius_y, acc);
@@ -310,7 +310,7 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
   fv_box_cuda *c = (fv_box_cuda *) calloc (1, sizeof (fv_box_cuda));
   if (!c)
     return FV_ERR_NOMEM;
-  plan->cuda = c;
+  plan->state = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
   const size_t acc = plan->acc64 ? 8 : 4, cells = (size_t) p->width * p->height;
   size_t budget = p->spread.max_device_bytes;
@@ -345,7 +345,7 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
 static fv_status
 enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, int rows)
 {
-  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  fv_box_cuda *c = (fv_box_cuda *) plan->state;
   const fv_box_params *p = &plan->p;
   const size_t row = fv_image_row_bytes (src);
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
@@ -392,7 +392,7 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
 static fv_status
 make_lanes (fv_box_plan *plan)
 {
-  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  fv_box_cuda *c = (fv_box_cuda *) plan->state;
   for (int i = 0; i < LANES; i++) {
     if (c->lane[i])
       continue;
@@ -410,7 +410,7 @@ make_lanes (fv_box_plan *plan)
 static fv_status
 execute_bands (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
-  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  fv_box_cuda *c = (fv_box_cuda *) plan->state;
   const fv_box_params *p = &plan->p;
   fv_status st = make_lanes (plan);
   if (st != FV_OK)
@@ -428,7 +428,7 @@ execute_bands (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
     st = enqueue (c->lane[b % LANES], &bs, &bd, y0 - s0, y1 - y0);
   }
   for (int i = 0; i < LANES; i++) {   /* every lane, even after a failure */
-    cudaError_t e = fv_cuda_sync (((fv_box_cuda *) c->lane[i]->cuda)->ps.stream);
+    cudaError_t e = fv_cuda_sync (((fv_box_cuda *) c->lane[i]->state)->ps.stream);
     if (e != cudaSuccess && st == FV_OK) {
       fv_set_last_error ("band filter: %s", cudaGetErrorString (e));
       st = FV_ERR_CUDA;
@@ -441,7 +441,7 @@ extern "C" fv_status
 fv_box_cuda_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst,
     int row0, int rows)
 {
-  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  fv_box_cuda *c = (fv_box_cuda *) plan->state;
   if (c->chunked) {
     fv_set_last_error ("row windows of a plan that bands itself");
     return FV_ERR_INVALID;
@@ -456,7 +456,7 @@ fv_box_cuda_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image
 extern "C" fv_status
 fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
-  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  fv_box_cuda *c = (fv_box_cuda *) plan->state;
   if (c->chunked || (c->bands && dst->mem == FV_MEM_HOST))
     return execute_bands (plan, src, dst);
   fv_status st = enqueue (plan, src, dst, 0, plan->p.height);
@@ -490,7 +490,7 @@ choose_bands (fv_box_cuda *c, const fv_box_params *p)
 extern "C" void
 fv_box_cuda_free (fv_box_plan *plan)
 {
-  fv_box_cuda *c = (fv_box_cuda *) plan->cuda;
+  fv_box_cuda *c = (fv_box_cuda *) plan->state;
   if (!c)
     return;
   fv_cuda_use_device (c->ps.device);
@@ -504,5 +504,5 @@ fv_box_cuda_free (fv_box_plan *plan)
   cudaFree (c->d_dst);
   c->ps.close ();
   free (c);
-  plan->cuda = nullptr;
+  plan->state = nullptr;
 }

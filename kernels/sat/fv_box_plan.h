@@ -26,15 +26,18 @@ struct fv_box_plan {
   fv_backend backend;
   const fv_box_backend *be;
   int acc64;            /* window sums need 64 bits (else 32, modulo 2^32) */
-  /* CPU */
+  void *state;          /* the back end's own: fv_box_cpu, struct fv_box_cuda
+                         * (fv_box_cuda.cu), or the chunked one's fv_chunked */
+};
+
+/* The CPU back end's state. */
+typedef struct {
   int nthreads;
   int xl, xr;           /* interior columns [xl, xr): window inside the row */
   fv_col_terms *cols;   /* per column; used outside [xl, xr) */
   void *scratch;        /* nthreads blocks of scratch_stride bytes */
   size_t scratch_stride;
-  /* CUDA */
-  void *cuda;           /* struct fv_box_cuda, see fv_box_cuda.cu */
-};
+} fv_box_cpu;
 
 fv_status fv_box_cpu_init (fv_box_plan *plan);
 /* The host bytes fv_box_cpu_init allocates for p. */
@@ -53,10 +56,15 @@ fv_status fv_box_cuda_execute_rows (fv_box_plan *plan, const fv_image *src, cons
 size_t fv_box_cuda_bytes (const fv_box_params *p, int width, int height);
 size_t fv_box_cuda_plan_bytes (const fv_box_plan *plan);
 
-/* Frames spread over devices or forced into chunks (fv_box_chunked.c). */
-fv_status fv_box_chunked_init (fv_box_plan *plan, int device, void *stream);
-fv_status fv_box_chunked_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
-void fv_box_chunked_free (fv_box_plan *plan);
+/* Window plans (roi_width > 0; fv_box_roi.c): a plan of the window grown
+ * by the radius, run on that part of the frame. */
+fv_status fv_box_roi_init (fv_box_plan *plan, int device, void *stream);
+fv_status fv_box_roi_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
+fv_status fv_box_roi_run (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int x,
+    int y, int w, int h);
+void fv_box_roi_free (fv_box_plan *plan);
+/* The host bytes of a window plan of p on that backend. */
+size_t fv_box_roi_bytes (const fv_box_params *p, fv_backend backend);
 
 /* Whether window sums (and sums of squares, in stddev mode) can exceed
  * 32 bits for these parameters. */

@@ -24,8 +24,8 @@ static fv_status
 cpu_init (fv_sat_plan *pl, int device, void *stream)
 {
   pl->nthreads = cpu_strips (&pl->p);
-  pl->carry = malloc (cpu_bytes (pl));
-  return pl->carry ? FV_OK : FV_ERR_NOMEM;
+  pl->state = malloc (cpu_bytes (pl));
+  return pl->state ? FV_OK : FV_ERR_NOMEM;
 }
 
 static fv_status
@@ -40,8 +40,8 @@ cpu_execute (fv_sat_plan *pl, const fv_image *src, const fv_image *table)
 static void
 cpu_free (fv_sat_plan *pl)
 {
-  free (pl->carry);
-  pl->carry = NULL;
+  free (pl->state);
+  pl->state = NULL;
 }
 
 static const fv_sat_backend backends[] = {

@@ -48,7 +48,7 @@
   {                                                                             \
     const int W = src->width, H = src->height, n = pl->nthreads;                \
     const int ch = pl->p.channel, sq = pl->p.squared;                           \
-    TACC *carry = (TACC *) pl->carry; /* n+1 rows: column sums, then row above */ \
+    TACC *carry = (TACC *) pl->state; /* n+1 rows: column sums, then row above */ \
     _Pragma ("omp parallel for num_threads(n) schedule(static, 1)")             \
     for (int t = 0; t < n; t++) {                                               \
       int y0, y1;                                                               \

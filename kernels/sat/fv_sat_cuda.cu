@@ -29,7 +29,7 @@ fv_sat_cuda_init (fv_sat_plan *pl, int device, void *stream)
   fv_sat_cuda *c = (fv_sat_cuda *) calloc (1, sizeof (fv_sat_cuda));
   if (!c)
     return FV_ERR_NOMEM;
-  pl->cuda = c;
+  pl->state = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
   FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, p->type));
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch,
@@ -42,7 +42,7 @@ fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, const fv_image *tab)
 {
   void *table = tab->data;
   const size_t tstride = tab->stride;
-  fv_sat_cuda *c = (fv_sat_cuda *) pl->cuda;
+  fv_sat_cuda *c = (fv_sat_cuda *) pl->state;
   const fv_sat_params *p = &pl->p;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   fv::DevView in;
@@ -75,7 +75,7 @@ fv_sat_cuda_execute (fv_sat_plan *pl, const fv_image *src, const fv_image *tab)
 extern "C" void
 fv_sat_cuda_free (fv_sat_plan *pl)
 {
-  fv_sat_cuda *c = (fv_sat_cuda *) pl->cuda;
+  fv_sat_cuda *c = (fv_sat_cuda *) pl->state;
   if (!c)
     return;
   fv_cuda_use_device (c->ps.device);
@@ -83,5 +83,5 @@ fv_sat_cuda_free (fv_sat_plan *pl)
   cudaFree (c->d_src);
   c->ps.close ();
   free (c);
-  pl->cuda = nullptr;
+  pl->state = nullptr;
 }

@@ -19,8 +19,8 @@ struct fv_sat_plan {
   fv_backend backend;
   const fv_sat_backend *be;
   int nthreads;
-  void *carry;          /* CPU: per-strip column sums */
-  void *cuda;
+  void *state;          /* the back end's own (made by its init, freed by its free):
+                         * the CPU's per-strip column sums, the CUDA half */
 };
 
 fv_status fv_sat_cpu_execute (fv_sat_plan *plan, const fv_image *src, void *table,

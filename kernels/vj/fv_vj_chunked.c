@@ -312,7 +312,7 @@ fv_vj_chunked_init (fv_vj_plan *pl, int device, void *stream)
   VjChunks *c = calloc (1, sizeof *c);
   if (!c)
     return FV_ERR_NOMEM;
-  pl->impl = c;
+  pl->state = c;
   fv_chunk_run_params rp;
   fv_spread_run_params (&pl->p.spread, device, pl->p.width, pl->p.height, 1, FV_U8, 0, 0, &rp);
   size_t budget = (size_t) -1;
@@ -409,7 +409,7 @@ fv_status
 fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g, const fv_image *unused)
 {
   (void) unused;
-  VjChunks *c = pl->impl;
+  VjChunks *c = pl->state;
   fv_cuda_place here;
   fv_cuda_place_save (&here);
   DeviceWork w[FV_MAX_DEVICE_ENTRIES];
@@ -451,10 +451,10 @@ fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g, const fv_image *unused
 void
 fv_vj_chunked_destroy (fv_vj_plan *pl)
 {
-  VjChunks *c = pl->impl;
+  VjChunks *c = pl->state;
   if (!c)
     return;
   destroy_groups (c);
   free (c);
-  pl->impl = NULL;
+  pl->state = NULL;
 }

@@ -33,7 +33,7 @@ typedef struct {
 void
 fv_vj_cpu_destroy (fv_vj_plan *pl)
 {
-  cpu_state *cs = pl->impl;
+  cpu_state *cs = pl->state;
   if (!cs)
     return;
   free (cs->planes);
@@ -47,7 +47,7 @@ fv_vj_cpu_destroy (fv_vj_plan *pl)
   free (cs->ts);
   fv_vj_model_clear (&cs->split);
   free (cs);
-  pl->impl = NULL;
+  pl->state = NULL;
 }
 
 size_t
@@ -67,7 +67,7 @@ fv_vj_cpu_init (fv_vj_plan *pl)
   cpu_state *cs = calloc (1, sizeof *cs);
   if (!cs)
     return FV_ERR_NOMEM;
-  pl->impl = cs;
+  pl->state = cs;
   const fv_vj_pyramid *py = &pl->py;
   cs->threads = fv_threads_resolve (pl->p.threads);
   int nplanes = pl->mh.has_tilted ? 3 : 2;
@@ -150,7 +150,7 @@ scan_into (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, i
 fv_status
 fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
 {
-  cpu_state *cs = pl->impl;
+  cpu_state *cs = pl->state;
   const fv_vj_pyramid *py = &pl->py;
   const fv_vj_model *m = &pl->mh.m;
   const int has_tilted = pl->mh.has_tilted;

@@ -434,7 +434,7 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   fv_vj_cuda *c = (fv_vj_cuda *) calloc (1, sizeof (fv_vj_cuda));
   if (!c)
     return FV_ERR_NOMEM;
-  pl->impl = c;
+  pl->state = c;
   const fv_vj_pyramid *py = &pl->py;
   const fv_vj_model_host *mh = &pl->mh;
   const fv_vj_model *m = &mh->m;
@@ -522,21 +522,21 @@ fv_vj_cuda_bytes (const fv_vj_plan *pl)
 extern "C" size_t
 fv_vj_cuda_workspace_bytes (const fv_vj_plan *pl)
 {
-  const fv_vj_cuda *c = (const fv_vj_cuda *) pl->impl;
+  const fv_vj_cuda *c = (const fv_vj_cuda *) pl->state;
   return c ? c->ws.bytes : 0;
 }
 
 extern "C" void
 fv_vj_cuda_set_workspace (fv_vj_plan *pl, void *workspace)
 {
-  ((fv_vj_cuda *) pl->impl)->shared = (unsigned char *) workspace;
+  ((fv_vj_cuda *) pl->state)->shared = (unsigned char *) workspace;
 }
 
 extern "C" fv_status
 fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray, const fv_image *unused)
 {
   (void) unused;
-  fv_vj_cuda *c = (fv_vj_cuda *) pl->impl;
+  fv_vj_cuda *c = (fv_vj_cuda *) pl->state;
   cudaStream_t st = c->ps.stream;
   pl->nraw = 0;
   if (!pl->py.nlevels)
@@ -643,7 +643,7 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray, const fv_image *unused
 extern "C" void
 fv_vj_cuda_destroy (fv_vj_plan *pl)
 {
-  fv_vj_cuda *c = (fv_vj_cuda *) pl->impl;
+  fv_vj_cuda *c = (fv_vj_cuda *) pl->state;
   if (!c)
     return;
   fv_cuda_use_device (c->ps.device);
@@ -657,5 +657,5 @@ fv_vj_cuda_destroy (fv_vj_plan *pl)
   cudaFreeHost (c->h_keys);
   cudaFreeHost (c->h_nkeys);
   free (c);
-  pl->impl = NULL;
+  pl->state = NULL;
 }

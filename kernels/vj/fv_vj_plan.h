@@ -154,7 +154,7 @@ struct fv_vj_plan {
   fv_detection *det;
   int ndet;
   size_t host_bytes;     /* what the plan takes on the host (fv_vj_plan_bytes) */
-  void *impl;            /* the back end's state */
+  void *state;            /* the back end's state */
 };
 
 

@@ -6,6 +6,7 @@
 #ifndef BOX_CASES_H
 #define BOX_CASES_H
 
+#include <string.h>
 #include "fvtest.h"
 
 typedef void (*box_case_fn) (const fv_box_params *p, int src_pad, int dst_pad, void *user);
@@ -60,6 +61,58 @@ box_for_each_case (box_case_fn fn, void *user)
       p.width = 10; p.height = 9; p.sample = FV_U8; p.radius_x = 131; p.radius_y = 140;
       fn (&p, 0, 1, user);
     }
+}
+
+/* Window plans (roi_*): a plan for windows of about half by a third of the
+ * frame computes its own window and others of up to that size anywhere
+ * (corners, middle, one pixel) exactly as the reference does, and writes
+ * nothing outside them (dst starts as a sentinel). Host images, on
+ * `backend`. The number of wrong samples. */
+static inline long
+box_check_windows (const fv_box_params *pp, fv_backend backend, const fv_image *src,
+    int dst_pad, const char *label)
+{
+  fv_box_params p = *pp;
+  const int w = p.width, h = p.height;
+  p.roi_width = (w + 1) / 2;
+  p.roi_height = (h + 2) / 3;
+  p.roi_x = w - p.roi_width;
+  p.roi_y = h / 2;
+  const int rw = p.roi_width, rh = p.roi_height;
+  const int wins[][4] = { { p.roi_x, p.roi_y, rw, rh }, { 0, 0, rw, rh },
+    { w - rw, h - rh, rw, rh }, { w / 2, h / 2, 1, 1 },
+    { (w - 1) / 3, (h - 1) / 4, rw > 1 ? rw - 1 : 1, rh } };
+  fv_box_plan *plan;
+  if (fv_box_plan_create (&plan, &p, backend, 0, NULL) != FV_OK) {
+    FVT_CHECK (0, "%s: window plan: %s", label, fv_last_error ());
+    return 1;
+  }
+  fv_image dst = fvt_image_new (w, h, p.channels, p.sample, dst_pad, NULL);
+  const uint32_t sentinel = p.sample == FV_U8 ? 0xA5 : 0xA5A5;
+  long bad = 0;
+  for (int k = 0; k < (int) (sizeof wins / sizeof wins[0]); k++) {
+    const int x0 = wins[k][0], y0 = wins[k][1], x1 = x0 + wins[k][2], y1 = y0 + wins[k][3];
+    memset (dst.data, 0xA5, dst.stride * h);
+    fv_status st = k == 0 ? fv_box_execute (plan, src, &dst)
+        : fv_box_execute_roi (plan, src, &dst, x0, y0, x1 - x0, y1 - y0);
+    FVT_CHECK (st == FV_OK, "%s: window %d: %s", label, k, fv_last_error ());
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        for (int c = 0; c < p.channels; c++) {
+          const int inside = x >= x0 && x < x1 && y >= y0 && y < y1;
+          const uint32_t want = !inside ? sentinel : (p.channel_mask >> c) & 1
+              ? fvt_ref_box (&p, src, x, y, c) : fvt_get (src, x, y, c);
+          bad += fvt_get (&dst, x, y, c) != want;
+        }
+  }
+  /* what a window plan refuses: windows past its size or the frame */
+  FVT_CHECK (fv_box_execute_roi (plan, src, &dst, 0, 0, rw + 1, rh) == FV_ERR_INVALID
+      && fv_box_execute_roi (plan, src, &dst, w - rw + 1, 0, rw, rh) == FV_ERR_INVALID
+      && fv_box_execute_roi (plan, src, &dst, 0, 0, 0, rh) == FV_ERR_INVALID,
+      "%s: a window past the plan or the frame accepted", label);
+  fv_box_plan_destroy (plan);
+  fvt_image_free (&dst);
+  return bad;
 }
 
 #endif

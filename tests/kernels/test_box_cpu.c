@@ -27,6 +27,9 @@ run_case (const fv_box_params *pp, int src_pad, int dst_pad, void *user)
     FVT_CHECK (fvt_check_box (&p, &src, &dst, label) == 0, "%s: wrong output", label);
     fv_box_plan_destroy (plan);
   }
+  if (threads_to_use == 1)
+    FVT_CHECK (box_check_windows (&p, FV_BACKEND_CPU, &src, dst_pad, label) == 0,
+        "%s: window plans", label);
   fvt_image_free (&src);
   fvt_image_free (&dst);
 }
@@ -74,7 +77,15 @@ bad_input (void)
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID,
       "sensitivity 2 accepted");
   p.sensitivity = 0.5;
+  p.roi_x = 2; p.roi_width = 4; p.roi_height = 1;
+  FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID
+      && strstr (fv_last_error (), "outside the 5x5 frame"), "a window past the frame accepted");
+  p.roi_x = 0; p.roi_width = 0; p.roi_height = 0;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "valid plan");
+  fv_image c = fvt_image_new (5, 5, 1, FV_U8, 0, NULL);
+  FVT_CHECK (fv_box_execute_roi (plan, &c, &c, 0, 0, 1, 1) == FV_ERR_INVALID,
+      "a window on a whole-frame plan accepted");
+  fvt_image_free (&c);
   fv_image a = fvt_image_new (6, 5, 1, FV_U8, 0, NULL);
   fv_image b = fvt_image_new (5, 5, 1, FV_U8, 0, NULL);
   FVT_CHECK (fv_box_execute (plan, &a, &b) == FV_ERR_INVALID, "size mismatch accepted");
