@@ -55,6 +55,15 @@ fv_memory_kind_of_caps (const GstCaps *caps)
   return fv_caps_is_cuda (caps) ? FV_MEMORY_CUDA : FV_MEMORY_SYSTEM;
 }
 
+FvMemoryKind
+fv_memory_kind_of_features (const GstCapsFeatures *features)
+{
+  for (guint k = 0; features && !gst_caps_features_is_any (features) && k < FV_MEMORY_KINDS; k++)
+    if (gst_caps_features_contains (features, kinds[k].feature))
+      return (FvMemoryKind) k;
+  return FV_MEMORY_SYSTEM;
+}
+
 const FvMemoryKindInfo *
 fv_memory_kind_info (FvMemoryKind kind)
 {

@@ -33,6 +33,8 @@ typedef struct {
 
 /* The kind of negotiated caps (their first structure's features). */
 FvMemoryKind fv_memory_kind_of_caps (const GstCaps *caps);
+/* The kind a structure's features name (none, or none of ours: system). */
+FvMemoryKind fv_memory_kind_of_features (const GstCapsFeatures *features);
 const FvMemoryKindInfo *fv_memory_kind_info (FvMemoryKind kind);
 
 G_END_DECLS

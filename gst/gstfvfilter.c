@@ -791,37 +791,59 @@ cuda_memory_possible (GstFvFilter *self)
   return !dev->have_active || (fv_device_is_cuda (dev) && !dev->hybrid && dev->cuda_ctx);
 }
 
-/* Either memory in, either memory out. What we take (sink caps from
- * downstream's): CUDA memory first, so a decoder or cudaupload hands over
- * device frames. What we give (src caps from the input's): the input's
- * memory first, so frames stay where they are unless the neighbour takes
- * only the other kind (system memory to a CPU element, device memory to a
- * CUDA-only one), and an application's appsink after system memory gets
- * system memory. In-place elements keep the memory they are given. */
+/* The kinds a caps structure with these features becomes across the
+ * element, most wanted first. What we take (sink caps from downstream's,
+ * direction SRC): the device's kinds first, so a decoder or cudaupload
+ * hands over device frames. What we give (src caps from the input's,
+ * direction SINK): the input's kind first (the host's for ANY), so frames
+ * stay where they are
+ * unless the neighbour takes only another (system memory to a CPU element,
+ * device memory to a CUDA-only one, and an application's appsink after
+ * system memory gets system memory). In-place elements keep the kind they
+ * are given. Device kinds only where frames can stay on the device. */
+static guint
+kinds_in_order (GstFvFilter *self, GstPadDirection direction, const GstCapsFeatures *f,
+    FvMemoryKind *order)
+{
+  const gboolean any = f && gst_caps_features_is_any (f);
+  const FvMemoryKind own = fv_memory_kind_of_features (f);
+  const gboolean same = gst_base_transform_is_in_place (GST_BASE_TRANSFORM (self));
+  const gboolean device_ok = cuda_memory_possible (self);
+  guint n = 0;
+  if (direction == GST_PAD_SINK && !any && (device_ok || !fv_memory_kind_info (own)->on_device))
+    order[n++] = own;
+  /* then, taking, the device's kinds first; giving, the host's */
+  const gint first = direction == GST_PAD_SRC ? 1 : 0;
+  for (gint pass = 0, device = first; pass < 2; pass++, device = !device)
+    for (guint k = 0; k < FV_MEMORY_KINDS; k++) {
+      const FvMemoryKindInfo *info = fv_memory_kind_info ((FvMemoryKind) k);
+      if (info->on_device == device && (!device || device_ok) && (!same || any || k == own)
+          && !(n && order[0] == k))
+        order[n++] = (FvMemoryKind) k;
+    }
+  return n;
+}
+
+/* Either memory in, either memory out (kinds_in_order): each structure in
+ * each of its kinds, the most wanted kinds of all structures first. */
 static GstCaps *
 gst_fv_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction,
     GstCaps *caps, GstCaps *filter)
 {
-  const gboolean cuda = cuda_memory_possible (GST_FV_FILTER (trans));
-  const gchar *dev_feature = fv_memory_kind_info (FV_MEMORY_CUDA)->feature;
-  const gchar *sys_feature = fv_memory_kind_info (FV_MEMORY_SYSTEM)->feature;
-  const gboolean same = gst_base_transform_is_in_place (trans);
-  GstCaps *first = gst_caps_new_empty (), *second = gst_caps_new_empty ();
+  GstCaps *tier[FV_MEMORY_KINDS];
+  for (guint t = 0; t < FV_MEMORY_KINDS; t++)
+    tier[t] = gst_caps_new_empty ();
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    const GstStructure *s = gst_caps_get_structure (caps, i);
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    const gboolean any = f && gst_caps_features_is_any (f);
-    const gboolean is_cuda = f && !any && gst_caps_features_contains (f, dev_feature);
-    const gboolean cuda_first = direction == GST_PAD_SRC || is_cuda;
-    GstCaps *dev = cuda_first ? first : second, *sys = cuda_first ? second : first;
-    if (cuda && (!same || is_cuda || any))
-      gst_caps_append_structure_full (dev, gst_structure_copy (s),
-          gst_caps_features_new (dev_feature, NULL));
-    if (!same || !is_cuda)
-      gst_caps_append_structure_full (sys, gst_structure_copy (s),
-          gst_caps_features_new (sys_feature, NULL));
+    FvMemoryKind order[FV_MEMORY_KINDS];
+    const guint n = kinds_in_order (GST_FV_FILTER (trans), direction,
+        gst_caps_get_features (caps, i), order);
+    for (guint t = 0; t < n; t++)
+      gst_caps_append_structure_full (tier[t], gst_structure_copy (gst_caps_get_structure (caps,
+                  i)), gst_caps_features_new (fv_memory_kind_info (order[t])->feature, NULL));
   }
-  GstCaps *res = gst_caps_merge (first, second);
+  GstCaps *res = tier[0];
+  for (guint t = 1; t < FV_MEMORY_KINDS; t++)
+    res = gst_caps_merge (res, tier[t]);
   if (filter) {
     GstCaps *t = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref (res);
