@@ -61,6 +61,15 @@ plan_for (FvBoxRegions *roi, gint p, const FvPlaneDesc *d, const fv_box_params *
   return e.plan;
 }
 
+/* The largest window whose growth by r on both sides is len + 2r rounded
+ * up to `round` (at least len). */
+static gint
+grown_round (gint len, gint r, gint round)
+{
+  const gint64 g = ((gint64) len + 2 * (gint64) r + round - 1) / round * round;
+  return (gint) MIN (g - 2 * (gint64) r, G_MAXINT);
+}
+
 gboolean
 fv_box_regions_filter (FvBoxRegions *roi, const FvPlaneLayout *layout,
     const fv_box_params *params, fv_backend backend, gint device, gpointer stream,
@@ -72,8 +81,10 @@ fv_box_regions_filter (FvBoxRegions *roi, const FvPlaneLayout *layout,
     gint x0, y0, x1, y1;   /* the region's samples in this plane */
     if (!fv_plane_span (layout, p, x, y, w, h, &x0, &y0, &x1, &y1))
       continue;
-    const gint ww = MIN ((x1 - x0 + round - 1) / round * round, d->width);
-    const gint wh = MIN ((y1 - y0 + round - 1) / round * round, d->height);
+    /* the window grown by the radius (the sub-image the plan filters) is
+     * what is rounded: sub-images of whole tiles, as few sizes as can be */
+    const gint ww = MIN (grown_round (x1 - x0, params[p].radius_x, round), d->width);
+    const gint wh = MIN (grown_round (y1 - y0, params[p].radius_y, round), d->height);
     fv_box_plan *plan = plan_for (roi, p, d, &params[p], ww, wh, backend, device, stream);
     if (!plan)
       return FALSE;

@@ -3,8 +3,9 @@
  * roi_*): only the regions are filtered, so the cost follows their area,
  * not the frame's. This keeps the plans, by plane and window size, so that
  * a few of them serve regions that move and change size every frame:
- * windows are rounded up to 32 samples a side (128 on the GPU, where a new
- * plan's cudaMalloc would stall every stream of the device). */
+ * windows grown by the radius are rounded up to 32 samples a side (128 on
+ * the GPU, where a new plan's cudaMalloc would stall every stream of the
+ * device). */
 #ifndef FV_BOX_ROI_H
 #define FV_BOX_ROI_H
 
