@@ -115,8 +115,10 @@ fv_spread_whole (fv_spread *s)
 }
 
 /* Whether a CUDA plan on `device` whose whole frame needs whole_bytes runs
- * chunked (several entries, forced chunks, or over the budget): 1 or 0,
- * with FV_OK; an error when the budget cannot be read. */
+ * chunked (several entries, another device, forced chunks, or over the
+ * budget; whole_bytes 0: a plan that meets the budget itself, so not the
+ * last): 1 or 0, with FV_OK; an error when the budget cannot be read. The
+ * one rule every kernel's plan_create follows. */
 fv_status fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chunked);
 
 #ifdef __cplusplus

@@ -85,7 +85,7 @@ fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chun
     *chunked = 1;
     return FV_OK;
   }
-  if (s->max_device_bytes == (size_t) -1)
+  if (s->max_device_bytes == (size_t) -1 || !whole_bytes)
     return FV_OK;
   fv_chunk_run_params rp;
   fv_spread_run_params (s, device, 1, 1, 1, FV_U8, 0, 0, &rp);

@@ -231,8 +231,17 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
     return FV_ERR_NOMEM;
   plan->p = *params;
   plan->backend = backend;
-  plan->be = params->roi_width ? &window_backend : backend == FV_BACKEND_CUDA
-      && (params->spread.ndevices > 1 || params->spread.min_chunks > 1) ? &chunked_backend
+  /* chunks by the rule every kernel follows (fv_spread_chunked: several
+   * device entries, another device, forced chunks); the budget itself is
+   * the whole-frame plan's to meet, in bands of rows, and only when not even
+   * those fit (its init says FV_ERR_NOMEM) do chunks take over below */
+  int chunked = 0;
+  if (backend == FV_BACKEND_CUDA && !params->roi_width
+      && (st = fv_spread_chunked (&params->spread, device, 0, &chunked)) != FV_OK) {
+    free (plan);
+    return st;
+  }
+  plan->be = params->roi_width ? &window_backend : chunked ? &chunked_backend
       : &backends[backend];
   plan->acc64 = fv_box_needs_acc64 (params);
   st = plan->be->init (plan, device, stream);
