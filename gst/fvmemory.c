@@ -49,11 +49,6 @@ static const FvMemoryKindInfo kinds[FV_MEMORY_KINDS] = {
   [FV_MEMORY_CUDA] = { "CUDA", FV_CAPS_FEATURE_CUDA, TRUE, cuda_propose, cuda_decide },
 };
 
-FvMemoryKind
-fv_memory_kind_of_caps (const GstCaps *caps)
-{
-  return fv_caps_is_cuda (caps) ? FV_MEMORY_CUDA : FV_MEMORY_SYSTEM;
-}
 
 FvMemoryKind
 fv_memory_kind_of_features (const GstCapsFeatures *features)
@@ -62,6 +57,14 @@ fv_memory_kind_of_features (const GstCapsFeatures *features)
     if (gst_caps_features_contains (features, kinds[k].feature))
       return (FvMemoryKind) k;
   return FV_MEMORY_SYSTEM;
+}
+
+FvMemoryKind
+fv_memory_kind_of_caps (const GstCaps *caps)
+{
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FV_MEMORY_SYSTEM;
+  return fv_memory_kind_of_features (gst_caps_get_features (caps, 0));
 }
 
 const FvMemoryKindInfo *

@@ -771,9 +771,7 @@ gst_fv_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
       GST_DEBUG_OBJECT (self, "frames in flight before %s: %s", GST_EVENT_TYPE_NAME (event),
           gst_flow_get_name (ret));
   } else if (type == GST_EVENT_FLUSH_STOP) {
-    fv_device_push (&priv->dev);
     drop_in_flight (self);
-    fv_device_pop (&priv->dev);
   }
   return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->sink_event (trans, event);
 }
@@ -796,10 +794,9 @@ cuda_memory_possible (GstFvFilter *self)
  * direction SRC): the device's kinds first, so a decoder or cudaupload
  * hands over device frames. What we give (src caps from the input's,
  * direction SINK): the input's kind first (the host's for ANY), so frames
- * stay where they are
- * unless the neighbour takes only another (system memory to a CPU element,
- * device memory to a CUDA-only one, and an application's appsink after
- * system memory gets system memory). In-place elements keep the kind they
+ * stay where they are unless the neighbour takes only another (system
+ * memory to a CPU element, device memory to a CUDA-only one, and an
+ * application's appsink after system memory gets system memory). In-place elements keep the kind they
  * are given. Device kinds only where frames can stay on the device. */
 static guint
 kinds_in_order (GstFvFilter *self, GstPadDirection direction, const GstCapsFeatures *f,

@@ -29,13 +29,22 @@ grown (int len, int r, int size)
   return (long) len + 2L * r < size ? len + 2 * r : size;
 }
 
-size_t
-fv_box_roi_bytes (const fv_box_params *p, fv_backend backend)
+/* The parameters of a window plan's sub-plan: the whole-frame filter of
+ * the largest window grown by the radius. */
+static fv_box_params
+sub_params (const fv_box_params *p)
 {
   fv_box_params q = *p;
   q.width = grown (p->roi_width, p->radius_x, p->width);
   q.height = grown (p->roi_height, p->radius_y, p->height);
   q.roi_width = q.roi_height = q.roi_x = q.roi_y = 0;
+  return q;
+}
+
+size_t
+fv_box_roi_bytes (const fv_box_params *p, fv_backend backend)
+{
+  const fv_box_params q = sub_params (p);
   /* the sub-plan and a host scratch of its size */
   return sizeof (BoxWindow) + fv_box_plan_bytes (&q, backend)
       + (size_t) q.width * q.height * p->channels * p->sample;
@@ -49,10 +58,7 @@ fv_box_roi_init (fv_box_plan *plan, int device, void *stream)
   plan->state = b;
   if (!b)
     return FV_ERR_NOMEM;
-  fv_box_params q = *p;
-  q.width = grown (p->roi_width, p->radius_x, p->width);
-  q.height = grown (p->roi_height, p->radius_y, p->height);
-  q.roi_width = q.roi_height = q.roi_x = q.roi_y = 0;
+  const fv_box_params q = sub_params (p);
   b->stream = stream;
   b->row = ((size_t) q.width * p->channels * p->sample + 63) / 64 * 64;
   b->bytes = b->row * q.height;
