@@ -7,15 +7,45 @@
 #include "gstautofill.h"
 #include "gstfftconvolve.h"
 #include "gstvjdetect.h"
+#include "fvmeta.h"
+#include "fv_parallel.h"
+
+GST_DEBUG_CATEGORY_STATIC (fv_threads_debug);
 
 GST_ELEMENT_REGISTER_DECLARE (metapublish);
 GST_ELEMENT_REGISTER_DECLARE (roitrack);
 
 G_MODULE_EXPORT gboolean fv_elements_register (GstPlugin *plugin);
 
+/* The budget of cores is shared by every process on the machine: a region
+ * that gets fewer threads than it asked for says so (INFO when the team's
+ * size changes, DEBUG every time), so that a budget someone shrank is
+ * seen in the log (GST_DEBUG=fvthreads:4). */
+static void
+team_notice (int want, int got, void *data)
+{
+  static gint last_got = -1;
+  if (g_atomic_int_get (&last_got) != got) {
+    g_atomic_int_set (&last_got, got);
+    if (got < want)
+      GST_CAT_INFO (fv_threads_debug, "a parallel region got %d of the %d threads it asked "
+          "for: the machine's budget of cores had %d free (shared by every process running "
+          "fastvision; FV_SHARE_CORES=0 turns it off, docs/tuning.md)", got, want,
+          fv_cores_free ());
+    else
+      GST_CAT_INFO (fv_threads_debug, "parallel regions get the %d threads they ask for", want);
+  } else if (got < want) {
+    GST_CAT_DEBUG (fv_threads_debug, "a parallel region got %d of %d threads", got, want);
+  }
+}
+
 gboolean
 fv_elements_register (GstPlugin *plugin)
 {
+  GST_DEBUG_CATEGORY_INIT (fv_threads_debug, "fvthreads", 0,
+      "fastvision's CPU threads: teams smaller than asked");
+  fv_team_set_notice (team_notice, NULL);
+  fv_meta_register ();   /* the detection mark, with its tags and transforms */
   gboolean ok = GST_ELEMENT_REGISTER (satfilter, plugin);
   ok &= GST_ELEMENT_REGISTER (autofill, plugin);
   ok &= GST_ELEMENT_REGISTER (fftconvolve, plugin);

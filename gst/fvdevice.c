@@ -14,14 +14,32 @@ gst_fv_backend_get_type (void)
     {GST_FV_BACKEND_AUTO, "CUDA when a usable GPU is present, else CPU", "auto"},
     {GST_FV_BACKEND_CPU, "CPU, all cores", "cpu"},
     {GST_FV_BACKEND_CUDA, "NVIDIA GPU through CUDA", "cuda"},
-    {GST_FV_BACKEND_HYBRID, "CPU and GPU on alternate frames, overlapped (one frame of "
-        "latency; elements without it run as cuda)", "hybrid"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstFvBackend", values);
     GST_DEBUG_CATEGORY_INIT (fv_backend_debug, "fvbackend", 0, "fastvision backend choice");
     g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* The same with hybrid, for the elements that have it (autofill) */
+GType
+gst_fv_backend_hybrid_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_FV_BACKEND_AUTO, "CUDA when a usable GPU is present, else CPU", "auto"},
+    {GST_FV_BACKEND_CPU, "CPU, all cores", "cpu"},
+    {GST_FV_BACKEND_CUDA, "NVIDIA GPU through CUDA", "cuda"},
+    {GST_FV_BACKEND_HYBRID, "CPU and GPU on alternate frames, overlapped (one frame of "
+        "latency)", "hybrid"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    gst_fv_backend_get_type ();   /* its debug category */
+    g_once_init_leave (&type, g_enum_register_static ("GstFvBackendHybrid", values));
   }
   return type;
 }

@@ -21,6 +21,9 @@ typedef enum {
 
 #define GST_TYPE_FV_BACKEND (gst_fv_backend_get_type ())
 GType gst_fv_backend_get_type (void);
+/* auto, cpu, cuda and hybrid: the values of elements that have hybrid */
+#define GST_TYPE_FV_BACKEND_HYBRID (gst_fv_backend_hybrid_get_type ())
+GType gst_fv_backend_hybrid_get_type (void);
 
 /* What "active-backend" reads: what runs now, `none` before the element has
  * started (the same numbers as GstFvBackend for cpu, cuda and hybrid). */

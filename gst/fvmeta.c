@@ -42,39 +42,158 @@ fv_meta_frame_structure (const gchar *name, GstBuffer *buf, const GstSegment *se
       "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
 }
 
-static void
-register_detection_meta (void)
+/* The mark goes where the ROI metas go: it carries their tags, so that an
+ * element that drops metas tied to the picture's size or orientation
+ * (videocrop, videobox) drops it too, and it follows the transforms the ROI
+ * meta follows (copies, scaling, and on 1.24+ the matrix of a flip or turn);
+ * any other transform drops it, and the frame fails closed. */
+static gboolean
+detection_meta_transform (GstBuffer *dest, GstCustomMeta *meta, GstBuffer *buffer, GQuark type,
+    gpointer data, gpointer user_data)
+{
+  gboolean keep = GST_META_TRANSFORM_IS_COPY (type)
+      || type == gst_video_meta_transform_scale_get_quark ();
+#if GST_CHECK_VERSION(1, 24, 0)
+  keep = keep || type == gst_video_meta_transform_matrix_get_quark ();
+#endif
+  if (!keep)
+    return FALSE;
+  /* videoflip turning a frame 90 degrees hands metas a "scale" from WxH to
+   * HxW, which moves the regions instead of turning them: the mark goes,
+   * and the frame fails closed (a real scale to exactly the transposed
+   * size fails closed too: safe, and rare) */
+  if (type == gst_video_meta_transform_scale_get_quark ()) {
+    const GstVideoMetaTransform *t = data;
+    const gint iw = GST_VIDEO_INFO_WIDTH (t->in_info), ih = GST_VIDEO_INFO_HEIGHT (t->in_info);
+    if (iw != ih && GST_VIDEO_INFO_WIDTH (t->out_info) == ih
+        && GST_VIDEO_INFO_HEIGHT (t->out_info) == iw)
+      return FALSE;
+  }
+  GstCustomMeta *d = gst_buffer_get_custom_meta (dest, FV_DETECTION_META);
+  if (!d)
+    d = gst_buffer_add_custom_meta (dest, FV_DETECTION_META);
+  if (!d)
+    return FALSE;
+  GstStructure *from = gst_custom_meta_get_structure (meta);
+  GstStructure *to = gst_custom_meta_get_structure (d);
+  for (gint i = 0, n = gst_structure_n_fields (from); i < n; i++) {
+    const gchar *f = gst_structure_nth_field_name (from, i);
+    gst_structure_set_value (to, f, gst_structure_get_value (from, f));
+  }
+  /* scaled or turned as the ROI metas are: the size they are in goes along */
+  const GstVideoInfo *out = NULL;
+  if (type == gst_video_meta_transform_scale_get_quark ())
+    out = ((const GstVideoMetaTransform *) data)->out_info;
+#if GST_CHECK_VERSION(1, 24, 0)
+  else if (type == gst_video_meta_transform_matrix_get_quark ())
+    out = ((const GstVideoMetaTransformMatrix *) data)->out_info;
+#endif
+  if (out)
+    gst_structure_set (to, FV_DETECTION_WIDTH, G_TYPE_INT, GST_VIDEO_INFO_WIDTH (out),
+        FV_DETECTION_HEIGHT, G_TYPE_INT, GST_VIDEO_INFO_HEIGHT (out), NULL);
+  return TRUE;
+}
+
+void
+fv_meta_register (void)
 {
   static gsize done;
   if (g_once_init_enter (&done)) {
-    static const gchar *tags[] = { NULL };   /* tied to nothing: survives any filter */
+    static const gchar *tags[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_ORIENTATION_STR,
+      GST_META_TAG_VIDEO_SIZE_STR, NULL };
     if (!gst_meta_get_info (FV_DETECTION_META))   /* an application may have registered it */
-      gst_meta_register_custom (FV_DETECTION_META, tags, NULL, NULL, NULL);
+      gst_meta_register_custom (FV_DETECTION_META, tags, detection_meta_transform, NULL, NULL);
     g_once_init_leave (&done, 1);
   }
 }
 
-void
-fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched)
+static gchar *
+ids_field (const gchar *label)
 {
-  register_detection_meta ();
+  return g_strconcat (label, "-ids", NULL);
+}
+
+void
+fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched, gint width,
+    gint height)
+{
+  fv_meta_register ();
   GstCustomMeta *m = gst_buffer_get_custom_meta (buf, FV_DETECTION_META);
   if (!m)
     m = gst_buffer_add_custom_meta (buf, FV_DETECTION_META);
-  if (m)
-    gst_structure_set (gst_custom_meta_get_structure (m), label, G_TYPE_INT, searched ? 1 : 0,
-        NULL);
+  if (!m)
+    return;
+  GstStructure *s = gst_custom_meta_get_structure (m);
+  gst_structure_set (s, label, G_TYPE_INT, searched ? 1 : 0, FV_DETECTION_WIDTH, G_TYPE_INT,
+      width, FV_DETECTION_HEIGHT, G_TYPE_INT, height, NULL);
+  gchar *field = ids_field (label);
+  if (searched) {
+    /* the regions of that type the frame holds now, which the detector
+     * vouches for: a tracker checks they are all still there */
+    GValue ids = G_VALUE_INIT, v = G_VALUE_INIT;
+    gst_value_array_init (&ids, 4);
+    g_value_init (&v, G_TYPE_INT);
+    const GQuark q = g_quark_from_string (label);
+    gpointer state = NULL;
+    GstMeta *meta;
+    while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+      if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == q) {
+        g_value_set_int (&v, ((GstVideoRegionOfInterestMeta *) meta)->id);
+        gst_value_array_append_value (&ids, &v);
+      }
+    gst_structure_take_value (s, field, &ids);
+    g_value_unset (&v);
+  } else {
+    gst_structure_remove_field (s, field);
+  }
+  g_free (field);
+}
+
+static gboolean
+has_roi (GstBuffer *buf, GQuark type, gint id)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == type
+        && ((GstVideoRegionOfInterestMeta *) meta)->id == id)
+      return TRUE;
+  return FALSE;
 }
 
 gint
-fv_meta_detection_state (GstBuffer *buf, const gchar *label)
+fv_meta_detection_state (GstBuffer *buf, const gchar *label, gint width, gint height)
 {
-  register_detection_meta ();
+  fv_meta_register ();
   GstCustomMeta *m = gst_buffer_get_custom_meta (buf, FV_DETECTION_META);
   gint v;
-  if (m && gst_structure_get_int (gst_custom_meta_get_structure (m), label, &v))
+  if (!m || !gst_structure_get_int (gst_custom_meta_get_structure (m), label, &v))
+    return -1;
+  if (v != 1)
     return v;
-  return -1;
+  /* the picture turned (videoflip's 90 degrees keep the metas as they were,
+   * in the old geometry): the regions are not where the faces are */
+  gint mw, mh;
+  const GstStructure *ms = gst_custom_meta_get_structure (m);
+  if (width > 0 && gst_structure_get_int (ms, FV_DETECTION_WIDTH, &mw)
+      && gst_structure_get_int (ms, FV_DETECTION_HEIGHT, &mh) && (mw != width || mh != height))
+    return -2;
+  gchar *field = ids_field (label);
+  const GValue *ids = gst_structure_get_value (gst_custom_meta_get_structure (m), field);
+  g_free (field);
+  if (!ids)   /* a mark made without the list (another detector's, an older one) */
+    return 1;
+  if (!GST_VALUE_HOLDS_ARRAY (ids))
+    return -2;
+  const GQuark q = g_quark_from_string (label);
+  for (guint i = 0, n = gst_value_array_get_size (ids); i < n; i++) {
+    const GValue *id = gst_value_array_get_value (ids, i);
+    if (!G_VALUE_HOLDS_INT (id) || !has_roi (buf, q, g_value_get_int (id)))
+      return -2;
+  }
+  return 1;
 }
 
 GArray *

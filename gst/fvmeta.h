@@ -37,11 +37,22 @@ GArray *fv_meta_regions_of_type (GstBuffer *buf, GQuark roi);
  * object" from "not looked" (roitrack fail-closed): one custom meta
  * (FV_DETECTION_META) a buffer, its structure holding one int field per
  * object type (the detector's label): 1 searched this frame, 0 skipped on
- * purpose (vjdetect interval). */
+ * purpose (vjdetect interval); for a searched frame also `<label>-ids`, an
+ * array of the ids of the ROI metas of that type the frame held when it was
+ * marked (mark after adding them). The meta carries the ROI meta's tags and
+ * transforms, so an element that drops those drops the mark too. */
 #define FV_DETECTION_META "FvDetectionMeta"
-void fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched);
-/* 1 searched, 0 skipped, -1 no detector of that label marked the frame. */
-gint fv_meta_detection_state (GstBuffer *buf, const gchar *label);
+/* the frame size the regions are in (updated when the frame is scaled) */
+#define FV_DETECTION_WIDTH "frame-width"
+#define FV_DETECTION_HEIGHT "frame-height"
+void fv_meta_register (void);
+void fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched, gint width,
+    gint height);
+/* 1 searched, 0 skipped, -1 no detector of that label marked the frame, -2
+ * marked as searched but a region it vouched for is gone (an element
+ * between dropped or changed the ROI metas), or the frame is no longer the
+ * size the regions are in (width, height: the frame's now; 0 unchecked). */
+gint fv_meta_detection_state (GstBuffer *buf, const gchar *label, gint width, gint height);
 
 G_END_DECLS
 #endif

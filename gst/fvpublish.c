@@ -11,18 +11,26 @@
  * acknowledged (QoS 1) or sent (QoS 0), or waiting, or counted as dropped:
  * never lost without a count. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "fv_config.h"
+#include "fv_memory.h"
 #include "fvpublish.h"
 #if FV_HAVE_MOSQUITTO
 #include <mosquitto.h>
 #endif
 
 #define WINDOW 64                         /* unacknowledged documents at most */
-#define UNREACHABLE_AFTER_US (2 * G_USEC_PER_SEC)   /* never connected: warn after */
+#define LOOP_MS 100                       /* the network thread looks at its flag this often */
+#define BACKOFF_MAX_S 30                  /* reconnection back-off: 1 s doubling to this */
+#define CONNECT_TIMEOUT_US (10 * G_USEC_PER_SEC)   /* CONNECT sent, no CONNACK: try again */
+
+enum { NET_DOWN, NET_CONNECTING, NET_UP };
 
 struct _FvPublisher {
   GstElement *element;                    /* for warnings and messages (not a ref) */
@@ -34,20 +42,44 @@ struct _FvPublisher {
   /* MQTT */
   gchar *host, *topic;
   gint port, qos;
-  guint max_queued;
+  guint max_queued, keepalive;
+  guint64 max_bytes;                      /* the queue's bytes at most (the memory limit) */
 #if FV_HAVE_MOSQUITTO
   struct mosquitto *mosq;
 #endif
-  GThread *sender;
+  GThread *sender, *network;
   GMutex lock;
   GCond cond;
   GQueue queue;                           /* of gchar * */
-  guint inflight;
-  gboolean connected, ever_connected, warned, stopping;
-  gint64 down_since;                      /* monotonic, when the broker went away */
+  guint64 queued_bytes;
+  guint inflight, stalls;
+  gint state;                             /* NET_*, the network thread's */
+  gboolean connected, ever_connected, tried, warned, warned_bytes, stopping;
+  gint64 next_try, connect_started, last_progress;   /* monotonic */
+  guint backoff_s;
+  GQueue events;                          /* GstMessage * waiting to be posted */
   /* counters, under lock */
   guint64 delivered, dropped;
 };
+
+/* Posts the events the network threads queued, from the calling thread
+ * (the streaming thread, or the one stopping the element). */
+static void
+post_events (FvPublisher *p)
+{
+  GQueue ev = G_QUEUE_INIT;
+  g_mutex_lock (&p->lock);
+  ev = p->events;
+  g_queue_init (&p->events);
+  g_mutex_unlock (&p->lock);
+  GstMessage *m;
+  while ((m = g_queue_pop_head (&ev))) {
+    if (p->element)
+      gst_element_post_message (p->element, m);
+    else
+      gst_message_unref (m);
+  }
+}
 
 void
 fv_publish_settings_clear (FvPublishSettings *s)
@@ -65,16 +97,70 @@ fv_publish_settings_clear (FvPublishSettings *s)
 
 /* ---- files ---- */
 
-static gboolean
-open_file (FvPublisher *p, const gchar *mode, GError **error)
+/* A file the last run left ending inside a document (a full disk, a
+ * crash): its incomplete last line is cut, so that the next document starts
+ * a line of its own and every line parses. */
+static void
+cut_partial_line (FvPublisher *p, int fd)
 {
-  p->file = g_fopen (p->path, mode);
+  struct stat st;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size == 0)
+    return;
+  gchar buf[4096];
+  off_t end = st.st_size, keep = 0;
+  gboolean found = FALSE;
+  while (end > 0 && !found) {
+    const off_t from = end > (off_t) sizeof buf ? end - (off_t) sizeof buf : 0;
+    const ssize_t n = pread (fd, buf, (size_t) (end - from), from);
+    if (n <= 0)
+      return;
+    for (ssize_t i = n - 1; i >= 0 && !found; i--)
+      if (buf[i] == '\n') {
+        found = TRUE;
+        keep = from + i + 1;
+      }
+    end = from;
+  }
+  if (keep == st.st_size)
+    return;
+  if (ftruncate (fd, keep) == 0)
+    GST_CAT_WARNING_OBJECT (gst_metapublish_debug, p->element, "\"%s\" ended inside a "
+        "document: its last %" G_GINT64_FORMAT " bytes (an incomplete line) were cut",
+        p->path, (gint64) (st.st_size - keep));
+}
+
+static gboolean
+open_file (FvPublisher *p, gboolean append, GError **error)
+{
+  /* non-blocking first: a FIFO nobody reads would block the start forever;
+   * a regular file is also read (its last line checked) */
+  GStatBuf st0;
+  const gboolean special = g_stat (p->path, &st0) == 0 && !S_ISREG (st0.st_mode);
+  const int flags = O_CREAT | O_NONBLOCK | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
+  int fd = special ? -1 : g_open (p->path, O_RDWR | flags, 0666);
+  if (fd < 0)
+    fd = g_open (p->path, O_WRONLY | flags, 0666);
+  if (fd < 0) {
+    const int e = errno;
+    /* OPEN_WRITE whatever the reason, as filesink says it */
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE, e == ENXIO ? "Cannot open \"%s\" for the documents: it is a FIFO that nobody reads"
+        : "Cannot open \"%s\" for the documents: %s", p->path, g_strerror (e));
+    return FALSE;
+  }
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+  if (append)
+    cut_partial_line (p, fd);
+  p->file = fdopen (fd, append ? "a" : "w");
   if (!p->file) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE,
         "Cannot open \"%s\" for the documents: %s", p->path, g_strerror (errno));
+    close (fd);
     return FALSE;
   }
-  p->size = (guint64) MAX (0, ftell (p->file));
+  struct stat st;
+  p->size = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
+  GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "documents to \"%s\" (%"
+      G_GUINT64_FORMAT " bytes there)", p->path, p->size);
   return TRUE;
 }
 
@@ -90,8 +176,11 @@ rotate (FvPublisher *p, GError **error)
   if (!ok)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
         "Cannot rotate \"%s\" to \"%s\": %s", p->path, old, g_strerror (errno));
+  else
+    GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "rotated \"%s\" to \"%s\" at %"
+        G_GUINT64_FORMAT " bytes", p->path, old, p->size);
   g_free (old);
-  return ok && open_file (p, "w", error);
+  return ok && open_file (p, FALSE, error);
 }
 
 static gboolean
@@ -110,14 +199,25 @@ file_send (FvPublisher *p, gchar *doc, GError **error)
       && fflush (p->file) == 0;
   g_free (doc);
   if (!ok) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
-        "Cannot write a document to \"%s\": %s", p->path ? p->path : "standard output",
-        g_strerror (errno));
+    const int e = errno;
+    /* a full disk may have taken part of it: cut back to the last whole
+     * line, so that the file never holds half a document */
+    if (!p->is_stdout) {
+      clearerr (p->file);
+      if (ftruncate (fileno (p->file), (off_t) p->size) != 0)
+        GST_CAT_WARNING_OBJECT (gst_metapublish_debug, p->element, "cannot cut \"%s\" back "
+            "to its last whole line: %s", p->path, g_strerror (errno));
+    }
+    g_set_error (error, GST_RESOURCE_ERROR, e == ENOSPC ? GST_RESOURCE_ERROR_NO_SPACE_LEFT
+        : GST_RESOURCE_ERROR_WRITE, "Cannot write a document to \"%s\": %s",
+        p->path ? p->path : "standard output", g_strerror (e));
     p->dropped++;
     return FALSE;
   }
   p->delivered++;
   p->size += n + 1;
+  GST_CAT_LOG_OBJECT (gst_metapublish_debug, p->element, "document of %" G_GSIZE_FORMAT
+      " bytes written", n);
   return TRUE;
 }
 
@@ -125,7 +225,9 @@ file_send (FvPublisher *p, gchar *doc, GError **error)
 
 #if FV_HAVE_MOSQUITTO
 
-/* mqtt://HOST[:PORT]/TOPIC, {stream} in the topic replaced */
+/* mqtt://HOST[:PORT]/TOPIC, {stream} in the topic replaced; the topic is
+ * checked after the substitution (a stream name may bring a wildcard, bad
+ * UTF-8 or a control character) */
 static gboolean
 parse_mqtt (FvPublisher *p, const gchar *location, const gchar *stream, GError **error)
 {
@@ -157,56 +259,120 @@ parse_mqtt (FvPublisher *p, const gchar *location, const gchar *stream, GError *
   gchar **parts = g_strsplit (topic, "{stream}", -1);
   p->topic = g_strjoinv (stream ? stream : "", parts);
   g_strfreev (parts);
+  const gsize n = strlen (p->topic);
+  gboolean control = FALSE;
+  for (const guchar *c = (const guchar *) p->topic; *c && !control; c++)
+    control = *c < 0x20 || *c == 0x7f;
+  if (n > 65535 || control || mosquitto_validate_utf8 (p->topic, (int) n) != MOSQ_ERR_SUCCESS
+      || mosquitto_pub_topic_check2 (p->topic, n) != MOSQ_ERR_SUCCESS) {
+    gchar *shown = g_utf8_make_valid (p->topic, MIN (n, 200));
+    for (gchar *c = shown; *c; c++)
+      if ((guchar) *c < 0x20 || *c == 0x7f)
+        *c = '?';
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "the MQTT topic \"%s%s\" (after {stream} became stream-name) is not one a broker "
+        "takes: no + or # wildcards, no control characters, valid UTF-8, at most 65,535 bytes",
+        shown, n > 200 ? "…" : "");
+    g_free (shown);
+    return FALSE;
+  }
   return TRUE;
 }
 
-/* Called without the lock: an application's bus sync handler may read the
- * element's counters, which take it. */
+/* An event for the bus, posted later by the thread that next hands a
+ * document over, flushes or closes: the network threads post nothing, so
+ * that an application's bus sync handler never runs on them (it could
+ * block on the application's own thread, which may be stopping us). */
 static void
-post_event (FvPublisher *p, const gchar *event, guint64 dropped, guint queued)
+queue_message (FvPublisher *p, GstMessage *m)
+{
+  g_queue_push_tail (&p->events, m);
+}
+
+static void
+queue_warning (FvPublisher *p, gint code, const gchar *debug, const gchar *format, ...)
+    G_GNUC_PRINTF (4, 5);
+static void
+queue_warning (FvPublisher *p, gint code, const gchar *debug, const gchar *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  gchar *text = g_strdup_vprintf (format, args);
+  va_end (args);
+  GST_CAT_WARNING_OBJECT (gst_metapublish_debug, p->element, "%s (%s)", text, debug);
+  GError *err = g_error_new_literal (GST_RESOURCE_ERROR, code, text);
+  queue_message (p, gst_message_new_warning (GST_OBJECT (p->element), err, debug));
+  g_error_free (err);
+  g_free (text);
+}
+
+static void
+queue_event (FvPublisher *p, const gchar *event)
 {
   GstStructure *s = gst_structure_new ("metapublish", "event", G_TYPE_STRING, event,
       "host", G_TYPE_STRING, p->host, "port", G_TYPE_INT, p->port,
-      "dropped", G_TYPE_UINT64, dropped, "queued", G_TYPE_UINT, queued, NULL);
-  gst_element_post_message (p->element, gst_message_new_element (GST_OBJECT (p->element), s));
+      "dropped", G_TYPE_UINT64, p->dropped, "queued", G_TYPE_UINT,
+      p->queue.length + p->inflight, NULL);
+  queue_message (p, gst_message_new_element (GST_OBJECT (p->element), s));
 }
 
-/* one warning an outage, outside the lock */
+/* The connection is lost (or never made): under the lock. QoS 0 documents
+ * handed to libmosquitto but not yet written go with the connection and
+ * are counted; QoS 1 ones are resent by libmosquitto after reconnecting.
+ * One warning an outage, with the first reason. */
 static void
-warn_unreachable (FvPublisher *p, const gchar *why)
+lose (FvPublisher *p, const gchar *why)
 {
-  GST_ELEMENT_WARNING (p->element, RESOURCE, OPEN_WRITE,
-      ("The MQTT broker at %s:%d is %s: documents wait in a queue of %u (the oldest "
-          "dropped past that) while the element reconnects.", p->host, p->port, why,
-          p->max_queued), (NULL));
+  if (p->state == NET_DOWN)
+    return;
+  const gint64 now = g_get_monotonic_time ();
+  p->state = NET_DOWN;
+  p->connected = FALSE;
+  if (p->qos == 0 && p->inflight) {
+    GST_CAT_DEBUG_OBJECT (gst_metapublish_debug, p->element, "%u QoS 0 documents lost with "
+        "the connection: counted as dropped", p->inflight);
+    p->dropped += p->inflight;
+    p->inflight = 0;
+  }
+  p->next_try = now + p->backoff_s * G_USEC_PER_SEC;
+  GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "MQTT broker %s:%d: %s; next try in "
+      "%u s (%u documents waiting, %" G_GUINT64_FORMAT " dropped so far)", p->host, p->port, why,
+      p->backoff_s, p->queue.length + p->inflight, p->dropped);
+  p->backoff_s = MIN (p->backoff_s * 2, BACKOFF_MAX_S);
+  if (!p->warned && !p->stopping) {
+    p->warned = TRUE;
+    queue_warning (p, GST_RESOURCE_ERROR_OPEN_WRITE, why, "The MQTT broker at %s:%d %s: "
+        "documents wait in a queue of %u (the oldest dropped past that) while the element "
+        "reconnects.", p->host, p->port, why, p->max_queued);
+  }
+  g_cond_broadcast (&p->cond);
 }
 
 static void
 on_connect (struct mosquitto *m, void *user, int rc)
 {
   FvPublisher *p = user;
-  if (rc != 0) {   /* refused: bad credentials, say; libmosquitto retries */
-    g_mutex_lock (&p->lock);
-    gboolean warn = !p->warned;
-    p->warned = TRUE;
-    g_mutex_unlock (&p->lock);
-    if (warn)
-      GST_ELEMENT_WARNING (p->element, RESOURCE, OPEN_WRITE,
-          ("The MQTT broker at %s:%d refused the connection: %s.", p->host, p->port,
-              mosquitto_connack_string (rc)), (NULL));
-    return;
-  }
   g_mutex_lock (&p->lock);
-  p->connected = TRUE;
-  const gboolean again = p->warned;
-  p->ever_connected = TRUE;
-  p->warned = FALSE;
-  const guint64 dropped = p->dropped;
-  const guint queued = p->queue.length;
-  g_cond_broadcast (&p->cond);
+  if (rc != 0) {   /* refused, or a CONNACK code no MQTT version has */
+    gchar *why = g_strdup_printf ("refused the connection (%s, CONNACK code %d)",
+        mosquitto_connack_string (rc), rc);
+    lose (p, why);
+    g_free (why);
+  } else {
+    const gboolean again = p->warned;
+    p->state = NET_UP;
+    p->connected = TRUE;
+    p->ever_connected = TRUE;
+    p->warned = FALSE;
+    p->backoff_s = 1;
+    p->last_progress = g_get_monotonic_time ();
+    GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "connected to the MQTT broker "
+        "%s:%d (%u documents waiting)", p->host, p->port, p->queue.length + p->inflight);
+    if (again)
+      queue_event (p, "connected");
+    g_cond_broadcast (&p->cond);
+  }
   g_mutex_unlock (&p->lock);
-  if (again)
-    post_event (p, "connected", dropped, queued);
 }
 
 static void
@@ -214,14 +380,14 @@ on_disconnect (struct mosquitto *m, void *user, int rc)
 {
   FvPublisher *p = user;
   g_mutex_lock (&p->lock);
-  const gboolean warn = p->connected && !p->stopping && !p->warned;
-  p->connected = FALSE;
-  p->down_since = g_get_monotonic_time ();
-  if (warn)
-    p->warned = TRUE;
+  if (!p->stopping) {
+    gchar *why = g_strdup_printf ("%s (%s)", p->ever_connected ? "is gone" : "is not reachable",
+        rc == MOSQ_ERR_ERRNO ? g_strerror (errno) : rc ? mosquitto_strerror (rc)
+        : "disconnected");
+    lose (p, why);
+    g_free (why);
+  }
   g_mutex_unlock (&p->lock);
-  if (warn)
-    warn_unreachable (p, "gone");
 }
 
 static void
@@ -232,10 +398,15 @@ on_publish (struct mosquitto *m, void *user, int mid)
   if (p->inflight)
     p->inflight--;
   p->delivered++;
+  p->stalls = 0;
+  p->last_progress = g_get_monotonic_time ();
   g_cond_broadcast (&p->cond);
   g_mutex_unlock (&p->lock);
+  GST_CAT_LOG_OBJECT (gst_metapublish_debug, p->element, "document %d delivered", mid);
 }
 
+/* Hands documents to libmosquitto while connected and fewer than WINDOW
+ * are unacknowledged. */
 static gpointer
 sender (gpointer data)
 {
@@ -244,33 +415,115 @@ sender (gpointer data)
   while (!p->stopping) {
     if (p->connected && p->inflight < WINDOW && p->queue.length) {
       gchar *doc = g_queue_pop_head (&p->queue);
+      const gsize n = strlen (doc);
+      p->queued_bytes -= n;
       p->inflight++;
       g_mutex_unlock (&p->lock);
-      int rc = mosquitto_publish (p->mosq, NULL, p->topic, (int) strlen (doc), doc, p->qos,
-          false);
+      int mid = 0;
+      int rc = mosquitto_publish (p->mosq, &mid, p->topic, (int) n, doc, p->qos, false);
       g_mutex_lock (&p->lock);
       if (rc == MOSQ_ERR_SUCCESS) {
+        GST_CAT_LOG_OBJECT (gst_metapublish_debug, p->element, "document %d (%" G_GSIZE_FORMAT
+            " bytes) handed over, %u waiting", mid, n, p->queue.length);
         g_free (doc);
-      } else {   /* not connected after all: it waits again, first in line */
+      } else if (rc == MOSQ_ERR_NO_CONN || rc == MOSQ_ERR_CONN_LOST || rc == MOSQ_ERR_ERRNO) {
+        /* not connected after all: it waits again, first in line */
         p->inflight--;
+        p->queued_bytes += n;
         g_queue_push_head (&p->queue, doc);
-        if (rc == MOSQ_ERR_NO_CONN)
-          p->connected = FALSE;
         g_cond_wait_until (&p->cond, &p->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 10);
+      } else {   /* this document cannot be sent (too large, say): dropped, said */
+        p->inflight--;
+        p->dropped++;
+        queue_warning (p, GST_RESOURCE_ERROR_WRITE, mosquitto_strerror (rc), "A document of %"
+            G_GSIZE_FORMAT " bytes could not be handed to MQTT (%s): dropped.", n,
+            mosquitto_strerror (rc));
+        g_free (doc);
       }
-      continue;
-    }
-    if (!p->ever_connected && !p->warned
-        && g_get_monotonic_time () - p->down_since > UNREACHABLE_AFTER_US) {
-      p->warned = TRUE;
-      g_mutex_unlock (&p->lock);
-      warn_unreachable (p, "not reachable");
-      g_mutex_lock (&p->lock);
       continue;
     }
     g_cond_wait_until (&p->cond, &p->lock, g_get_monotonic_time () + G_USEC_PER_SEC / 4);
   }
   g_mutex_unlock (&p->lock);
+  return NULL;
+}
+
+/* The network thread: connects, runs libmosquitto's loop a short while at a
+ * time, and on any failure (refused, a malformed reply, a failed TLS
+ * handshake, no answer to CONNECT, a broker that stopped acknowledging, a
+ * lost connection) drops the connection and tries again with back-off,
+ * forever, until the element stops it (a flag it checks at least every
+ * LOOP_MS: never cancelled). */
+static gpointer
+network (gpointer data)
+{
+  FvPublisher *p = data;
+  g_mutex_lock (&p->lock);
+  while (!p->stopping) {
+    const gint64 now = g_get_monotonic_time ();
+    if (p->state == NET_DOWN) {
+      if (now < p->next_try) {
+        g_cond_wait_until (&p->cond, &p->lock, MIN (p->next_try, now + LOOP_MS * 1000));
+        continue;
+      }
+      const gboolean first = !p->tried;
+      p->tried = TRUE;
+      p->state = NET_CONNECTING;
+      p->connect_started = now;
+      GST_CAT_DEBUG_OBJECT (gst_metapublish_debug, p->element, "connecting to %s:%d", p->host,
+          p->port);
+      g_mutex_unlock (&p->lock);
+      errno = 0;
+      int rc = first ? mosquitto_connect_async (p->mosq, p->host, p->port, (int) p->keepalive)
+          : mosquitto_reconnect_async (p->mosq);
+      const int e = errno;
+      g_mutex_lock (&p->lock);
+      if (rc != MOSQ_ERR_SUCCESS && p->state == NET_CONNECTING) {
+        gchar *why = g_strdup_printf ("is not reachable (%s)", rc == MOSQ_ERR_ERRNO && e
+            ? g_strerror (e) : mosquitto_strerror (rc));
+        lose (p, why);
+        g_free (why);
+      }
+      continue;
+    }
+    if (p->state == NET_CONNECTING && now - p->connect_started > CONNECT_TIMEOUT_US) {
+      lose (p, p->ever_connected ? "does not answer a new connection"
+          : "is not reachable (no answer to CONNECT)");
+      continue;
+    }
+    /* a broker that takes documents and never acknowledges (or, at QoS 0,
+     * stopped reading): the connection is dropped and made again */
+    if (p->state == NET_UP && p->inflight
+        && now - p->last_progress > (gint64) MAX (p->keepalive, 5) * G_USEC_PER_SEC) {
+      if (++p->stalls >= 3) {   /* never acknowledged over three connections: given up */
+        queue_warning (p, GST_RESOURCE_ERROR_WRITE, "no acknowledgement over three "
+            "connections", "%u documents sent to the MQTT broker at %s:%d were never "
+            "acknowledged: counted as dropped.", p->inflight, p->host, p->port);
+        p->dropped += p->inflight;
+        p->inflight = 0;
+        p->stalls = 0;
+      }
+      lose (p, "stopped acknowledging documents");
+      continue;
+    }
+    g_mutex_unlock (&p->lock);
+    int rc = mosquitto_loop (p->mosq, LOOP_MS, 1);
+    g_mutex_lock (&p->lock);
+    if (rc != MOSQ_ERR_SUCCESS && p->state != NET_DOWN && !p->stopping) {
+      gchar *why = g_strdup_printf ("%s (%s)", p->ever_connected ? "is gone"
+          : "is not reachable", rc == MOSQ_ERR_ERRNO ? g_strerror (errno)
+          : rc == MOSQ_ERR_PROTOCOL ? "a malformed reply" : rc == MOSQ_ERR_TLS
+          ? "the TLS handshake failed" : mosquitto_strerror (rc));
+      lose (p, why);
+      g_free (why);
+    }
+  }
+  const gboolean up = p->state != NET_DOWN;
+  g_mutex_unlock (&p->lock);
+  if (up) {   /* a polite goodbye, if the socket takes it at once */
+    mosquitto_disconnect (p->mosq);
+    mosquitto_loop (p->mosq, 0, 1);
+  }
   return NULL;
 }
 
@@ -292,10 +545,12 @@ mqtt_open (FvPublisher *p, const FvPublishSettings *s, GError **error)
   if (!p->mosq) {
     what = "a client";
   } else {
+    /* our threads call it: libmosquitto locks its state, and a document
+     * handed over wakes the network thread's wait */
+    mosquitto_threaded_set (p->mosq, true);
     mosquitto_connect_callback_set (p->mosq, on_connect);
     mosquitto_disconnect_callback_set (p->mosq, on_disconnect);
     mosquitto_publish_callback_set (p->mosq, on_publish);
-    mosquitto_reconnect_delay_set (p->mosq, 1, 30, true);
     mosquitto_max_inflight_messages_set (p->mosq, WINDOW);
     if (s->username && (rc = mosquitto_username_pw_set (p->mosq, s->username, s->password)))
       what = "the user name";
@@ -312,38 +567,33 @@ mqtt_open (FvPublisher *p, const FvPublishSettings *s, GError **error)
         "Cannot set up MQTT: %s: %s", what, rc ? mosquitto_strerror (rc) : "out of memory");
     return FALSE;
   }
-  p->down_since = g_get_monotonic_time ();
-  /* a broker not there yet is no error: the loop keeps trying */
-  rc = mosquitto_connect_async (p->mosq, p->host, p->port, (int) s->keepalive);
-  if (rc == MOSQ_ERR_INVAL) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "Cannot connect to %s:%d: %s", p->host, p->port, mosquitto_strerror (rc));
-    return FALSE;
-  }
-  if ((rc = mosquitto_loop_start (p->mosq)) != MOSQ_ERR_SUCCESS) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-        "Cannot start the MQTT client thread: %s", mosquitto_strerror (rc));
-    return FALSE;
-  }
+  p->keepalive = s->keepalive ? s->keepalive : 60;
+  p->backoff_s = 1;
+  p->state = NET_DOWN;
+  p->next_try = 0;
+  p->network = g_thread_new ("metapublish-net", network, p);
   p->sender = g_thread_new ("metapublish", sender, p);
+  GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "publishing to mqtt://%s:%d/%s at "
+      "QoS %d", p->host, p->port, p->topic, p->qos);
   return TRUE;
 }
 
+/* Stops both threads cooperatively: a flag, a broadcast, and joins. */
 static void
 mqtt_close (FvPublisher *p)
 {
-  if (p->sender) {
-    g_mutex_lock (&p->lock);
-    p->stopping = TRUE;
-    g_cond_broadcast (&p->cond);
-    g_mutex_unlock (&p->lock);
+  g_mutex_lock (&p->lock);
+  p->stopping = TRUE;
+  g_cond_broadcast (&p->cond);
+  g_mutex_unlock (&p->lock);
+  if (p->sender)
     g_thread_join (p->sender);
-  }
-  if (p->mosq) {
-    mosquitto_disconnect (p->mosq);
-    mosquitto_loop_stop (p->mosq, true);
+  if (p->network)
+    g_thread_join (p->network);
+  p->sender = p->network = NULL;
+  if (p->mosq)
     mosquitto_destroy (p->mosq);
-  }
+  p->mosq = NULL;
 }
 
 #endif /* FV_HAVE_MOSQUITTO */
@@ -356,8 +606,10 @@ fv_publisher_open (const FvPublishSettings *s, GstElement *element, GError **err
   g_mutex_init (&p->lock);
   g_cond_init (&p->cond);
   g_queue_init (&p->queue);
+  g_queue_init (&p->events);
   p->max_size = s->max_size;
   p->max_queued = MAX (1, s->max_queued);
+  p->max_bytes = fv_memory_limit ();
   p->qos = s->qos;
   const gchar *loc = s->location ? s->location : "-";
   gboolean ok;
@@ -381,7 +633,7 @@ fv_publisher_open (const FvPublishSettings *s, GstElement *element, GError **err
     ok = TRUE;
   } else {
     p->path = g_strdup (loc);
-    ok = open_file (p, "a", error);
+    ok = open_file (p, TRUE, error);
   }
   if (!ok) {
     p->element = NULL;   /* nothing was queued: no warning */
@@ -396,14 +648,46 @@ fv_publisher_send (FvPublisher *p, gchar *doc, GError **error)
 {
   if (p->file)
     return file_send (p, doc, error);
+  post_events (p);
+  const gsize n = strlen (doc);
   g_mutex_lock (&p->lock);
-  if (p->queue.length >= p->max_queued) {
-    g_free (g_queue_pop_head (&p->queue));
+  /* bounded in documents and in bytes (the memory limit): the oldest go */
+  guint gone = 0;
+  while (p->queue.length && (p->queue.length >= p->max_queued
+          || p->queued_bytes + n > p->max_bytes)) {
+    gchar *old = g_queue_pop_head (&p->queue);
+    p->queued_bytes -= strlen (old);
+    g_free (old);
     p->dropped++;
+    gone++;
   }
+  if (n > p->max_bytes) {   /* one document past the limit alone: refused */
+    p->dropped++;
+    g_mutex_unlock (&p->lock);
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "A document of %" G_GSIZE_FORMAT " bytes is larger than the memory limit of %"
+        G_GUINT64_FORMAT " bytes (FASTVISION_MAX_MEMORY_MB): dropped", n, p->max_bytes);
+    g_free (doc);
+    return TRUE;   /* the stream goes on; the caller warns */
+  }
+  if (gone)
+    GST_CAT_DEBUG_OBJECT (gst_metapublish_debug, p->element, "queue full (%u documents, %"
+        G_GUINT64_FORMAT " bytes): %u oldest dropped, %" G_GUINT64_FORMAT " in all",
+        p->queue.length, p->queued_bytes, gone, p->dropped);
+  const gboolean by_bytes = gone && p->queued_bytes + n > p->max_bytes / 2
+      && p->queue.length < p->max_queued - 1 && !p->warned_bytes;
+  if (by_bytes)
+    p->warned_bytes = TRUE;
   g_queue_push_tail (&p->queue, doc);
+  p->queued_bytes += n;
   g_cond_broadcast (&p->cond);
+  const guint64 bytes = p->queued_bytes;
   g_mutex_unlock (&p->lock);
+  if (by_bytes)
+    GST_ELEMENT_WARNING (p->element, RESOURCE, NO_SPACE_LEFT, ("The documents waiting for "
+            "the MQTT broker reached the memory limit (%" G_GUINT64_FORMAT " bytes, "
+            "FASTVISION_MAX_MEMORY_MB): the oldest are dropped.", p->max_bytes),
+        ("%" G_GUINT64_FORMAT " bytes queued", bytes));
   return TRUE;
 }
 
@@ -413,11 +697,19 @@ fv_publisher_flush (FvPublisher *p, gint64 timeout_us)
   if (p->file)
     return TRUE;
   const gint64 end = g_get_monotonic_time () + timeout_us;
+  post_events (p);
   g_mutex_lock (&p->lock);
-  while ((p->queue.length || p->inflight) && g_get_monotonic_time () < end)
+  while ((p->queue.length || p->inflight) && g_get_monotonic_time () < end) {
     g_cond_wait_until (&p->cond, &p->lock, MIN (end, g_get_monotonic_time () + 50000));
+    if (p->events.length) {
+      g_mutex_unlock (&p->lock);
+      post_events (p);
+      g_mutex_lock (&p->lock);
+    }
+  }
   const gboolean done = !p->queue.length && !p->inflight;
   g_mutex_unlock (&p->lock);
+  post_events (p);
   return done;
 }
 
@@ -439,17 +731,22 @@ fv_publisher_close (FvPublisher *p, guint64 *delivered, guint64 *dropped)
 #if FV_HAVE_MOSQUITTO
   mqtt_close (p);
 #endif
+  post_events (p);   /* what the network threads said before they stopped */
   guint left = p->queue.length + p->inflight;
   if (left && p->element)
     GST_ELEMENT_WARNING (p->element, RESOURCE, WRITE,
         ("%u documents had not reached the MQTT broker at %s:%d when the element stopped; "
             "they are counted as dropped.", left, p->host, p->port), (NULL));
   p->dropped += left;
+  if (p->element)
+    GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "closed: %" G_GUINT64_FORMAT
+        " documents delivered, %" G_GUINT64_FORMAT " dropped", p->delivered, p->dropped);
   if (delivered)
     *delivered = p->delivered;
   if (dropped)
     *dropped = p->dropped;
   g_queue_clear_full (&p->queue, g_free);
+  g_queue_clear_full (&p->events, (GDestroyNotify) gst_message_unref);
   if (p->file && !p->is_stdout)
     fclose (p->file);
   g_free (p->path);

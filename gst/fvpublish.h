@@ -10,6 +10,9 @@
 
 G_BEGIN_DECLS
 
+/* metapublish's debug category, which the publisher logs to */
+GST_DEBUG_CATEGORY_EXTERN (gst_metapublish_debug);
+
 typedef struct {
   gchar *location;              /* a path, "-", or mqtt://HOST[:PORT]/TOPIC */
   guint64 max_size;             /* files: rotate past this many bytes (0: never) */
@@ -33,7 +36,10 @@ FvPublisher *fv_publisher_open (const FvPublishSettings *s, GstElement *element,
     GError **error);
 
 /* Hands one document over (takes it); never blocks on the network. FALSE
- * after a write error on a file, with *error set. */
+ * after a write error on a file, with *error set; TRUE with *error set
+ * when the document alone is past the memory limit (dropped, counted).
+ * Posts the warnings and messages the network threads left (they post
+ * none themselves, so that no bus sync handler runs on them). */
 gboolean fv_publisher_send (FvPublisher *p, gchar *doc, GError **error);
 
 /* MQTT: waits up to timeout_us for the queued and unacknowledged documents

@@ -71,10 +71,6 @@ enum {
 #define FORMATS "{ GRAY8, I420, NV12, Y444 }"
 #define CUDA_FORMATS "{ I420, NV12, Y444 }"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 
 #define GST_TYPE_AUTOFILL_CONNECTIVITY (gst_autofill_connectivity_get_type ())
 static GType
@@ -411,8 +407,8 @@ gst_autofill_class_init (GstAutofillClass *klass)
       "Fills closed contours with no seed: everything that cannot reach the frame border "
       "through background is filled (parallel reverse fill with union-find on the CPU, "
       "tiled union-find labelling on an NVIDIA GPU)", FV_AUTHOR);
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
+      FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), FV_FILL_MAX_SIDE);
 
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_autofill_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_autofill_release);
@@ -424,6 +420,7 @@ gst_autofill_class_init (GstAutofillClass *klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_AUTOFILL_CONNECTIVITY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_AUTOFILL_OUTPUT, 0);
+  gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), TRUE);
 }
 
 static void

@@ -54,10 +54,6 @@ enum {
 #define FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444 }"
 #define CUDA_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, I420, NV12, Y444 }"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 
 #define GST_TYPE_FFT_CONVOLVE_BORDER (gst_fft_convolve_border_get_type ())
 static GType
@@ -180,14 +176,25 @@ refuse_kernel (GstFftConvolve *self, const gchar *source, const gchar *why)
       NULL, "Cannot use %s: %s.", source ? source : "the kernel", why);
 }
 
-/* The kernels and what they came from, or FALSE after refusing them. */
+/* The kernels and what they came from, or FALSE after refusing them: a file
+ * that is not there or cannot be opened as filesrc says it (NOT_FOUND,
+ * OPEN_READ, the path in the debug part), one whose content is no kernel
+ * as a bad setting. */
 static gboolean
 load_or_refuse (GstFftConvolve *self, FvKernelGrid *g, gboolean *is_grid, gchar **source)
 {
   GError *err = NULL;
   if (load_kernels (self, g, is_grid, source, &err))
     return TRUE;
-  refuse_kernel (self, NULL, err->message);
+  GST_OBJECT_LOCK (self);
+  gchar *path = g_strdup (self->grid_path ? self->grid_path : self->kernel_path);
+  GST_OBJECT_UNLOCK (self);
+  gchar *debug = NULL;
+  const gint code = gst_fv_filter_file_error (path, err, GST_RESOURCE_ERROR_SETTINGS, &debug);
+  gst_fv_filter_refuse (GST_FV_FILTER (self), GST_RESOURCE_ERROR, code, debug,
+      "Cannot use the kernel: %s.", err->message);
+  g_free (debug);
+  g_free (path);
   g_error_free (err);
   g_clear_pointer (source, g_free);
   return FALSE;
@@ -462,8 +469,8 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   gst_element_class_set_static_metadata (element_class, "FFT convolution",
       "Filter/Effect/Video", "2D convolution with any kernel by FFT (FFTW3 on the CPU, "
       "cuFFT on the GPU) or direct summation, whichever is cheaper", FV_AUTHOR);
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
+      FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), G_MAXINT);
 
   fv_class->luma_only = TRUE;   /* YUV: the luma plane; the chroma passes through */
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_fft_convolve_rebuild);
@@ -473,6 +480,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_FFT_CONVOLVE_BORDER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_FFT_CONVOLVE_METHOD, 0);
+  gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), FALSE);
 }
 
 static void

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 #include "gstfvfilter.h"
 #include "fv_file.h"
 #include "fv_memory.h"
@@ -14,7 +18,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_fv_filter_debug);
 
 enum {
   PROP_0,
-  PROP_BACKEND,
   PROP_ACTIVE_BACKEND,
   PROP_DEVICE_ID,
   PROP_CUDA_DEVICE_ID,
@@ -180,10 +183,6 @@ gst_fv_filter_set_property (GObject *object, guint prop_id, const GValue *value,
   GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (object));
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
-    case PROP_BACKEND:
-      priv->backend = g_value_get_enum (value);
-      priv->device_changed = TRUE;
-      break;
     case PROP_DEVICE_ID:
     case PROP_CUDA_DEVICE_ID:
       priv->device_id = g_value_get_int (value);
@@ -210,7 +209,6 @@ gst_fv_filter_get_property (GObject *object, guint prop_id, GValue *value, GPara
   GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (object));
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
-    case PROP_BACKEND: g_value_set_enum (value, priv->backend); break;
     case PROP_ACTIVE_BACKEND: g_value_set_enum (value, fv_device_active_backend (&priv->dev)); break;
     case PROP_DEVICE_ID: g_value_set_int (value, MAX (priv->device_id, 0)); break;
     case PROP_CUDA_DEVICE_ID: g_value_set_int (value, priv->device_id); break;
@@ -400,6 +398,42 @@ const gchar *
 gst_fv_filter_why (fv_status st)
 {
   return st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st);
+}
+
+gint
+gst_fv_filter_file_error (const gchar *path, const GError *err, gint content_code,
+    gchar **debug)
+{
+  gint code = content_code;
+  const gchar *reason = NULL;
+  /* INVAL is the readers' word for content (and for a file that is no
+   * regular one, which the look at the path below tells) */
+  if (err && err->domain == G_FILE_ERROR && err->code != G_FILE_ERROR_INVAL) {
+    code = err->code == G_FILE_ERROR_NOENT || err->code == G_FILE_ERROR_NOTDIR
+        || err->code == G_FILE_ERROR_NAMETOOLONG ? GST_RESOURCE_ERROR_NOT_FOUND
+        : GST_RESOURCE_ERROR_OPEN_READ;
+    reason = err->message;
+  } else if (path) {
+    GStatBuf st;
+    if (g_stat (path, &st) != 0) {
+      const int e = errno;
+      code = e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG ? GST_RESOURCE_ERROR_NOT_FOUND
+          : GST_RESOURCE_ERROR_OPEN_READ;
+      reason = g_strerror (e);
+    } else if (!S_ISREG (st.st_mode)) {
+      code = GST_RESOURCE_ERROR_OPEN_READ;
+      reason = "not a regular file";
+    } else if (g_access (path, R_OK) != 0) {
+      code = GST_RESOURCE_ERROR_OPEN_READ;
+      reason = g_strerror (errno);
+    } else {
+      reason = err ? err->message : "its content is refused";
+    }
+  }
+  gchar *shown = path ? g_filename_display_name (path) : g_strdup ("(none)");
+  *debug = g_strdup_printf ("file %s: %s", shown, reason ? reason : "its content is refused");
+  g_free (shown);
+  return code;
 }
 
 GstFlowReturn
@@ -897,6 +931,23 @@ warn_refused_caps (GstFvFilter *self, GstCaps *offered)
   GstFvFilterPrivate *priv = PRIV (self);
   if (priv->warned_caps || !offered || gst_caps_is_empty (offered) || gst_caps_is_any (offered))
     return;
+  /* a size past the largest side: said with the size (the caps' first
+   * structure that has one) */
+  const gint max_side = GST_FV_FILTER_GET_CLASS (self)->max_side;
+  for (guint i = 0; max_side > 0 && i < gst_caps_get_size (offered); i++) {
+    const GstStructure *st = gst_caps_get_structure (offered, i);
+    gint w = 0, h = 0;
+    if (!gst_structure_get_int (st, "width", &w) || !gst_structure_get_int (st, "height", &h))
+      continue;
+    if (w <= max_side && h <= max_side)
+      break;
+    priv->warned_caps = TRUE;
+    GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+        ("%s takes frames of at most %dx%d pixels; offered %dx%d (scale or crop the video "
+            "before it).", GST_ELEMENT_NAME (self), max_side, max_side, w, h),
+        ("offered: %" GST_PTR_FORMAT, offered));
+    return;
+  }
   priv->warned_caps = TRUE;
   GstCaps *ours = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
   GString *formats = g_string_new (NULL);
@@ -920,6 +971,23 @@ warn_refused_caps (GstFvFilter *self, GstCaps *offered)
   gst_caps_unref (ours);
 }
 
+/* Only for a size: formats are said by accept-caps, once the caps are
+ * fixed. */
+static void
+warn_refused_size (GstFvFilter *self, GstCaps *offered)
+{
+  const gint max_side = GST_FV_FILTER_GET_CLASS (self)->max_side;
+  for (guint i = 0; max_side > 0 && i < gst_caps_get_size (offered); i++) {
+    const GstStructure *st = gst_caps_get_structure (offered, i);
+    gint w = 0, h = 0;
+    if (gst_structure_get_int (st, "width", &w) && gst_structure_get_int (st, "height", &h)
+        && (w > max_side || h > max_side)) {
+      warn_refused_caps (self, offered);
+      return;
+    }
+  }
+}
+
 static gboolean
 gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
@@ -935,6 +1003,16 @@ gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuer
     gst_query_parse_accept_caps_result (query, &ok);
     if (!ok && caps && gst_caps_is_fixed (caps))
       warn_refused_caps (GST_FV_FILTER (trans), caps);
+  }
+  /* upstream asks what we take for what it can give: nothing in common,
+   * and what it gives is one size, is a size we cannot take (the caps
+   * query fails negotiation before any accept-caps query) */
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *filter, *result;
+    gst_query_parse_caps (query, &filter);
+    gst_query_parse_caps_result (query, &result);
+    if (filter && result && gst_caps_is_empty (result) && !gst_caps_is_empty (filter))
+      warn_refused_size (GST_FV_FILTER (trans), filter);
   }
   if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency,
@@ -969,6 +1047,72 @@ gst_fv_filter_constructed (GObject *object)
     gst_base_transform_set_in_place (GST_BASE_TRANSFORM (object), TRUE);
 }
 
+/* `backend` belongs to each element's class (its values are the
+ * element's own): the element's set_property and get_property are wrapped
+ * so that the base class handles it, and pass every other id on. */
+#define PROP_OWN_BACKEND 0x7f00
+
+static void
+own_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstFvFilterClass *k = g_type_class_peek (pspec->owner_type);
+  if (prop_id != PROP_OWN_BACKEND) {
+    k->chain_set_property (object, prop_id, value, pspec);
+    return;
+  }
+  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (object));
+  GST_OBJECT_LOCK (object);
+  priv->backend = g_value_get_enum (value);
+  priv->device_changed = TRUE;
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+own_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstFvFilterClass *k = g_type_class_peek (pspec->owner_type);
+  if (prop_id != PROP_OWN_BACKEND) {
+    k->chain_get_property (object, prop_id, value, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK (object);
+  g_value_set_enum (value, PRIV (GST_FV_FILTER (object))->backend);
+  GST_OBJECT_UNLOCK (object);
+}
+
+void
+gst_fv_filter_class_install_backend (GstFvFilterClass *klass, gboolean with_hybrid)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  klass->chain_set_property = gobject_class->set_property;
+  klass->chain_get_property = gobject_class->get_property;
+  gobject_class->set_property = own_set_property;
+  gobject_class->get_property = own_get_property;
+  g_object_class_install_property (gobject_class, PROP_OWN_BACKEND,
+      g_param_spec_enum ("backend", "Backend", with_hybrid
+          ? "Where to compute: auto picks CUDA when a usable GPU is present; hybrid, the CPU "
+          "and the GPU on alternate frames" : "Where to compute: auto picks CUDA when a "
+          "usable GPU is present", with_hybrid ? GST_TYPE_FV_BACKEND_HYBRID
+          : GST_TYPE_FV_BACKEND, GST_FV_BACKEND_AUTO, FV_PARAM_CONTROLLABLE));
+}
+
+void
+gst_fv_filter_class_add_templates (GstFvFilterClass *klass, const gchar *caps, gint max_side)
+{
+  GstCaps *c = gst_caps_from_string (caps);
+  c = gst_caps_make_writable (c);
+  for (guint i = 0; i < gst_caps_get_size (c); i++)
+    gst_structure_set (gst_caps_get_structure (c, i), "width", GST_TYPE_INT_RANGE, 1, max_side,
+        "height", GST_TYPE_INT_RANGE, 1, max_side, NULL);
+  klass->max_side = max_side;
+  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
+  gst_element_class_add_pad_template (ec, gst_pad_template_new ("sink", GST_PAD_SINK,
+          GST_PAD_ALWAYS, c));
+  gst_element_class_add_pad_template (ec, gst_pad_template_new ("src", GST_PAD_SRC,
+          GST_PAD_ALWAYS, c));
+  gst_caps_unref (c);
+}
+
 static void
 gst_fv_filter_class_init (GstFvFilterClass *klass)
 {
@@ -984,10 +1128,6 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
   gobject_class->finalize = gst_fv_filter_finalize;
   gobject_class->constructed = gst_fv_filter_constructed;
 
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Where to compute: auto picks CUDA when a usable GPU is present",
-          GST_TYPE_FV_BACKEND, GST_FV_BACKEND_AUTO, rw));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       g_param_spec_enum ("active-backend", "Active backend",
           "The backend in use (none until the element starts)",
@@ -1033,6 +1173,7 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_FV_FILTER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_FV_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_FV_BACKEND_HYBRID, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_FV_ACTIVE_BACKEND, 0);
 }
 

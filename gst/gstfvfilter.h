@@ -86,10 +86,29 @@ struct _GstFvFilterClass {
    * is mapped for writing only when writes_in_place says so); the base
    * class sets that up for every instance. */
   gboolean in_place;
+  /* the largest width or height the element takes (its templates say so) */
+  gint max_side;
   /* The element's own debug category (GST_DEBUG=satfilter:5 and the like):
    * the base class logs its rebuilds and frames there too. */
   GstDebugCategory *debug;
+  /* the element's own set_property and get_property, which the base class
+   * wraps to handle `backend` (gst_fv_filter_class_install_backend) */
+  void (*chain_set_property) (GObject *object, guint prop_id, const GValue *value,
+      GParamSpec *pspec);
+  void (*chain_get_property) (GObject *object, guint prop_id, GValue *value,
+      GParamSpec *pspec);
 };
+
+/* Every element calls this at the end of its class_init, once its
+ * set_property and get_property are set: it installs `backend` with the
+ * element's own values (hybrid only with with_hybrid). */
+void gst_fv_filter_class_install_backend (GstFvFilterClass *klass, gboolean with_hybrid);
+
+/* The element's sink and src templates: caps (FV_FILTER_CAPS) with width
+ * and height bounded by the largest side its kernel takes, so that
+ * negotiation fails early, and says why (a warning naming the size). */
+void gst_fv_filter_class_add_templates (GstFvFilterClass *klass, const gchar *caps,
+    gint max_side);
 
 /* For rebuild, the one way to say that the new plans cannot be made. The
  * rule is the base class's: while plans for the same format and device run
@@ -102,6 +121,15 @@ void gst_fv_filter_refuse (GstFvFilter *filter, GQuark domain, gint code, const 
 /* Why a kernel call failed, for a message: the kernel's own words for a
  * request it found invalid (fv_last_error), else the status's name. */
 const gchar *gst_fv_filter_why (fv_status st);
+
+/* GStreamer's resource error code for a file an element was told to read
+ * (a cascade, a kernel) and could not use, as filesrc's: NOT_FOUND when it
+ * is not there, OPEN_READ when it cannot be opened or is no regular file,
+ * content_code when it was read but its content is refused. err (may be
+ * NULL) is the reader's error; without a G_FILE_ERROR the file at path is
+ * looked at. *debug (g_free it): the path and the system's reason. */
+gint gst_fv_filter_file_error (const gchar *path, const GError *err, gint content_code,
+    gchar **debug);
 
 /* For process: posts the error for a kernel call that failed on a frame
  * (STREAM FAILED, "FORMAT: why.", the kernel's last error as debug) and

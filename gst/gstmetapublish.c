@@ -29,7 +29,7 @@
  * `stream-name`). MQTT never blocks the streaming thread: documents wait in
  * a queue of at most `max-queued` (the oldest is dropped and counted in
  * `dropped` when it is full) and a thread of the element's own hands them to
- * the broker at `qos` 0 or 1. When the broker is unreachable or goes away
+ * the broker at `mqtt-qos` 0 or 1. When the broker is unreachable or goes away
  * the element posts one warning, keeps the pipeline running and reconnects
  * with back-off (1 s doubling to 30 s); when it answers again an element
  * message "metapublish" with event "connected" goes on the bus. At EOS it
@@ -52,6 +52,7 @@
  *     vjdetect ! metapublish location=faces.jsonl max-size=10000000 ! fakesink
  * ]| Detections as JSON lines in a file that never grows past 20 MB in all.
  */
+#include <math.h>
 #include <string.h>
 #include <json-glib/json-glib.h>
 #include <gst/base/gstbasetransform.h>
@@ -62,7 +63,7 @@
 #include <gst/analytics/analytics.h>
 #endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_metapublish_debug);
+GST_DEBUG_CATEGORY (gst_metapublish_debug);
 #define GST_CAT_DEFAULT gst_metapublish_debug
 
 #define GST_TYPE_METAPUBLISH (gst_metapublish_get_type ())
@@ -122,10 +123,60 @@ GST_ELEMENT_REGISTER_DEFINE (metapublish, "metapublish", GST_RANK_NONE, GST_TYPE
 
 static void add_value (JsonBuilder *b, const GValue *v);
 
+/* Text as JSON takes it: valid UTF-8 (other bytes become U+FFFD) and no
+ * control characters (each becomes U+FFFD too: json-glib would write some
+ * of them raw, which no JSON parser accepts). */
+static gchar *
+json_text (const gchar *s)
+{
+  if (!s)
+    return g_strdup ("");
+  gchar *v = g_utf8_make_valid (s, -1);
+  gboolean control = FALSE;
+  for (const guchar *c = (const guchar *) v; *c && !control; c++)
+    control = *c < 0x20 || *c == 0x7f;
+  if (!control)
+    return v;
+  GString *out = g_string_sized_new (strlen (v) + 8);
+  for (const guchar *c = (const guchar *) v; *c; c++)
+    if (*c < 0x20 || *c == 0x7f)
+      g_string_append (out, "\xef\xbf\xbd");
+    else
+      g_string_append_c (out, (gchar) *c);
+  g_free (v);
+  return g_string_free (out, FALSE);
+}
+
+static void
+add_string (JsonBuilder *b, const gchar *s)
+{
+  gchar *t = json_text (s);
+  json_builder_add_string_value (b, t);
+  g_free (t);
+}
+
+static void
+add_name (JsonBuilder *b, const gchar *s)
+{
+  gchar *t = json_text (s);
+  json_builder_set_member_name (b, t);
+  g_free (t);
+}
+
+/* JSON has no NaN or infinity: null */
+static void
+add_double (JsonBuilder *b, gdouble d)
+{
+  if (isfinite (d))
+    json_builder_add_double_value (b, d);
+  else
+    json_builder_add_null_value (b);
+}
+
 static gboolean
 add_field (GQuark field, const GValue *v, gpointer data)
 {
-  json_builder_set_member_name (data, g_quark_to_string (field));
+  add_name (data, g_quark_to_string (field));
   add_value (data, v);
   return TRUE;
 }
@@ -147,12 +198,20 @@ add_value (JsonBuilder *b, const GValue *v)
   if (t == G_TYPE_INT) json_builder_add_int_value (b, g_value_get_int (v));
   else if (t == G_TYPE_UINT) json_builder_add_int_value (b, g_value_get_uint (v));
   else if (t == G_TYPE_INT64) json_builder_add_int_value (b, g_value_get_int64 (v));
+  else if (t == G_TYPE_UINT64 && g_value_get_uint64 (v) > G_MAXINT64) {
+    /* past json-glib's integers: the exact digits, as a string */
+    gchar *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, g_value_get_uint64 (v));
+    json_builder_add_string_value (b, digits);
+    g_free (digits);
+  }
   else if (t == G_TYPE_UINT64) json_builder_add_int_value (b, (gint64) g_value_get_uint64 (v));
   else if (t == G_TYPE_LONG) json_builder_add_int_value (b, g_value_get_long (v));
-  else if (t == G_TYPE_DOUBLE) json_builder_add_double_value (b, g_value_get_double (v));
-  else if (t == G_TYPE_FLOAT) json_builder_add_double_value (b, g_value_get_float (v));
+  else if (t == G_TYPE_ULONG && g_value_get_ulong (v) <= G_MAXINT64)
+    json_builder_add_int_value (b, (gint64) g_value_get_ulong (v));
+  else if (t == G_TYPE_DOUBLE) add_double (b, g_value_get_double (v));
+  else if (t == G_TYPE_FLOAT) add_double (b, g_value_get_float (v));
   else if (t == G_TYPE_BOOLEAN) json_builder_add_boolean_value (b, g_value_get_boolean (v));
-  else if (t == G_TYPE_STRING) json_builder_add_string_value (b, g_value_get_string (v));
+  else if (t == G_TYPE_STRING) add_string (b, g_value_get_string (v));
   else if (t == GST_TYPE_STRUCTURE) add_structure (b, gst_value_get_structure (v));
   else if (t == GST_TYPE_LIST || t == GST_TYPE_ARRAY) {
     const gboolean list = t == GST_TYPE_LIST;
@@ -163,7 +222,7 @@ add_value (JsonBuilder *b, const GValue *v)
     json_builder_end_array (b);
   } else {
     gchar *s = gst_value_serialize (v);
-    json_builder_add_string_value (b, s ? s : "");
+    add_string (b, s ? s : "");
     g_free (s);
   }
 }
@@ -183,7 +242,7 @@ add_region (JsonBuilder *b, const GstVideoRegionOfInterestMeta *m)
 {
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, g_quark_to_string (m->roi_type));
+  add_string (b, g_quark_to_string (m->roi_type));
   json_builder_set_member_name (b, "id");
   json_builder_add_int_value (b, m->id);
   json_builder_set_member_name (b, "x");
@@ -197,7 +256,7 @@ add_region (JsonBuilder *b, const GstVideoRegionOfInterestMeta *m)
   json_builder_set_member_name (b, "params");
   json_builder_begin_object (b);
   for (GList *l = m->params; l; l = l->next) {
-    json_builder_set_member_name (b, gst_structure_get_name (l->data));
+    add_name (b, gst_structure_get_name (l->data));
     add_structure (b, l->data);
   }
   json_builder_end_object (b);
@@ -224,7 +283,7 @@ add_objects (JsonBuilder *b, GstBuffer *buf)
       continue;
     json_builder_begin_object (b);
     json_builder_set_member_name (b, "type");
-    json_builder_add_string_value (b, g_quark_to_string (gst_analytics_od_mtd_get_obj_type (&od)));
+    add_string (b, g_quark_to_string (gst_analytics_od_mtd_get_obj_type (&od)));
     json_builder_set_member_name (b, "id");
     json_builder_add_int_value (b, gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od));
     json_builder_set_member_name (b, "x");
@@ -236,7 +295,7 @@ add_objects (JsonBuilder *b, GstBuffer *buf)
     json_builder_set_member_name (b, "height");
     json_builder_add_int_value (b, h);
     json_builder_set_member_name (b, "confidence");
-    json_builder_add_double_value (b, conf);
+    add_double (b, conf);
     json_builder_end_object (b);
   }
   json_builder_end_array (b);
@@ -266,7 +325,7 @@ document (GstMetapublish *self, GstBuffer *buf, const gchar *stream)
   JsonBuilder *b = json_builder_new ();
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "stream");
-  json_builder_add_string_value (b, stream);
+  add_string (b, stream);
   json_builder_set_member_name (b, "frame");
   json_builder_add_int_value (b, (gint64) self->frame);
   add_time (b, "pts", GST_BUFFER_PTS (buf));
@@ -308,6 +367,19 @@ document (GstMetapublish *self, GstBuffer *buf, const gchar *stream)
 
 /* ---- the element ---- */
 
+/* An error or warning with the publisher's own code (NOT_FOUND, OPEN_WRITE,
+ * NO_SPACE_LEFT, SETTINGS...), as filesink's, and the location in the
+ * debug part. */
+static void
+post_gerror (GstMetapublish *self, GstMessageType type, const GError *err)
+{
+  GST_OBJECT_LOCK (self);
+  gchar *debug = g_strdup_printf ("location=%s", self->set.location ? self->set.location : "-");
+  GST_OBJECT_UNLOCK (self);
+  gst_element_message_full (GST_ELEMENT (self), type, err->domain, err->code,
+      g_strdup (err->message), debug, __FILE__, GST_FUNCTION, __LINE__);
+}
+
 static GstFlowReturn
 gst_metapublish_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
@@ -323,17 +395,23 @@ gst_metapublish_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
     rt = (GstClockTime) g_get_monotonic_time () * 1000;
   if (take && rate > 0) {
     take = !GST_CLOCK_TIME_IS_VALID (self->next_allowed) || rt >= self->next_allowed;
-    if (take)
-      self->next_allowed = rt + (GstClockTime) (GST_SECOND / rate);
+    if (take) {
+      /* a rate so low that the next document is past any running time: none */
+      const gdouble gap = (gdouble) GST_SECOND / rate;
+      self->next_allowed = gap >= (gdouble) (G_MAXUINT64 - 1 - rt) ? G_MAXUINT64 - 1
+          : rt + (GstClockTime) gap;
+    }
   }
   GstFlowReturn ret = GST_FLOW_OK;
   if (take) {
     GError *err = NULL;
     if (!fv_publisher_send (self->pub, document (self, buf, stream), &err)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s", err->message), (NULL));
-      g_error_free (err);
+      post_gerror (self, GST_MESSAGE_ERROR, err);
       ret = GST_FLOW_ERROR;
+    } else if (err) {
+      post_gerror (self, GST_MESSAGE_WARNING, err);
     }
+    g_clear_error (&err);
   }
   self->frame++;
   g_free (stream);
@@ -360,7 +438,7 @@ gst_metapublish_start (GstBaseTransform *trans)
   self->pub = fv_publisher_open (&s, GST_ELEMENT (self), &err);
   GST_OBJECT_UNLOCK (self);
   if (!self->pub) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
+    post_gerror (self, GST_MESSAGE_ERROR, err);
     g_error_free (err);
     return FALSE;
   }
@@ -522,7 +600,7 @@ gst_metapublish_class_init (GstMetapublishClass *klass)
           "broker at most; past it the oldest is dropped and counted", 1, 10000000,
           DEFAULT_MAX_QUEUED, rw));
   g_object_class_install_property (gobject_class, PROP_QOS,
-      g_param_spec_int ("qos", "QoS", "MQTT quality of service: 0 (at most once) or 1 (at "
+      g_param_spec_int ("mqtt-qos", "MQTT QoS", "MQTT quality of service: 0 (at most once) or 1 (at "
           "least once: acknowledged, resent after a reconnection)", 0, 1, 1, rw));
   g_object_class_install_property (gobject_class, PROP_CLIENT_ID,
       g_param_spec_string ("client-id", "Client id", "MQTT client id (unset: "

@@ -108,6 +108,11 @@ G_DECLARE_FINAL_TYPE (GstRoitrack, gst_roitrack, GST, ROITRACK, GstBaseTransform
 #define MAX_DELAY 300
 /* frames without a mark before the warning that every frame is blurred */
 #define UNMARKED_WARNING 30
+/* detections in one frame and tracks at once at most: past them a frame is
+ * blurred whole (fail-closed), with a warning, instead of memory and time
+ * without bound */
+#define MAX_DETECTIONS 4096
+#define MAX_TRACKS 4096
 
 typedef struct {
   guint id;
@@ -165,6 +170,9 @@ struct _GstRoitrack {
   guint next_id;
   guint unmarked;          /* frames in a row without a detector's mark */
   gboolean warned;
+  gboolean warned_dropped; /* the warning for a frame whose regions went missing */
+  gboolean overflow;       /* this frame had more than the tracker takes */
+  gboolean warned_overflow;
 };
 
 enum {
@@ -220,12 +228,6 @@ typedef struct {
   gdouble score;
 } Pair;
 
-static gint
-by_score (gconstpointer a, gconstpointer b)
-{
-  const gdouble x = ((const Pair *) a)->score, y = ((const Pair *) b)->score;
-  return x < y ? 1 : x > y ? -1 : 0;
-}
 
 /* Every track one frame along its path; a coasting box grows. */
 static void
@@ -277,21 +279,145 @@ detected (GstRoitrack *self, Track *t, const Box *b)
   t->hits++;
 }
 
+/* Candidate pairs kept per track at most: the association stays bounded
+ * however many detections overlap one track. */
+#define PAIRS_PER_TRACK 32
+
+static gint
+by_score_then_order (gconstpointer a, gconstpointer b)
+{
+  const Pair *p = a, *q = b;
+  if (p->score != q->score)
+    return p->score < q->score ? 1 : -1;
+  if (p->t != q->t)
+    return p->t < q->t ? -1 : 1;
+  return p->d < q->d ? -1 : p->d > q->d;
+}
+
+/* Identical detections (a detector that reports one box twice, or an
+ * attacker's thousands) are one: one track per box. */
+static void
+dedupe (GArray *dets)
+{
+  if (dets->len < 2)
+    return;
+  GHashTable *seen = g_hash_table_new (g_bytes_hash, g_bytes_equal);
+  GArray *kept = g_array_sized_new (FALSE, FALSE, sizeof (Box), dets->len);
+  GPtrArray *keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  for (guint d = 0; d < dets->len; d++) {
+    GBytes *k = g_bytes_new (&g_array_index (dets, Box, d), sizeof (Box));
+    g_ptr_array_add (keys, k);
+    if (g_hash_table_add (seen, k))
+      g_array_append_val (kept, g_array_index (dets, Box, d));
+  }
+  g_array_set_size (dets, 0);
+  g_array_append_vals (dets, kept->data, kept->len);
+  g_array_unref (kept);
+  g_hash_table_unref (seen);
+  g_ptr_array_unref (keys);
+}
+
+/* The pairs (track, detection) that overlap by at least min_iou, found
+ * through a grid of cells as large as the largest detection (each
+ * detection in at most four cells; a track looks at the cells its box
+ * covers), at most PAIRS_PER_TRACK best a track: near-linear in tracks
+ * and detections where boxes are spread, bounded where they pile up. */
+static GArray *
+candidate_pairs (GArray *tracks, GArray *dets, gdouble min_iou)
+{
+  GArray *pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
+  if (!tracks->len || !dets->len)
+    return pairs;
+  gdouble cell = 16;
+  for (guint d = 0; d < dets->len; d++) {
+    const Box *b = &g_array_index (dets, Box, d);
+    cell = MAX (cell, MAX (b->w, b->h));
+  }
+  GHashTable *grid = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+      (GDestroyNotify) g_array_unref);
+#define CELL_KEY(cx, cy) (((gint64) (cx) << 32) ^ (gint64) (guint32) (cy))
+  for (guint d = 0; d < dets->len; d++) {
+    const Box *b = &g_array_index (dets, Box, d);
+    const gint64 x0 = (gint64) floor (b->x / cell), x1 = (gint64) floor ((b->x + b->w) / cell);
+    const gint64 y0 = (gint64) floor (b->y / cell), y1 = (gint64) floor ((b->y + b->h) / cell);
+    for (gint64 cy = y0; cy <= y1; cy++)
+      for (gint64 cx = x0; cx <= x1; cx++) {
+        gint64 key = CELL_KEY (cx, cy);
+        GArray *list = g_hash_table_lookup (grid, &key);
+        if (!list) {
+          list = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_hash_table_insert (grid, g_memdup2 (&key, sizeof key), list);
+        }
+        g_array_append_val (list, d);
+      }
+  }
+  guint *stamp = g_new0 (guint, dets->len);
+  Pair best[PAIRS_PER_TRACK];
+  for (guint t = 0; t < tracks->len; t++) {
+    const Track *tr = &g_array_index (tracks, Track, t);
+    const Box pb = { tr->x, tr->y, tr->w, tr->h };
+    guint n = 0;
+    /* a track far larger than the cells (coasted and grown) looks at every
+     * cell its box covers, at most the grid's */
+    const gint64 x0 = (gint64) floor (pb.x / cell), x1 = (gint64) floor ((pb.x + pb.w) / cell);
+    const gint64 y0 = (gint64) floor (pb.y / cell), y1 = (gint64) floor ((pb.y + pb.h) / cell);
+    const gboolean all = (x1 - x0 + 1) * (y1 - y0 + 1) > (gint64) g_hash_table_size (grid);
+    GHashTableIter it;
+    gpointer key, value;
+    if (all)
+      g_hash_table_iter_init (&it, grid);
+    for (gint64 cy = y0, cx = x0;;) {
+      GArray *list;
+      if (all) {
+        if (!g_hash_table_iter_next (&it, &key, &value))
+          break;
+        list = value;
+      } else {
+        if (cy > y1)
+          break;
+        gint64 k = CELL_KEY (cx, cy);
+        list = g_hash_table_lookup (grid, &k);
+        if (++cx > x1) {
+          cx = x0;
+          cy++;
+        }
+        if (!list)
+          continue;
+      }
+      for (guint i = 0; i < list->len; i++) {
+        const guint d = g_array_index (list, guint, i);
+        if (stamp[d] == t + 1)
+          continue;
+        stamp[d] = t + 1;
+        Pair p = { t, d, iou (&pb, &g_array_index (dets, Box, d)) };
+        if (!(p.score >= min_iou && p.score > 0))
+          continue;
+        if (n < PAIRS_PER_TRACK) {
+          best[n++] = p;
+        } else {   /* replaces the worst kept, if better */
+          guint worst = 0;
+          for (guint j = 1; j < n; j++)
+            if (by_score_then_order (&best[j], &best[worst]) > 0)
+              worst = j;
+          if (by_score_then_order (&p, &best[worst]) < 0)
+            best[worst] = p;
+        }
+      }
+    }
+    g_array_append_vals (pairs, best, n);
+  }
+#undef CELL_KEY
+  g_free (stamp);
+  g_hash_table_unref (grid);
+  g_array_sort (pairs, by_score_then_order);
+  return pairs;
+}
+
 /* A searched frame: detections to tracks, new tracks, ended tracks. */
 static void
 associate (GstRoitrack *self, GArray *dets, gdouble min_iou, guint hold, guint hold_once)
 {
-  GArray *pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
-  for (guint t = 0; t < self->tracks->len; t++) {
-    const Track *tr = &g_array_index (self->tracks, Track, t);
-    const Box pb = { tr->x, tr->y, tr->w, tr->h };
-    for (guint d = 0; d < dets->len; d++) {
-      Pair p = { t, d, iou (&pb, &g_array_index (dets, Box, d)) };
-      if (p.score >= min_iou && p.score > 0)
-        g_array_append_val (pairs, p);
-    }
-  }
-  g_array_sort (pairs, by_score);
+  GArray *pairs = candidate_pairs (self->tracks, dets, min_iou);
   gboolean *track_done = g_new0 (gboolean, self->tracks->len + 1);
   gboolean *det_done = g_new0 (gboolean, dets->len + 1);
   for (guint i = 0; i < pairs->len; i++) {
@@ -299,20 +425,44 @@ associate (GstRoitrack *self, GArray *dets, gdouble min_iou, guint hold, guint h
     if (track_done[p->t] || det_done[p->d])
       continue;
     track_done[p->t] = det_done[p->d] = TRUE;
-    detected (self, &g_array_index (self->tracks, Track, p->t), &g_array_index (dets, Box, p->d));
+    Track *tr = &g_array_index (self->tracks, Track, p->t);
+    const gboolean was_lost = tr->missed > 0;
+    detected (self, tr, &g_array_index (dets, Box, p->d));
+    if (tr->hits == 2)
+      GST_INFO_OBJECT (self, "track %u confirmed (second detection, frame %" G_GUINT64_FORMAT
+          ")", tr->id, self->frame_n);
+    else if (was_lost)
+      GST_DEBUG_OBJECT (self, "track %u found again", tr->id);
   }
   const guint old = self->tracks->len;
   for (guint t = old; t-- > 0;) {
     Track *tr = &g_array_index (self->tracks, Track, t);
-    if (!track_done[t] && ++tr->missed > (tr->hits > 1 ? hold : MIN (hold, hold_once)))
+    if (track_done[t])
+      continue;
+    if (++tr->missed > (tr->hits > 1 ? hold : MIN (hold, hold_once))) {
+      if (tr->hits > 1)
+        GST_INFO_OBJECT (self, "track %u ended: %u frames, %u detections, missed %u searched "
+            "frames", tr->id, tr->age, tr->hits, tr->missed - 1);
+      else
+        GST_DEBUG_OBJECT (self, "track %u ended: detected once", tr->id);
       g_array_remove_index (self->tracks, t);   /* keeps the others' order */
+    } else if (tr->missed == 1) {
+      GST_DEBUG_OBJECT (self, "track %u coasting (missed in frame %" G_GUINT64_FORMAT ")",
+          tr->id, self->frame_n);
+    }
   }
   for (guint d = 0; d < dets->len; d++) {
     if (det_done[d])
       continue;
+    if (self->tracks->len >= MAX_TRACKS) {   /* the frame goes out blurred whole */
+      self->overflow = TRUE;
+      break;
+    }
     Track t = { .id = self->next_id++ };
     detected (self, &t, &g_array_index (dets, Box, d));
     g_array_append_val (self->tracks, t);
+    GST_DEBUG_OBJECT (self, "track %u born at %.0f,%.0f %.0fx%.0f (frame %" G_GUINT64_FORMAT
+        ")", t.id, t.x, t.y, t.w, t.h, self->frame_n);
     Birth b = { t.id, self->frame_n, g_array_index (dets, Box, d), 0, 0, FALSE };
     g_array_append_val (self->births, b);
   }
@@ -385,15 +535,35 @@ gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
   const gdouble margin = self->margin, grow = self->grow, min_iou = self->min_iou;
   const gboolean fail_closed = self->fail_closed;
   GST_OBJECT_UNLOCK (self);
-  const gint searched = fv_meta_detection_state (buf, type);
+  const gint searched = fv_meta_detection_state (buf, type, GST_VIDEO_INFO_WIDTH (&self->info),
+      GST_VIDEO_INFO_HEIGHT (&self->info));
 
   predict (self, grow);
+  self->overflow = FALSE;
   if (searched == 1) {
     GArray *dets = detections (buf, g_quark_from_string (type));
-    associate (self, dets, min_iou, hold, hold_once);
+    dedupe (dets);
+    if (dets->len > MAX_DETECTIONS)
+      self->overflow = TRUE;
+    else
+      associate (self, dets, min_iou, hold, hold_once);
+    if (self->overflow && !self->warned_overflow) {
+      self->warned_overflow = TRUE;
+      GST_ELEMENT_WARNING (self, STREAM, FAILED, ("%u regions of type \"%s\" in one frame, "
+              "or %u tracks at once: more than roitrack follows (%d); such frames are "
+              "blurred whole.", dets->len, type, self->tracks->len, MAX_DETECTIONS), (NULL));
+    }
     g_array_unref (dets);
     self->unmarked = 0;
-  } else if (searched < 0 && ++self->unmarked == UNMARKED_WARNING && fail_closed
+  } else if (searched == -2 && fail_closed && !self->warned_dropped) {
+    self->warned_dropped = TRUE;
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Regions of type \"%s\" that the detector "
+            "found are missing: an element between the detector and roitrack dropped or "
+            "changed them; with fail-closed each such frame is blurred whole.", type),
+        ("the detector's mark lists ROI meta ids that are no longer on the frame; elements "
+            "that crop or box the picture (videocrop, videobox) drop ROI metas: place them "
+            "before the detector or after roitrack (docs/roitrack.md)"));
+  } else if (searched == -1 && ++self->unmarked == UNMARKED_WARNING && fail_closed
       && !self->warned) {
     self->warned = TRUE;
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("No detector marked the last %d frames as "
@@ -405,7 +575,11 @@ gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
   h->buf = buf;
   h->n = self->frame_n++;
   h->searched = searched;
-  h->whole = searched < 0 && fail_closed;
+  h->whole = (searched < 0 && fail_closed) || self->overflow;
+  if (h->whole)
+    GST_DEBUG_OBJECT (self, "frame %" G_GUINT64_FORMAT " closed whole: %s", h->n,
+        self->overflow ? "more regions than tracked" : searched == -2 ? "regions the detector "
+        "found are missing" : "no detector marked it");
   h->boxes = g_array_new (FALSE, FALSE, sizeof (OutBox));
   for (guint i = 0; i < self->tracks->len; i++) {
     const Track *t = &g_array_index (self->tracks, Track, i);
@@ -630,6 +804,8 @@ gst_roitrack_start (GstBaseTransform *trans)
   self->next_id = 1;
   self->frame_n = 0;
   self->warned = FALSE;
+  self->warned_dropped = FALSE;
+  self->warned_overflow = FALSE;
   gst_video_info_init (&self->info);
   return TRUE;
 }

@@ -59,10 +59,6 @@ enum {
 #define FORMATS "{ GRAY8, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, I420, NV12, Y444 }"
 #define CUDA_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, I420, NV12, Y444 }"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 
 GType
 gst_sat_filter_mode_get_type (void)
@@ -417,14 +413,15 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
       "constant time per pixel, through summed-area tables on the CPU or a "
       "tiled SAT on an NVIDIA GPU",
       FV_AUTHOR);
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
+      FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), FV_BOX_MAX_SIDE);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_sat_filter_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_sat_filter_release);
   fv_class->process = GST_DEBUG_FUNCPTR (gst_sat_filter_process);
 
   gst_type_mark_as_plugin_api (GST_TYPE_SAT_FILTER_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_SAT_FILTER_BORDER, 0);
+  gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), FALSE);
 }
 
 static void

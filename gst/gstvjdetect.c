@@ -63,6 +63,8 @@
 GST_DEBUG_CATEGORY_STATIC (gst_vj_detect_debug);
 #define GST_CAT_DEFAULT gst_vj_detect_debug
 
+#define MAX_ANGLES 64
+#define ANGLES_RULE "a list of 1 to 64 angles in degrees, each in -90..90, separated by commas"
 #define DEFAULT_CASCADE "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
 #define DEFAULT_LABEL "face"
 
@@ -88,10 +90,6 @@ enum {
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
 #define CUDA_FORMATS "{ I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (FV_FILTER_CAPS (FORMATS, CUDA_FORMATS)));
 
 #define gst_vj_detect_parent_class parent_class
 G_DEFINE_TYPE (GstVjDetect, gst_vj_detect, GST_TYPE_FV_FILTER);
@@ -122,15 +120,21 @@ load_cascade (GstVjDetect *self, gboolean keep_old, gchar **path)
   const fv_cascade *c = fv_cascades_get (*path);
   if (!c) {
     /* fv_last_error() names the file and the reason, in valid UTF-8 */
+    /* as filesrc: NOT_FOUND, OPEN_READ, or READ for a file whose content
+     * is not a cascade; the debug part has the path and the reason */
+    gchar *debug = NULL;
+    const gint code = gst_fv_filter_file_error (*path, NULL, GST_RESOURCE_ERROR_READ, &debug);
     if (keep_old && self->cascade) {
       gchar *in_use = g_filename_display_name (self->loaded_path);
-      GST_ELEMENT_WARNING (self, RESOURCE, READ,
-          ("Cannot use the cascade %s; still using %s.", fv_last_error (), in_use), (NULL));
+      gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+          code, g_strdup_printf ("Cannot use the cascade %s; still using %s.", fv_last_error (),
+              in_use), debug, __FILE__, GST_FUNCTION, __LINE__);
       g_free (in_use);
       read_back_cascade (self);
     } else {
-      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot load the cascade %s.", fv_last_error ()),
-          (NULL));
+      gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
+          code, g_strdup_printf ("Cannot load the cascade %s.", fv_last_error ()), debug,
+          __FILE__, GST_FUNCTION, __LINE__);
     }
     g_clear_pointer (path, g_free);
     return NULL;
@@ -151,10 +155,37 @@ use_cascade (GstVjDetect *self, const fv_cascade *c, gchar *path)
   self->loaded_path = path;
 }
 
+/* A property's text for a message: quoted, valid UTF-8, at most 100
+ * characters of it. */
+static gchar *
+shown_text (const gchar *text)
+{
+  if (!text)
+    return g_strdup ("(none)");
+  const gsize n = strlen (text);
+  gchar *valid = g_utf8_make_valid (text, MIN (n, 400));
+  const glong chars = g_utf8_strlen (valid, -1);
+  gchar *cut = g_utf8_substring (valid, 0, MIN (chars, 100));
+  gchar *shown = g_strdup_printf ("\"%s%s\" (%" G_GSIZE_FORMAT " bytes)", cut,
+      chars > 100 || n > 400 ? "…" : "", n);
+  g_free (valid);
+  g_free (cut);
+  return shown;
+}
+
 static gboolean
 gst_vj_detect_validate (GstFvFilter *filter)
 {
   GstVjDetect *self = GST_VJ_DETECT (filter);
+  GST_OBJECT_LOCK (self);
+  gchar *refused = g_strdup (self->angles_refused);
+  GST_OBJECT_UNLOCK (self);
+  if (refused) {   /* a privacy setting that cannot be honoured is no warning */
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid angles %s: " ANGLES_RULE ".",
+            refused), ("the element would otherwise scan upright only"));
+    g_free (refused);
+    return FALSE;
+  }
   gchar *path;
   const fv_cascade *c = load_cascade (self, FALSE, &path);
   if (!c)
@@ -338,6 +369,7 @@ location_confidence (gint neighbors, gint min_neighbors)
 }
 #endif
 
+
 /* Parses "a,b,c" (degrees, each in [-90, 90]); NULL when it does not. */
 static GArray *
 parse_angles (const gchar *text)
@@ -348,7 +380,7 @@ parse_angles (const gchar *text)
   for (gchar **p = parts; ok && *p; p++) {
     gchar *end;
     const gdouble v = g_ascii_strtod (g_strstrip (*p), &end);
-    ok = end != *p && *end == '\0' && v >= -90 && v <= 90 && a->len < 64;
+    ok = end != *p && *end == '\0' && v >= -90 && v <= 90 && a->len < MAX_ANGLES;
     g_array_append_val (a, v);
   }
   g_strfreev (parts);
@@ -491,12 +523,14 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
 #endif
   gchar *message_name = g_strdup (self->message_name ? self->message_name : "vjdetect");
   GST_OBJECT_UNLOCK (self);
-  /* marked either way: a tracker downstream tells "nothing found" from
-   * "not searched" (roitrack carries its tracks over skipped frames) */
-  fv_meta_mark_detection (frame->buffer, label, !skip);
   GArray *turns = NULL;
-  if (skip)
+  if (skip) {
+    /* marked either way: a tracker downstream tells "nothing found" from
+     * "not searched" (roitrack carries its tracks over skipped frames) */
+    fv_meta_mark_detection (frame->buffer, label, FALSE, GST_VIDEO_FRAME_WIDTH (frame),
+        GST_VIDEO_FRAME_HEIGHT (frame));
     goto done;
+  }
   if (luma_of (self, frame, &gray)) {
     if (angles) {   /* upright only: OpenCV's boxes exactly, unmerged */
       st = detect_turned (self, &gray, angles, &turns);
@@ -538,6 +572,10 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
       fv_draw_box (frame, r->x, r->y, r->width, r->height, MAX (2, MIN (r->width, r->height) / 48),
           gst_fv_filter_device (filter)->stream);
   }
+  /* searched, vouching for the regions it holds now: one that an element
+   * between here and a tracker drops makes the tracker fail closed */
+  fv_meta_mark_detection (frame->buffer, label, TRUE, GST_VIDEO_FRAME_WIDTH (frame),
+      GST_VIDEO_FRAME_HEIGHT (frame));
   if (message_due (self, updates, n) && post)
     post_message (self, frame->buffer, message_name, d, ids, n, label);
   g_free (ids);
@@ -602,11 +640,18 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_ANGLES: {
       GArray *a = parse_angles (g_value_get_string (value));
       replan = FALSE;
+      g_clear_pointer (&self->angles_refused, g_free);
       if (!a) {   /* the old list stays */
+        gchar *shown = shown_text (g_value_get_string (value));
+        if (GST_STATE (self) < GST_STATE_PAUSED) {
+          /* no bus may be there to see a warning: the start fails instead */
+          self->angles_refused = shown;
+          break;
+        }
         GST_OBJECT_UNLOCK (self);
-        GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Invalid angles \"%s\": a list of "
-                "1 to 64 degrees in -90..90, separated by commas (the old list stays).",
-                g_value_get_string (value)), (NULL));
+        GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Invalid angles %s: " ANGLES_RULE
+                " (the list in use stays).", shown), (NULL));
+        g_free (shown);
         GST_OBJECT_LOCK (self);
         break;
       }
@@ -671,6 +716,7 @@ gst_vj_detect_finalize (GObject *object)
   g_free (self->label);
   g_free (self->message_name);
   g_free (self->angles_text);
+  g_free (self->angles_refused);
   if (self->angles)
     g_array_unref (self->angles);
 }
@@ -752,8 +798,8 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
       "Filter/Analyzer/Video",
       "Finds faces or other objects with an OpenCV cascade, as OpenCV's detectMultiScale, "
       "on the CPU or an NVIDIA GPU", FV_AUTHOR);
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
+      FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), FV_VJ_MAX_SIDE);
 
   fv_class->in_place = TRUE;   /* pixels change only when drawing */
   fv_class->process_ip = GST_DEBUG_FUNCPTR (gst_vj_detect_process_ip);
@@ -761,6 +807,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_vj_detect_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_vj_detect_release);
   fv_class->validate = GST_DEBUG_FUNCPTR (gst_vj_detect_validate);
+  gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), FALSE);
 }
 
 static void

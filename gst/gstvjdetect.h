@@ -30,6 +30,7 @@ struct _GstVjDetect {
   guint interval;              /* detect on every interval-th frame */
   GArray *angles;              /* of gdouble: the turns scanned (0: upright only) */
   gchar *angles_text;
+  gchar *angles_refused;   /* a list refused while stopped: an error at start */
   guint64 frames;              /* frames seen (the interval's phase) */
 
   /* streaming state */

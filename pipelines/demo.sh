@@ -6,11 +6,39 @@
 # Prints the frames processed, the faces found, the frames per second and
 # the backends used.
 set -euo pipefail
+usage() {
+  cat <<'USAGE'
+Usage: pipelines/demo.sh [INPUT] [OUTPUT.webm]
+
+The privacy filter on a video file: vjdetect finds the faces, roitrack
+tracks them, satfilter roi-type=face blurs only them; the result is written
+as WebM. Installs what is missing and builds into build/ first.
+
+  INPUT        any video file GStreamer decodes (default: tests/data/sample-face.webm)
+  OUTPUT.webm  where the result goes (default: demo-out/privacy.webm)
+  -h, --help   this text
+USAGE
+}
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  -*) echo "demo: unknown option '$1' (pipelines/demo.sh --help)" >&2; exit 2 ;;
+esac
+if [ $# -gt 2 ]; then
+  echo "demo: at most two arguments, INPUT and OUTPUT (pipelines/demo.sh --help)" >&2; exit 2
+fi
+here=$PWD
 cd "$(dirname "$0")/.."
+# an input named relative to where the demo was started
+abs() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$here" "$1" ;; esac; }
+in=tests/data/sample-face.webm
+[ $# -ge 1 ] && in=$(abs "$1")
+out=demo-out/privacy.webm
+[ $# -ge 2 ] && out=$(abs "$2")
+if [ ! -f "$in" ] || [ ! -r "$in" ]; then
+  echo "demo: input '$in' is not a readable file" >&2; exit 1
+fi
 bash scripts/install-deps.sh
 bash scripts/build.sh
-in=${1:-tests/data/sample-face.webm}
-out=${2:-demo-out/privacy.webm}
 mkdir -p "$(dirname "$out")"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

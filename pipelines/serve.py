@@ -407,7 +407,13 @@ def main():
     if server.attach(None) == 0:
         print("cannot listen on %s port %s" % (args.address, args.port), file=sys.stderr)
         return 1
-    print("listening on %s:%s" % (args.address, args.port), flush=True)   # clients may come
+    users = sorted({spec.split(":", 1)[0] for spec in args.user})
+    access = ("clients must authenticate (%s, %d user%s: %s)" % (
+        args.auth, len(users), "" if len(users) == 1 else "s", ", ".join(users))
+        if args.user else "no authentication: anyone who reaches the port may watch")
+    tls = "TLS on (rtsps://)" if args.tls_cert else "TLS off"
+    # clients may come
+    print("listening on %s:%s; %s; %s" % (args.address, args.port, access, tls), flush=True)
     GLib.MainLoop().run()
     return 0
 

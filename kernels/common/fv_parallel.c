@@ -64,8 +64,30 @@ take (int n)
   return semop (budget, &op, 1) == 0;
 }
 
+static fv_team_notice notice_fn;
+static void *notice_data;
+
+void
+fv_team_set_notice (fv_team_notice fn, void *data)
+{
+  __atomic_store_n (&notice_data, data, __ATOMIC_RELEASE);
+  __atomic_store_n (&notice_fn, fn, __ATOMIC_RELEASE);
+}
+
+static fv_team take_team (int want);
+
 fv_team
 fv_team_begin (int want)
+{
+  fv_team t = take_team (want);
+  fv_team_notice fn = __atomic_load_n (&notice_fn, __ATOMIC_ACQUIRE);
+  if (fn && want > 1)
+    fn (want, t.threads, __atomic_load_n (&notice_data, __ATOMIC_ACQUIRE));
+  return t;
+}
+
+static fv_team
+take_team (int want)
 {
   fv_team t = { want > 1 ? want : 1, 0 };
   /* one thread needs no token; a nested region runs on its thread alone

@@ -35,6 +35,12 @@ fv_team fv_team_begin (int want);
 /* Gives the team's tokens back; call once the region has ended. */
 void fv_team_end (fv_team team);
 
+/* A region's team as it was given (got threads of want asked), told to a
+ * function the host sets (the plugin logs it: a shrunken budget must not be
+ * silent); NULL to stop. Called from the thread that begins the region. */
+typedef void (*fv_team_notice) (int want, int got, void *data);
+void fv_team_set_notice (fv_team_notice fn, void *data);
+
 /* Tokens free in the budget now, or -1 when there is no budget (turned
  * off, or the system refused the semaphore). For tests and logs. */
 int fv_cores_free (void);

@@ -85,7 +85,7 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
         "(the CUDA fill takes it in chunks)", p->width, p->height);
     return FV_ERR_INVALID;
   }
-  if (p && (p->width < 1 || p->height < 1 || p->width > (1 << 16) || p->height > (1 << 16))) {
+  if (p && (p->width < 1 || p->height < 1 || p->width > FV_FILL_MAX_SIDE || p->height > FV_FILL_MAX_SIDE)) {
     fv_set_last_error ("a %dx%d frame: the fill takes sides of 1 to %d pixels", p->width,
         p->height, 1 << 16);
     return FV_ERR_INVALID;

@@ -14,6 +14,9 @@
 #include "../common/fv_plan.h"
 #include "../common/fv_chunk_run.h"
 
+/* The largest frame side a fill plan takes (the element's caps say it). */
+#define FV_FILL_MAX_SIDE (1 << 16)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

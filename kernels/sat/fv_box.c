@@ -17,7 +17,7 @@ fv_box_params_validate (const fv_box_params *p)
     fv_set_last_error ("no parameters");
     return FV_ERR_INVALID;
   }
-  if (p->width < 1 || p->height < 1 || p->width > (1 << 20) || p->height > (1 << 20)) {
+  if (p->width < 1 || p->height < 1 || p->width > FV_BOX_MAX_SIDE || p->height > FV_BOX_MAX_SIDE) {
     fv_set_last_error ("a %dx%d frame: the box filter takes sides of 1 to %d pixels", p->width,
         p->height, 1 << 20);
     return FV_ERR_INVALID;

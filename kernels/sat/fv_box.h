@@ -31,6 +31,8 @@ typedef enum {
 /* The largest radius any backend accepts: every sum then fits 64 bits and
  * the stddev's n*sum(x^2) fits 128. Larger than any frame side. */
 #define FV_BOX_MAX_RADIUS 16383
+/* The largest frame side a box plan takes (the element's caps say it). */
+#define FV_BOX_MAX_SIDE (1 << 20)
 
 typedef struct {
   int width, height;       /* pixels */

@@ -50,7 +50,7 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
     const fv_vj_part *part, fv_backend backend, int device, void *stream)
 {
   *out = NULL;
-  if (p && (p->width < 1 || p->height < 1 || p->width > (1 << 15) || p->height > (1 << 15))) {
+  if (p && (p->width < 1 || p->height < 1 || p->width > FV_VJ_MAX_SIDE || p->height > FV_VJ_MAX_SIDE)) {
     fv_set_last_error ("a %dx%d frame: the detector takes sides of 1 to %d pixels", p->width,
         p->height, 1 << 15);
     return FV_ERR_INVALID;

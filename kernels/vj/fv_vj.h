@@ -16,6 +16,9 @@
 #include "fv_cascade.h"
 #include "../common/fv_chunk_run.h"
 
+/* The largest frame side a detector plan takes (the element's caps say it). */
+#define FV_VJ_MAX_SIDE (1 << 15)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -76,8 +76,8 @@ def cost(frames):
     variants = {
         "no metapublish": "",
         "file (JSON lines)": f" ! metapublish location={tmp}/d.jsonl max-size=0",
-        "MQTT QoS 0": f" ! metapublish location=mqtt://127.0.0.1:{port}/b qos=0",
-        "MQTT QoS 1": f" ! metapublish location=mqtt://127.0.0.1:{port}/b qos=1",
+        "MQTT QoS 0": f" ! metapublish location=mqtt://127.0.0.1:{port}/b mqtt-qos=0",
+        "MQTT QoS 1": f" ! metapublish location=mqtt://127.0.0.1:{port}/b mqtt-qos=1",
     }
     sub = subprocess.Popen(["mosquitto_sub", "-p", str(port), "-t", "b", "-q", "1"],
                            stdout=subprocess.DEVNULL)
@@ -115,7 +115,7 @@ def soak(minutes, streams):
     branches = " ".join(
         SRC.format(live="is-live=true", n=frames)
         + f" ! metapublish name=p{k} location=mqtt://127.0.0.1:{port}/soak/{{stream}} "
-        f"stream-name=cam{k} qos=1 ! fakesink sync=false" for k in range(streams))
+        f"stream-name=cam{k} mqtt-qos=1 ! fakesink sync=false" for k in range(streams))
     pipe = Gst.parse_launch(branches)
     pipe.set_state(Gst.State.PLAYING)
     t0 = time.time()

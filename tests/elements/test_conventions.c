@@ -5,6 +5,7 @@
  * nothing and posts no latency message); backend=cuda set while PLAYING
  * without a GPU warns and keeps running. */
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -272,27 +273,116 @@ GST_START_TEST (test_backend_chosen_once)
 }
 GST_END_TEST;
 
-/* A frame past an element's largest side is refused at start with the size
- * asked and the limit in the error's main text (not only in its debug). */
+/* A frame past an element's largest side fails negotiation (the pad
+ * templates carry the limit: gst-inspect shows it), and a warning from the
+ * element says why, with the size offered and the limit; a frame of the
+ * largest side's width is taken. */
 GST_START_TEST (test_size_limits_in_errors)
 {
   const struct { const char *element; int w; const char *limit; } cases[] = {
-    { "autofill", 65537, "65536" }, { "vjdetect", 32769, "32768" },
-    { "satfilter", 1048577, "1048576" } };
+    { "autofill", 65537, "65536x65536" }, { "vjdetect", 32769, "32768x32768" },
+    { "satfilter", 1048577, "1048576x1048576" } };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstElement *probe = gst_element_factory_make (cases[i].element, NULL);
+    GstPadTemplate *t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (probe),
+        "sink");
+    GstCaps *tc = gst_pad_template_get_caps (t);
+    const GValue *wr = gst_structure_get_value (gst_caps_get_structure (tc, 0), "width");
+    fail_unless (GST_VALUE_HOLDS_INT_RANGE (wr) && gst_value_get_int_range_max (wr)
+        == cases[i].w - 1, "%s: the template's width %s", cases[i].element,
+        gst_value_serialize (wr));
+    gst_caps_unref (tc);
+    gst_object_unref (probe);
     gchar *el = element_desc (cases[i].element);   /* FV_CASCADES where opencv-data is not */
+    /* a launch line cannot even link it, and says what it cannot handle */
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
         "video/x-raw,format=GRAY8,width=%d,height=1 ! %s backend=cpu ! fakesink", cases[i].w, el);
-    g_free (el);
-    gchar *err = fvt_run_pipeline (desc, NULL);
+    GError *perr = NULL;
+    GstElement *pipe = gst_parse_launch (desc, &perr);
+    gchar *asked_caps = g_strdup_printf ("width=(int)%d", cases[i].w);
+    fail_unless (perr && strstr (perr->message, "can't handle caps")
+        && strstr (perr->message, asked_caps), "%s: %s", cases[i].element,
+        perr ? perr->message : "linked");
+    g_clear_error (&perr);
+    g_free (asked_caps);
+    if (pipe)
+      gst_object_unref (pipe);
     g_free (desc);
-    fail_unless (err != NULL, "%s: %d wide accepted", cases[i].element, cases[i].w);
+    /* caps that come later (an application's appsrc): negotiation fails,
+     * and a warning from the element names the size and the limit */
+    desc = g_strdup_printf ("appsrc name=src caps=video/x-raw,format=GRAY8,width=%d,height=1,"
+        "framerate=1/1 ! %s backend=cpu ! fakesink", cases[i].w, el);
+    g_free (el);
+    pipe = gst_parse_launch (desc, NULL);
+    fail_unless (pipe != NULL);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    {
+      GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+      GstFlowReturn r;
+      GstBuffer *b = gst_buffer_new_allocate (NULL, cases[i].w, NULL);
+      g_signal_emit_by_name (src, "push-buffer", b, &r);   /* takes a ref of its own */
+      gst_buffer_unref (b);
+      g_signal_emit_by_name (src, "end-of-stream", &r);
+      gst_object_unref (src);
+    }
+    gchar *said = NULL;
+    gboolean failed = FALSE;
+    GstMessage *m;
+    while ((m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+                GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_WARNING))) {
+      const GstMessageType type = GST_MESSAGE_TYPE (m);
+      if (type == GST_MESSAGE_WARNING && !said) {
+        GError *err = NULL;
+        gst_message_parse_warning (m, &err, NULL);
+        said = g_strdup (err->message);
+        g_error_free (err);
+      }
+      failed |= type == GST_MESSAGE_ERROR;
+      gst_message_unref (m);
+      if (type != GST_MESSAGE_WARNING)
+        break;
+    }
+    fail_unless (failed, "%s: %d wide accepted", cases[i].element, cases[i].w);
     gchar *asked = g_strdup_printf ("%dx1", cases[i].w);
-    fail_unless (strstr (err, asked) && strstr (err, cases[i].limit), "%s: %s",
-        cases[i].element, err);
+    fail_unless (said && strstr (said, asked) && strstr (said, cases[i].limit), "%s: %s",
+        cases[i].element, said);
     g_free (asked);
-    g_free (err);
+    g_free (said);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+    g_free (desc);
   }
+}
+GST_END_TEST;
+
+/* backend offers each element its own values: hybrid is autofill's alone */
+GST_START_TEST (test_backend_values_per_element)
+{
+  static const char *const all[] = { "satfilter", "fftconvolve", "vjdetect", "autofill" };
+  for (guint e = 0; e < G_N_ELEMENTS (all); e++) {
+    GstElement *el = gst_element_factory_make (all[e], NULL);
+    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (el), "backend");
+    fail_unless (ps && G_IS_PARAM_SPEC_ENUM (ps), "%s", all[e]);
+    GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
+    const gboolean hybrid = g_enum_get_value_by_nick (ec, "hybrid") != NULL;
+    fail_unless (hybrid == !strcmp (all[e], "autofill"), "%s: hybrid %s", all[e],
+        hybrid ? "offered" : "missing");
+    fail_unless (g_enum_get_value_by_nick (ec, "cpu") && g_enum_get_value_by_nick (ec, "cuda")
+        && g_enum_get_value_by_nick (ec, "auto"), "%s", all[e]);
+    /* it sets and reads back */
+    g_object_set (el, "backend", 0, NULL);   /* cpu */
+    gint v = -5;
+    g_object_get (el, "backend", &v, NULL);
+    fail_unless_equals_int (v, 0);
+    gst_object_unref (el);
+  }
+  /* gst-launch's words: backend=hybrid is no value of satfilter's */
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch ("fakesrc ! satfilter backend=hybrid ! fakesink", &err);
+  fail_unless (err != NULL, "satfilter backend=hybrid parsed");
+  g_clear_error (&err);
+  if (p)
+    gst_object_unref (p);
 }
 GST_END_TEST;
 
@@ -302,7 +392,7 @@ GST_END_TEST;
  * fits. */
 static void
 check_memory_limit (const char *element, const char *props, int w, int h, const char *mb,
-    const char *size_said)
+    const char *size_said, const char *fits_props)
 {
   gchar *el = element_desc (element);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 pattern=ball ! "
@@ -315,23 +405,33 @@ check_memory_limit (const char *element, const char *props, int w, int h, const 
       element, mb, err ? err : "ran");
   g_free (err);
   g_free (limit);
-  /* the same pipeline within the default limit runs */
-  g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+  /* the same pipeline within the default limit runs; or, where that is
+   * minutes of work on one core (the detector's thousands of levels), the
+   * same element under the same limit with settings that fit it */
+  if (fits_props) {
+    g_free (desc);
+    desc = g_strdup_printf ("videotestsrc num-buffers=1 pattern=ball ! "
+        "video/x-raw,format=GRAY8,width=%d,height=%d ! %s backend=cpu %s ! fakesink", w, h, el,
+        fits_props);
+  } else {
+    g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+  }
   err = fvt_run_pipeline (desc, NULL);
-  fail_unless (err == NULL, "%s without a limit: %s", element, err);
+  fail_unless (err == NULL, "%s within the limit: %s", element, err);
+  g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
   g_free (desc);
   g_free (el);
 }
 
 GST_START_TEST (test_memory_limit_satfilter)
 {
-  check_memory_limit ("satfilter", "radius=5", 8192, 8192, "16", "8192x8192 GRAY8");
+  check_memory_limit ("satfilter", "radius=5", 8192, 8192, "16", "8192x8192 GRAY8", NULL);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_memory_limit_autofill)
 {
-  check_memory_limit ("autofill", "", 8192, 8192, "16", "8192x8192 GRAY8");
+  check_memory_limit ("autofill", "", 8192, 8192, "16", "8192x8192 GRAY8", NULL);
   /* what grows with the content (runs of background) is held to the limit
    * too: a 1024x1024 checkerboard has half a million runs, a black frame
    * one a row */
@@ -352,7 +452,7 @@ GST_START_TEST (test_memory_limit_vjdetect)
 {
   /* thousands of levels: gigabytes of sums on the CPU */
   check_memory_limit ("vjdetect", "scale-factor=1.001", 1280, 720, "256",
-      "1280x720 at scale factor 1.001");
+      "1280x720 at scale factor 1.001", "scale-factor=1.1");
 }
 GST_END_TEST;
 
@@ -490,6 +590,89 @@ GST_START_TEST (test_failed_rebuild_keeps_running)
 }
 GST_END_TEST;
 
+/* Files an element was told to read or write fail as filesrc's and
+ * filesink's do (applications switch on the code), with the path in the
+ * debug part: missing NOT_FOUND, not openable OPEN_READ / OPEN_WRITE, a
+ * content refused READ (cascade) or SETTINGS (kernel). */
+GST_START_TEST (test_file_error_codes)
+{
+  gchar *dir = g_dir_make_tmp ("fvcodesXXXXXX", NULL);
+  gchar *junk = g_build_filename (dir, "junk.txt", NULL);
+  fail_unless (g_file_set_contents (junk, "not a cascade, not a kernel\n", -1, NULL));
+  const struct { const char *fmt; const char *path; gint code; } cases[] = {
+    { "vjdetect cascade=%s", "/nonexistent/cascade.xml", GST_RESOURCE_ERROR_NOT_FOUND },
+    { "vjdetect cascade=%s", dir, GST_RESOURCE_ERROR_OPEN_READ },
+    { "vjdetect cascade=%s", junk, GST_RESOURCE_ERROR_READ },
+    { "fftconvolve kernel=%s", "/nonexistent/psf.txt", GST_RESOURCE_ERROR_NOT_FOUND },
+    { "fftconvolve kernel=%s", dir, GST_RESOURCE_ERROR_OPEN_READ },
+    { "fftconvolve kernel=%s", junk, GST_RESOURCE_ERROR_SETTINGS },
+    { "fftconvolve kernel-grid=%s", "/nonexistent/grid.txt", GST_RESOURCE_ERROR_NOT_FOUND },
+    { "metapublish location=%s", "/nonexistent/dir/docs.jsonl", GST_RESOURCE_ERROR_OPEN_WRITE },
+    { "metapublish location=%s", dir, GST_RESOURCE_ERROR_OPEN_WRITE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *el = g_strdup_printf (cases[i].fmt, cases[i].path);
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8,"
+        "width=64,height=48 ! %s ! fakesink", el);
+    GstElement *pipe = gst_parse_launch (desc, NULL);
+    fail_unless (pipe != NULL, "%s", desc);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "%s: no error", el);
+    GError *err = NULL;
+    gchar *debug = NULL;
+    gst_message_parse_error (m, &err, &debug);
+    fail_unless (err->domain == GST_RESOURCE_ERROR && err->code == cases[i].code,
+        "%s: %s error %d (%s), want %d", el, g_quark_to_string (err->domain), err->code,
+        err->message, cases[i].code);
+    fail_unless (debug && strstr (debug, cases[i].path), "%s: debug %s", el, debug);
+    g_error_free (err);
+    g_free (debug);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+    g_free (desc);
+    g_free (el);
+  }
+  g_unlink (junk);
+  g_rmdir (dir);
+  g_free (junk);
+  g_free (dir);
+}
+GST_END_TEST;
+
+/* No element property shadows one of a base class (metapublish's MQTT qos
+ * once hid GstBaseTransform's boolean qos): every property an element
+ * installs is its own name. */
+GST_START_TEST (test_no_shadowed_properties)
+{
+  static const char *const all[] = { "satfilter", "fftconvolve", "vjdetect", "autofill",
+    "roitrack", "metapublish" };
+  for (guint e = 0; e < G_N_ELEMENTS (all); e++) {
+    GstElement *el = gst_element_factory_make (all[e], NULL);
+    fail_unless (el != NULL, "%s", all[e]);
+    guint n;
+    GParamSpec **specs = g_object_class_list_properties (G_OBJECT_GET_CLASS (el), &n);
+    for (guint i = 0; i < n; i++) {
+      GType owner = specs[i]->owner_type;
+      for (GType t = g_type_parent (owner); t && G_TYPE_IS_OBJECT (t); t = g_type_parent (t)) {
+        GObjectClass *k = g_type_class_ref (t);
+        GParamSpec *base = g_object_class_find_property (k, specs[i]->name);
+        fail_unless (base == NULL || base->owner_type == owner, "%s: property %s (%s) shadows "
+            "%s's", all[e], specs[i]->name, g_type_name (owner), g_type_name (base->owner_type));
+        g_type_class_unref (k);
+      }
+    }
+    /* and the base class's qos is the boolean it should be */
+    GParamSpec *qos = g_object_class_find_property (G_OBJECT_GET_CLASS (el), "qos");
+    fail_unless (qos && G_PARAM_SPEC_VALUE_TYPE (qos) == G_TYPE_BOOLEAN, "%s: qos", all[e]);
+    g_free (specs);
+    gst_object_unref (el);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 conventions_suite (void)
 {
@@ -503,11 +686,14 @@ conventions_suite (void)
   tcase_add_test (tc, test_backend_chosen_once);
   tcase_add_test (tc, test_read_back);
   tcase_add_test (tc, test_size_limits_in_errors);
+  tcase_add_test (tc, test_backend_values_per_element);
   tcase_add_test (tc, test_memory_limit_satfilter);
   tcase_add_test (tc, test_memory_limit_autofill);
   tcase_add_test (tc, test_memory_limit_vjdetect);
   tcase_add_test (tc, test_failed_rebuild_keeps_running);
   tcase_add_test (tc, test_in_place_by_class);
+  tcase_add_test (tc, test_file_error_codes);
+  tcase_add_test (tc, test_no_shadowed_properties);
   return s;
 }
 

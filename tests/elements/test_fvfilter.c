@@ -157,6 +157,7 @@ fv_test_pair_class_init (FvTestPairClass *klass)
   fc->frames_in_flight = frames_in_flight;
   fc->submit = submit;
   fc->finish = finish;
+  gst_fv_filter_class_install_backend (fc, FALSE);
 }
 
 static void

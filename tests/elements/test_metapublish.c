@@ -288,6 +288,42 @@ GST_START_TEST (test_refusals)
 }
 GST_END_TEST;
 
+/* Names an application sets from code may hold any bytes: the document is
+ * still valid UTF-8 without raw control characters, which a JSON parser
+ * takes (the Python test checks NaN, infinities and big integers). */
+GST_START_TEST (test_names_not_utf8)
+{
+  gchar *path = g_build_filename (tmpdir, "bytes.jsonl", NULL);
+  gchar *props = g_strdup_printf ("location=%s", path);
+  GstHarness *h = harness (props);
+  g_object_set (pub (h), "stream-name", "cam\xff\xfe\x1f", NULL);
+  gst_harness_play (h);
+  GstBuffer *b = gst_buffer_new_allocate (NULL, 64 * 48, NULL);
+  GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (b,
+      "fa\xc3\x28" "ce", 1, 2, 3, 4);
+  gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("param",
+          "k\xfe", G_TYPE_STRING, "v\x02", NULL));
+  gst_buffer_unref (gst_harness_push_and_pull (h, b));
+  gst_harness_teardown (h);
+  gchar *text = NULL;
+  gsize len = 0;
+  fail_unless (g_file_get_contents (path, &text, &len, NULL));
+  fail_unless (len > 0 && text[len - 1] == '\n');
+  fail_unless (g_utf8_validate (text, (gssize) len, NULL), "not UTF-8: %s", text);
+  for (gsize i = 0; i + 1 < len; i++)
+    fail_unless ((guchar) text[i] >= 0x20 && text[i] != 0x7f, "a raw control byte at %"
+        G_GSIZE_FORMAT ": %s", i, text);
+  JsonParser *parser = json_parser_new ();
+  fail_unless (json_parser_load_from_data (parser, text, (gssize) len, NULL), "%s", text);
+  JsonObject *doc = json_node_get_object (json_parser_get_root (parser));
+  fail_unless (g_str_has_prefix (json_object_get_string_member (doc, "stream"), "cam"));
+  g_object_unref (parser);
+  g_free (text);
+  g_free (props);
+  g_free (path);
+}
+GST_END_TEST;
+
 static Suite *
 metapublish_suite (void)
 {
@@ -301,6 +337,7 @@ metapublish_suite (void)
   tcase_add_test (tc, test_rotation);
   tcase_add_test (tc, test_unreachable_broker);
   tcase_add_test (tc, test_refusals);
+  tcase_add_test (tc, test_names_not_utf8);
   return s;
 }
 

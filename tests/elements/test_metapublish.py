@@ -13,7 +13,15 @@ session), autofill's measured regions as the metas.
   max-queued drops some, counted);
 - a port nobody listens on: one warning, the pipeline runs to the end, the
   documents counted as dropped;
-- locations and TLS files that cannot work: a clear error at start.
+- locations and TLS files that cannot work: a clear error at start;
+- recovery: a broker that answers CONNECT with a malformed CONNACK (code 6,
+  or a 0xff byte), one whose TLS certificate is another CA's, one that
+  takes the connection and stops reading (QoS 0): each for a while, then a
+  real broker on the same port gets every document; a topic made invalid by
+  stream-name fails at start;
+- stopping never hangs an application with a bus sync handler, whatever
+  the network threads were doing (GIL switches made very short);
+- a queue bounded in bytes by FASTVISION_MAX_MEMORY_MB.
 
     test_metapublish.py DATA_DIR
 
@@ -249,7 +257,7 @@ def test_mqtt(data, tmp, port):
     w, h, feed = pgm_feed(os.path.join(data, "pic3.pgm"), 100)
     msgs, pipe = run(measured_pipeline(
         w, h, f"metapublish name=pub location=mqtt://127.0.0.1:{port}/fv/{{stream}} "
-        "stream-name=cam2 qos=1"), feed)
+        "stream-name=cam2 mqtt-qos=1"), feed)
     docs = sub.documents()
     sub.close()
     want = autofill_regions(msgs)
@@ -310,6 +318,21 @@ def test_unreachable(port):
           f"unreachable: dropped {pipe.get_by_name('pub').get_property('dropped')}, want 30")
 
 
+def make_ca(d, ca, srv):
+    """in folder d: a CA (ca.crt, ca.key) of the test's own and a server
+    certificate for 127.0.0.1 that it signed (srv.crt, srv.key)"""
+    def ssl(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=d)
+    ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{ca}.key", "-out",
+        f"{ca}.crt", "-days", "2", "-subj", f"/CN=fastvision test CA {ca}")
+    ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{srv}.key", "-out", f"{srv}.csr",
+        "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(d, "san.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    ssl("x509", "-req", "-in", f"{srv}.csr", "-CA", f"{ca}.crt", "-CAkey", f"{ca}.key",
+        "-CAcreateserial", "-out", f"{srv}.crt", "-days", "2", "-extfile", "san.ext")
+
+
 def test_tls_and_login(data, tmp):
     """a broker that takes TLS only (a CA of the test's own) and a password:
     with the CA file and the right credentials every document arrives; with
@@ -319,17 +342,7 @@ def test_tls_and_login(data, tmp):
         return
     d = os.path.join(tmp, "tls")
     os.mkdir(d)
-
-    def ssl(*args):
-        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=d)
-    ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
-        "-days", "2", "-subj", "/CN=fastvision test CA")
-    ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr",
-        "-subj", "/CN=127.0.0.1")
-    with open(os.path.join(d, "san.ext"), "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1\n")
-    ssl("x509", "-req", "-in", "srv.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-        "-CAcreateserial", "-out", "srv.crt", "-days", "2", "-extfile", "san.ext")
+    make_ca(d, "ca", "srv")
     subprocess.run(["mosquitto_passwd", "-c", "-b", os.path.join(d, "pw"), "cam", "s3cret"],
                    check=True, capture_output=True)
     os.chmod(os.path.join(d, "pw"), 0o600)
@@ -382,6 +395,352 @@ def test_refusals(tmp):
         check(len(errors) == 1 and words in errors[0], f"refusal {props}: {errors}")
 
 
+
+class FakeBroker:
+    """A server on 127.0.0.1:port that misbehaves: `reply` (bytes) is sent
+    after reading the client's CONNECT, then the connection is closed, or,
+    with stall, kept open and never read again. Accepts until stopped."""
+
+    def __init__(self, port, reply, stall=False):
+        self.port, self.reply, self.stall = port, reply, stall
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if stall:   # a small window: the client's writes stop soon
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.held, self.accepted, self.running = [], 0, True
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while self.running:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.accepted += 1
+            try:
+                c.settimeout(2)
+                c.recv(4096)   # CONNECT
+                c.sendall(self.reply)
+            except OSError:
+                pass
+            if self.stall:
+                self.held.append(c)
+            else:
+                c.close()
+
+    def stop(self):
+        self.running = False
+        self.thread.join(2)
+        self.sock.close()
+        for c in self.held:
+            c.close()
+
+
+def live_run(location, frames, extra="", swap=None, timeout=60):
+    """A live source of `frames` at 30 fps into metapublish; swap() runs in a
+    thread alongside. Returns (messages, delivered, dropped)."""
+    if swap:
+        threading.Thread(target=swap, daemon=True).start()
+    msgs, pipe = run(f"videotestsrc is-live=true num-buffers={frames} ! video/x-raw,width=64,"
+                     f"height=48,framerate=30/1 ! metapublish name=pub location={location} "
+                     f"keepalive=5 {extra} ! fakesink sync=false", timeout=timeout)
+    pub = pipe.get_by_name("pub")
+    return msgs, pub.get_property("delivered"), pub.get_property("dropped")
+
+
+def test_recovery(tmp):
+    """Each misbehaving broker for a while, then a real one on the port: the
+    element recovers (the documents queued meanwhile are delivered), with
+    one warning for the outage; before, one malformed reply or one failed
+    TLS handshake ended its network thread for good."""
+    for name, reply in (("CONNACK code 6", b"\x20\x02\x00\x06"), ("a 0xff byte", b"\xff")):
+        port = free_port()
+        fake = FakeBroker(port, reply)
+        os.mkdir(os.path.join(tmp, f"r{port}"))
+        broker = Broker(os.path.join(tmp, f"r{port}"), port)
+
+        def swap():
+            time.sleep(2.0)
+            fake.stop()
+            broker.start()
+        try:
+            msgs, delivered, dropped = live_run(f"mqtt://127.0.0.1:{port}/fv/rec", 180,
+                                                swap=swap)
+        finally:
+            broker.stop()
+        warnings = [m.parse_warning()[0].message for m in msgs
+                    if m.type == Gst.MessageType.WARNING]
+        check(fake.accepted >= 1 and delivered == 180 and dropped == 0,
+              f"recovery after {name}: {fake.accepted} tries at the bad broker, delivered "
+              f"{delivered}, dropped {dropped} of 180")
+        check(len(warnings) == 1 and "broker" in warnings[0],
+              f"recovery after {name}: warnings {warnings}")
+
+
+def test_tls_recovery(tmp):
+    """a broker with another CA's certificate for 2 s, then the right one"""
+    if not shutil.which("openssl"):
+        print("no openssl: the TLS recovery part is skipped")
+        return
+    d = os.path.join(tmp, "tlsrec")
+    os.mkdir(d)
+    for ca in ("good", "other"):
+        make_ca(d, f"{ca}-ca", ca)
+    port = free_port()
+
+    def start(ca):
+        conf = os.path.join(d, f"{ca}.conf")
+        with open(conf, "w") as f:
+            f.write(f"listener {port} 127.0.0.1\ncafile {d}/{ca}-ca.crt\ncertfile {d}/{ca}.crt\n"
+                    f"keyfile {d}/{ca}.key\nallow_anonymous true\n{AS_ME}")
+        p = subprocess.Popen([MOSQUITTO, "-c", conf], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        wait_port(port)
+        return p
+    procs = [start("other")]
+
+    def swap():
+        time.sleep(2.0)
+        procs[0].terminate()
+        procs[0].wait(5)
+        wait_port(port, up=False)
+        procs.append(start("good"))
+    try:
+        msgs, delivered, dropped = live_run(f"mqtt://127.0.0.1:{port}/fv/tls",
+                                            150, f"tls-ca-file={d}/good-ca.crt", swap=swap)
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(5)
+    warnings = [m.parse_warning()[0].message for m in msgs if m.type == Gst.MessageType.WARNING]
+    check(delivered == 150 and dropped == 0,
+          f"TLS recovery: delivered {delivered}, dropped {dropped} of 150; warnings {warnings}")
+    check(len(warnings) == 1 and "TLS" in warnings[0], f"TLS recovery: warnings {warnings}")
+
+
+def test_stalled_broker(tmp):
+    """QoS 0 to a broker that takes the connection and never reads again
+    (large documents fill the socket): the connection is dropped and made
+    again, and once a real broker is on the port documents flow; before,
+    the 64 unacknowledged slots were never freed and every later document
+    was dropped"""
+    port = free_port()
+    fake = FakeBroker(port, b"\x20\x02\x00\x00", stall=True)
+    os.mkdir(os.path.join(tmp, "stall"))
+    broker = Broker(os.path.join(tmp, "stall"), port)
+
+    def swap():
+        time.sleep(12.0)
+        fake.stop()
+        broker.start()
+    big = "s" * 60000
+    try:
+        msgs, delivered, dropped = live_run(f"mqtt://127.0.0.1:{port}/fv/stall", 660,
+                                            f"mqtt-qos=0 stream-name={big}", swap=swap,
+                                            timeout=90)
+    finally:
+        broker.stop()
+    check(delivered + dropped == 660 and delivered > 120,
+          f"stalled broker: delivered {delivered}, dropped {dropped} of 660")
+
+
+def test_bad_topic():
+    msgs, _ = run("videotestsrc num-buffers=1 ! metapublish location=mqtt://127.0.0.1:1/cam/"
+                  "{stream} stream-name=cam#1 ! fakesink")
+    errors = [m.parse_error()[0].message for m in msgs if m.type == Gst.MessageType.ERROR]
+    check(len(errors) == 1 and "cam/cam#1" in errors[0] and "wildcards" in errors[0],
+          f"a topic made invalid by stream-name: {errors}")
+
+
+def test_memory_bound(tmp):
+    """FASTVISION_MAX_MEMORY_MB bounds the queue in bytes: 300 documents of
+    about 20 KB for a broker nobody runs, under 1 MB"""
+    script = (
+        "import sys, gi\n"
+        "gi.require_version('Gst', '1.0')\n"
+        "from gi.repository import Gst\n"
+        "Gst.init(None)\n"
+        "p = Gst.parse_launch('videotestsrc num-buffers=300 ! video/x-raw,width=64,height=48 ! "
+        f"metapublish name=pub location=mqtt://127.0.0.1:{free_port()}/x stream-name="
+        + "m" * 20000 + " ! fakesink')\n"
+        "bus = p.get_bus()\n"
+        "p.set_state(Gst.State.PLAYING)\n"
+        "warn = []\n"
+        "while True:\n"
+        "    m = bus.timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.EOS | "
+        "Gst.MessageType.ERROR | Gst.MessageType.WARNING)\n"
+        "    if not m or m.type != Gst.MessageType.WARNING: break\n"
+        "    warn.append(m.parse_warning()[0].message)\n"
+        "pub = p.get_by_name('pub')\n"
+        "q = pub.get_property('queued')\n"
+        "p.set_state(Gst.State.NULL)\n"
+        "print(q, pub.get_property('dropped'), any('memory limit' in w for w in warn))\n")
+    env = dict(os.environ, FASTVISION_MAX_MEMORY_MB="1")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                       timeout=60)
+    parts = r.stdout.split()
+    ok = len(parts) == 3 and int(parts[0]) * 20000 <= 1024 * 1024 and int(parts[1]) >= 240 \
+        and parts[2] == "True"
+    check(ok, f"memory bound: queued, dropped, warned = {r.stdout.strip()} {r.stderr[-300:]}")
+
+
+STOP_SCRIPT = r"""
+import sys, threading, time, gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+sys.setswitchinterval(1e-6)   # the GIL changes hands as often as it can
+Gst.init(None)
+loc = sys.argv[1]
+for i in range(int(sys.argv[2])):
+    p = Gst.parse_launch(f"videotestsrc is-live=true ! video/x-raw,width=64,height=48,"
+                         f"framerate=100/1 ! metapublish location={loc} max-queued=5 ! fakesink")
+    bus = p.get_bus()
+    seen = []
+    def handler(bus, msg, data):   # Python in the posting thread, as serve.py does
+        seen.append(msg.type)
+        sum(range(2000))
+        return Gst.BusSyncReply.PASS
+    bus.set_sync_handler(handler, None)
+    p.set_state(Gst.State.PLAYING)
+    time.sleep(0.6)
+    p.set_state(Gst.State.NULL)   # hung in 2 of 7 runs before (3 of 3 with this interval)
+    bus.set_sync_handler(None, None)
+print("stopped", flush=True)
+"""
+
+
+def test_stop_never_hangs(port):
+    """set_state(NULL) with a bus sync handler in Python and MQTT to a broker
+    that is up, and to one that is not: every stop returns"""
+    for loc in (f"mqtt://127.0.0.1:{port}/fv/stop", f"mqtt://127.0.0.1:{free_port()}/fv/stop"):
+        try:
+            r = subprocess.run([sys.executable, "-c", STOP_SCRIPT, loc, "6"], capture_output=True,
+                               text=True, timeout=60)
+            ok, why = "stopped" in r.stdout, r.stderr[-300:]
+        except subprocess.TimeoutExpired:
+            ok, why = False, "set_state(NULL) did not return within 60 s"
+        check(ok, f"stop with a sync handler ({loc}): {why}")
+
+
+
+def strict_json(line):
+    """json.loads that refuses what JSON has not: NaN, Infinity (and raw
+    control characters, which json.loads refuses itself)"""
+    def no_constant(c):
+        raise ValueError(f"{c} is not JSON")
+    return json.loads(line, parse_constant=no_constant)
+
+
+def test_json_validity(tmp):
+    """every line a JSON parser takes, whatever the metas and names hold:
+    control bytes and bytes that are not UTF-8 in stream-name and ROI types,
+    NaN, infinities and integers past 2^63 in params"""
+    path = os.path.join(tmp, "odd.jsonl")
+    # names from the command line, as bytes
+    # (bytes that are not UTF-8 cannot be set from a launch line: the C
+    # test, test_metapublish.c, sets them from code)
+    for name in (b"cam\x1fone", b"cam\x01\x7fone", b"esc\x1bhere"):
+        subprocess.run([b"gst-launch-1.0", b"-q", b"videotestsrc", b"num-buffers=2", b"!",
+                        b"metapublish", b"location=" + path.encode(), b"stream-name=" + name,
+                        b"!", b"fakesink"], check=True, capture_output=True, timeout=30)
+    # a ROI type that is not UTF-8, and params JSON cannot hold as they are
+    gi.require_version("GstVideo", "1.0")
+    from gi.repository import GstVideo, GObject
+    p = Gst.parse_launch(f"appsrc name=src format=time caps=video/x-raw,format=GRAY8,width=8,"
+                         f"height=8,framerate=30/1 ! metapublish location={path} ! fakesink")
+    p.set_state(Gst.State.PLAYING)
+    buf = Gst.Buffer.new_wrapped(bytes(64))
+    buf.pts = 0
+    m = GstVideo.buffer_add_video_region_of_interest_meta(buf, "fa\u00e7e\u001f", 1, 2, 3, 4)
+    st = Gst.Structure.new_empty("odd")
+    st.set_value("nan", float("nan"))
+    st.set_value("inf", float("inf"))
+    st.set_value("minf", float("-inf"))
+    big = GObject.Value(GObject.TYPE_UINT64)
+    big.set_uint64(2 ** 64 - 1)
+    st.set_value("big", big)
+    st.set_value("text", "a\x01b\x7fc")
+    m.add_param(st)
+    p.get_by_name("src").emit("push-buffer", buf)
+    p.get_by_name("src").emit("end-of-stream")
+    p.get_bus().timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    lines = open(path, "rb").read().split(b"\n")
+    check(lines[-1] == b"" and len(lines) == 8, f"odd names: {len(lines) - 1} lines, want 7")
+    bad = []
+    docs = []
+    for raw in lines[:-1]:
+        try:
+            docs.append(strict_json(raw.decode("utf-8")))
+        except ValueError as e:
+            bad.append(f"{raw[:80]!r}: {e}")
+    check(not bad, f"invalid JSON lines: {bad}")
+    if len(docs) == 7:
+        check(docs[0]["stream"].startswith("cam") and docs[4]["stream"].startswith("esc"),
+              f"odd names: streams {[d['stream'] for d in docs[:6]]}")
+        params = docs[6]["regions"][0]["params"]["odd"]
+        check(params["nan"] is None and params["inf"] is None and params["minf"] is None
+              and params["big"] == str(2 ** 64 - 1), f"odd params: {params}")
+
+
+def test_file_edges(tmp):
+    """a FIFO nobody reads fails the start at once; a file that ends inside
+    a document (a full disk, a crash) has that partial line cut before the
+    next document; max-rate so low that only the first document goes"""
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    msgs, _ = run(f"videotestsrc num-buffers=1 ! metapublish location={fifo} ! fakesink",
+                  timeout=20)
+    errors = [m.parse_error()[0].message for m in msgs if m.type == Gst.MessageType.ERROR]
+    check(time.monotonic() - t0 < 10 and len(errors) == 1 and "FIFO" in errors[0],
+          f"FIFO without a reader: {errors}")
+    path = os.path.join(tmp, "partial.jsonl")
+    with open(path, "wb") as f:
+        f.write(b'{"stream":"old","frame":0}\n{"stream":"old","fra')
+    run(f"videotestsrc num-buffers=2 ! metapublish location={path} ! fakesink")
+    lines = open(path, "rb").read().split(b"\n")
+    ok = lines[-1] == b"" and len(lines) == 4
+    try:
+        [strict_json(x.decode()) for x in lines[:-1]]
+    except ValueError:
+        ok = False
+    check(ok, f"a partial last line: {lines}")
+    path = os.path.join(tmp, "rate.jsonl")
+    run(f"videotestsrc num-buffers=100 ! metapublish location={path} max-rate=5e-11 ! fakesink")
+    n = len(open(path).readlines())
+    check(n == 1, f"max-rate=5e-11: {n} documents of 100, want 1")
+
+
+def test_full_disk(tmp):
+    """a write that fails half-way (the file size limit stands in for a full
+    disk) leaves the file with whole lines only, and the error says so"""
+    path = os.path.join(tmp, "full.jsonl")
+    script = (
+        "import resource, signal, sys, gi\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))\n"
+        "gi.require_version('Gst', '1.0')\n"
+        "from gi.repository import Gst\n"
+        "Gst.init(None)\n"
+        f"p = Gst.parse_launch('videotestsrc num-buffers=100 ! metapublish location={path} ! "
+        "fakesink')\n"
+        "p.set_state(Gst.State.PLAYING)\n"
+        "m = p.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.EOS | "
+        "Gst.MessageType.ERROR)\n"
+        "print(m.parse_error()[0].message if m.type == Gst.MessageType.ERROR else 'EOS')\n"
+        "p.set_state(Gst.State.NULL)\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=60)
+    data = open(path, "rb").read()
+    check("Cannot write a document" in r.stdout and data.endswith(b"\n") and len(data) <= 1000,
+          f"full disk: {r.stdout.strip()} {r.stderr[-200:]}; file ends {data[-40:]!r}")
+
+
 def main():
     data = sys.argv[1]
     Gst.init(None)
@@ -399,6 +758,15 @@ def main():
         test_unreachable(free_port())
         test_tls_and_login(data, tmp)
         test_refusals(tmp)
+        test_bad_topic()
+        test_json_validity(tmp)
+        test_file_edges(tmp)
+        test_full_disk(tmp)
+        test_stop_never_hangs(port)
+        test_memory_bound(tmp)
+        test_recovery(tmp)
+        test_tls_recovery(tmp)
+        test_stalled_broker(tmp)
     finally:
         broker.stop()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -582,6 +582,130 @@ GST_START_TEST (test_fail_closed_drops)
 }
 GST_END_TEST;
 
+/* A transform that passes frames and copies none of their metas (as an
+ * application's element might): the tracker must not take such a frame as
+ * searched and empty. */
+typedef GstBaseTransform FvtNoMeta;
+typedef GstBaseTransformClass FvtNoMetaClass;
+G_DEFINE_TYPE (FvtNoMeta, fvt_no_meta, GST_TYPE_BASE_TRANSFORM);
+static GstStaticPadTemplate nometa_sink = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
+    GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate nometa_src = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
+    GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static gboolean
+nometa_transform_meta (GstBaseTransform *t, GstBuffer *out, GstMeta *m, GstBuffer *in)
+{
+  return FALSE;
+}
+static GstFlowReturn
+nometa_transform (GstBaseTransform *t, GstBuffer *in, GstBuffer *out)
+{
+  GstMapInfo a, b;
+  gst_buffer_map (in, &a, GST_MAP_READ);
+  gst_buffer_map (out, &b, GST_MAP_WRITE);
+  memcpy (b.data, a.data, MIN (a.size, b.size));
+  gst_buffer_unmap (in, &a);
+  gst_buffer_unmap (out, &b);
+  return GST_FLOW_OK;
+}
+static void
+fvt_no_meta_class_init (FvtNoMetaClass *k)
+{
+  gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (k), &nometa_sink);
+  gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (k), &nometa_src);
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (k), "no metas", "Filter",
+      "copies frames without their metas", "fastvision tests");
+  k->transform_meta = nometa_transform_meta;
+  k->transform = nometa_transform;
+}
+static void
+fvt_no_meta_init (FvtNoMeta *self)
+{
+}
+
+/* The privacy filter fails closed behind any element that drops or changes
+ * the detector's regions: vjdetect finds the astronaut's face in every
+ * frame; between it and roitrack, each element either keeps the face's
+ * region (the frame leaves with a tracked box) or loses it (the frame leaves
+ * with a whole-frame box), never neither. */
+GST_START_TEST (test_fail_closed_behind_other_elements)
+{
+  const gchar *data = g_getenv ("FV_TEST_DATA");
+  gchar *png = g_build_filename (data ? data : "tests/data", "faces", "astronaut.png", NULL);
+  const gchar *cascades = g_getenv ("FV_CASCADES");
+  gst_element_register (NULL, "fvtnometa", GST_RANK_NONE, fvt_no_meta_get_type ());
+  const struct { const char *between; int whole; } cases[] = {
+    { "identity", 0 },                      /* keeps everything */
+    { "videoconvert", 0 },
+    { "videoscale ! video/x-raw,width=256,height=256", 0 },
+#if GST_CHECK_VERSION(1, 24, 0)
+    /* 1.24+ turns ROI metas with the picture (and the mark with them) */
+    { "videoflip video-direction=horiz", -1 },
+    { "videoflip video-direction=90r", -1 },
+#else
+    { "videoflip video-direction=horiz", 1 },   /* drops them */
+    { "videoflip video-direction=90r", 1 },     /* keeps them unturned: the size tells */
+#endif
+    { "videocrop left=2 top=2", 1 },        /* drops ROI metas */
+    { "videobox left=2 top=2", 1 },
+    { "fvtnometa", 1 },                     /* copies no meta */
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    gchar *desc = g_strdup_printf ("filesrc location=%s ! pngdec ! videoconvert ! "
+        "videocrop right=12 ! video/x-raw,format=I420 ! imagefreeze num-buffers=4 ! "
+        "vjdetect backend=cpu "
+        "cascade=%s/haarcascades/haarcascade_frontalface_default.xml post-messages=false ! "
+        "%s ! roitrack post-messages=false ! appsink name=out sync=false", png,
+        cascades ? cascades : "/usr/share/opencv4", cases[c].between);
+    GError *err = NULL;
+    GstElement *p = gst_parse_launch (desc, &err);
+    fail_unless (p != NULL && err == NULL, "%s: %s", desc, err ? err->message : "");
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "out");
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    int frames = 0, wholes = 0;
+    GstSample *smp;
+    while (1) {
+      smp = NULL;
+      g_signal_emit_by_name (sink, "pull-sample", &smp);
+      if (!smp)
+        break;
+      frames++;
+      int tracked = 0, whole = 0;
+      gpointer st = NULL;
+      GstMeta *m;
+      while ((m = gst_buffer_iterate_meta_filtered (gst_sample_get_buffer (smp), &st,
+                  GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+        GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) m;
+        GstStructure *ts = gst_video_region_of_interest_meta_get_param (r, "track");
+        gboolean fc = FALSE;
+        if (!ts)
+          continue;
+        if (gst_structure_get_boolean (ts, "fail-closed", &fc) && fc)
+          whole++;
+        else
+          tracked++;
+      }
+      fail_unless (tracked + whole > 0, "%s: frame %d left with no box: the face is exposed",
+          cases[c].between, frames);
+      if (cases[c].whole == 1)
+        fail_unless (whole, "%s: frame %d not failed closed", cases[c].between, frames);
+      if (cases[c].whole == 0)
+        fail_unless (!whole && tracked >= 1, "%s: frame %d: %d tracked, %d whole",
+            cases[c].between, frames, tracked, whole);
+      wholes += whole > 0;
+      gst_sample_unref (smp);
+    }
+    fail_unless_equals_int (frames, 4);
+    GST_INFO ("%s: %d of %d frames whole", cases[c].between, wholes, frames);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (sink);
+    gst_object_unref (p);
+    g_free (desc);
+  }
+  g_free (png);
+}
+GST_END_TEST;
+
 static Suite *
 roitrack_suite (void)
 {
@@ -596,6 +720,7 @@ roitrack_suite (void)
   tcase_add_test (tc, test_delay);
   tcase_add_test (tc, test_fail_closed_drops);
   tcase_add_test (tc, test_pipeline_covers_detections);
+  tcase_add_test (tc, test_fail_closed_behind_other_elements);
   return s;
 }
 

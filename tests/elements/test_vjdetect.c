@@ -1072,6 +1072,52 @@ GST_START_TEST (test_turned_faces)
 }
 GST_END_TEST;
 
+/* A list of angles the element cannot honour, set before the pipeline runs
+ * (when no bus would see a warning), fails the start with an error that
+ * names it, instead of scanning upright only; a good list set after it
+ * clears it. */
+GST_START_TEST (test_bad_angles_fail_start)
+{
+  GString *many = g_string_new ("0");
+  for (int i = 1; i < 1000; i++)
+    g_string_append_printf (many, ",%d", i % 90);
+  gchar *cascade = default_cascade ();
+  const char *const bad[] = { many->str, "10,abc", "91", "" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,"
+        "width=64,height=64 ! vjdetect name=v cascade=%s ! fakesink", cascade);
+    GstElement *pipe = gst_parse_launch (desc, NULL);
+    fail_unless (pipe != NULL);
+    GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
+    g_object_set (v, "angles", bad[i], NULL);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    GstMessage *m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "angles \"%.40s\": ran", bad[i]);
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    fail_unless (strstr (err->message, "Invalid angles") && strstr (err->message, "-90..90")
+        && err->domain == GST_RESOURCE_ERROR, "%s", err->message);
+    g_error_free (err);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    /* set right afterwards: runs */
+    g_object_set (v, "angles", "-15,0,15", NULL);
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
+    m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 30 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+    gst_message_unref (m);
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (v);
+    gst_object_unref (pipe);
+    g_free (desc);
+  }
+  g_free (cascade);
+  g_string_free (many, TRUE);
+}
+GST_END_TEST;
+
 /* interval=3: frames 0, 3, 6 searched (boxes, marked 1), the others
  * skipped (no boxes, marked 0). */
 GST_START_TEST (test_interval)
@@ -1118,6 +1164,7 @@ vjdetect_suite (void)
   tcase_add_test (tc, test_cuda_backend);
   tcase_add_test (tc, test_two_producers_unique_ids);
   tcase_add_test (tc, test_facedetect_names);
+  tcase_add_test (tc, test_bad_angles_fail_start);
   return s;
 }
 

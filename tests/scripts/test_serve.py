@@ -50,6 +50,7 @@ def serve(*args):
     if not line:
         err.seek(0)
         raise RuntimeError(err.read())
+    p.listening = line
     return p, port, first
 
 
@@ -96,6 +97,8 @@ def main():
         stop(p)
         for method in ("basic", "digest"):
             p, port, _ = serve("--user", "cam:s3cret", "--auth", method)
+            check(f"clients must authenticate ({method}, 1 user: cam)" in p.listening
+                  and "TLS off" in p.listening, f"{method}: the start says {p.listening!r}")
             ok, why = client(f"rtsp://127.0.0.1:{port}/cam0")
             check(not ok and "Unauthorized" in why, f"{method}: no credentials: {ok} {why}")
             ok, why = client(f"rtsp://127.0.0.1:{port}/cam0", "user-id=cam", "user-pw=s3cret")
@@ -110,6 +113,8 @@ def main():
             p, port, first = serve("--tls-cert", f"{tmp}/c.pem", "--tls-key", f"{tmp}/k.pem")
             ok, why = client(f"rtsps://127.0.0.1:{port}/cam0", "tls-validation-flags=0")
             check(ok and first.startswith("rtsps://"), f"TLS: {first.strip()} {why}")
+            check("TLS on" in p.listening and "no authentication" in p.listening,
+                  f"TLS: the start says {p.listening!r}")
             stop(p)
         # a 2 s clip: clients joining after its end still get frames
         subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=50", "!",
