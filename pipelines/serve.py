@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Serves processed video over RTSP (gst-rtsp-server): one mount per input,
-each running the privacy filter (vjdetect ! roitrack ! satfilter roi-type=face) and
-H.264 (x264, zero latency) over RTP. Inputs: camera devices (/dev/video0),
+each running the privacy filter (vjdetect ! roitrack delay=3 ! satfilter
+roi-type=face) and H.264 (x264, zero latency) over RTP. Inputs: camera devices (/dev/video0),
 files (looped, at their own rate), or rtsp:// URLs of upstream cameras. A
 deployment scales by running one server per host or per GPU; clients need
 nothing but RTSP.

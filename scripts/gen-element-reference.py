@@ -61,8 +61,13 @@ def main():
                                  text=True, check=True).stdout
         page += [f"## {e}", "", docs.get(e, "(no documentation comment)"), "",
                  "### gst-inspect-1.0", "", "```", inspect.strip(), "```", ""]
+    text = "\n".join(page)
+    # the same file from any build folder: the plugin's path is where it is
+    # installed, not where it was built
+    for d in {os.path.abspath(plugin_dir), os.path.realpath(plugin_dir)}:
+        text = text.replace(d + os.sep, "")
     with open(output, "w", encoding="utf-8") as f:
-        f.write("\n".join(page))
+        f.write(text)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Embedding fastvision in an application: the privacy filter
- * (vjdetect ! roitrack ! satfilter roi-type=face) on a file, with the application
+ * (vjdetect ! roitrack delay=3 ! satfilter roi-type=face) on a file, with the application
  *   - reading each frame's region-of-interest metas at an appsink,
  *   - reading roitrack's messages from the bus,
  *   - changing properties while PLAYING (a wider blur after 2 s of video),
  * and printing a summary every second of video.
  *   privacy_app FILE [SECONDS]   (stop after SECONDS of video; default all)
- * docs/embedding.md walks through it. */
+ * docs/embedding.md walks through it.
+ *
+ * Built against an installed plugin (meson install; with the default prefix
+ * /usr/local the plugin is in /usr/local/lib/x86_64-linux-gnu/gstreamer-1.0 on
+ * Debian's 64-bit PCs, and this file in /usr/local/share/doc/fastvision/examples):
+ *   cc privacy_app.c -o privacy_app \
+ *       $(pkg-config --cflags --libs gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0)
+ *   GST_PLUGIN_PATH=/usr/local/lib/x86_64-linux-gnu/gstreamer-1.0 \
+ *       ./privacy_app /usr/local/share/doc/fastvision/examples/data/sample-face.webm 4
+ * (no GST_PLUGIN_PATH with --prefix=/usr: the plugin is then in GStreamer's
+ * own folder). It needs only GStreamer's development packages
+ * (libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev), not fastvision's
+ * headers: it talks to the elements through properties, metas and messages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <gst/gst.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Embedding fastvision from Python (PyGObject): the privacy filter
-(vjdetect ! roitrack ! satfilter roi-type=face) on a file, reading each frame's
+(vjdetect ! roitrack delay=3 ! satfilter roi-type=face) on a file, reading each frame's
 region-of-interest metas at an appsink, roitrack's messages from the bus,
 changing properties while PLAYING, and printing a summary every second of
 video. The same application as privacy_app.c; docs/embedding.md.

@@ -51,7 +51,8 @@ if source:
              for f in os.listdir(os.path.join(source, "docs", "data"))]
     want += [os.path.join("pipelines", "kernels", f)
              for f in os.listdir(os.path.join(source, "pipelines", "kernels"))]
-    want += ["pipelines/apps/privacy_app.c", "pipelines/apps/privacy_app.py", "README.md"]
+    want += ["pipelines/apps/privacy_app.c", "pipelines/apps/privacy_app.py",
+             "tests/data/sample-face.webm", "tests/data/parts.webm"]
     srcs = {os.path.relpath(os.path.realpath(k), os.path.realpath(source))
             for k in installed}
     left = sorted(f for f in want if f not in srcs)
@@ -63,6 +64,29 @@ if source:
     if generated and not any(d.endswith("fastvision-elements.md") for d in installed.values()):
         print("the generated element reference is not installed")
         fails += 1
+# the installed README names only what is installed beside it, and the
+# element reference holds no build folder (two builds install the same file)
+docdir = os.path.join(prefix, opts["datadir"], "doc", "fastvision")
+readme = [k for k, d in installed.items() if d == os.path.join(docdir, "README.md")]
+if len(readme) != 1:
+    print("no README.md installed in %s" % docdir)
+    fails += 1
+else:
+    import re
+    text = open(readme[0], encoding="utf-8").read()
+    dests = {os.path.relpath(d, docdir) for d in installed.values()}
+    named = set(re.findall(r"\b(examples/[\w./-]+\.(?:webm|txt|c|py))", text))
+    missing = sorted(n for n in named if n not in dests)
+    stale = sorted(set(re.findall(r"\b(tests/data/[\w./-]+|pipelines/kernels/[\w./-]+)", text)))
+    if missing or stale or not named:
+        print("the installed README names what is not installed: %s %s" % (missing, stale))
+        fails += 1
+for k, d in installed.items():
+    if d.endswith("fastvision-elements.md") and os.path.exists(k):
+        ref = open(k, encoding="utf-8").read()
+        if os.path.abspath(build) in ref or os.path.realpath(build) in ref:
+            print("the element reference holds the build folder %s" % build)
+            fails += 1
 version = introspect("--projectinfo")["version"]
 config = open(os.path.join(build, "fv_config.h")).read()
 if '#define FV_VERSION "%s"' % version not in config:
