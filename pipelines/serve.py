@@ -248,6 +248,203 @@ class Mount:
             self.clients.pop(src, None)
 
 
+
+class Guard:
+    """What one host, and all hosts together, may hold of the server, so that
+    floods are refused before they cost the server its memory, threads or
+    file descriptors, and clients already served keep their frames:
+      - open connections: --max-connections in all, --max-connections-per-host
+        from one address; past them a connection is closed at once;
+      - a connection must make a request within --request-timeout s of
+        opening (a TLS handshake included), and one without a session must
+        make its next within as long (a DESCRIBE whose media waits for a
+        SETUP that never comes); else it is closed;
+      - media made for a DESCRIBE and not yet in a session: --max-pending in
+        all, a quarter of it a host; past that DESCRIBE is answered 503;
+      - sessions: --max-clients in all (the session pool),
+        --max-clients-per-host from one address; past that SETUP is
+        answered 503;
+      - wrong credentials: after 5 from one host within a minute, that host
+        is answered 503 for 2 s, doubling with each further lock-out up to
+        60 s (guessing slows down; other hosts are not affected).
+    Refusals are logged, at most one line a reason every 10 s."""
+
+    FAILS = 5
+
+    def __init__(self, args):
+        self.args = args
+        self.conns = {}        # host -> open connections
+        self.pending = {}      # host -> media waiting for SETUP
+        self.sessions = {}     # host -> sessions
+        self.session_host = {}
+        self.failures = {}     # host -> [times of recent failures]
+        self.locked = {}       # host -> (until, seconds)
+        self.said = {}         # reason -> monotonic time last logged
+        self.refused = {}      # reason -> count since last logged
+        self.describing = None # the client whose DESCRIBE is being handled
+
+    def note(self, reason, host):
+        self.refused[reason] = self.refused.get(reason, 0) + 1
+        now = time.monotonic()
+        if now - self.said.get(reason, 0) >= 10:
+            log("refused %d %s (the last from %s)" % (self.refused[reason], reason, host))
+            self.said[reason], self.refused[reason] = now, 0
+
+    @staticmethod
+    def add(table, host, n):
+        table[host] = table.get(host, 0) + n
+        if table[host] <= 0:
+            del table[host]
+
+    def connected(self, client):
+        """a new connection: False when it was closed at once"""
+        conn = client.get_connection()
+        host = conn.get_ip() if conn else "?"
+        a = self.args
+        if sum(self.conns.values()) >= a.max_connections:
+            self.note("connections past --max-connections", host)
+            return self.close(client, host, counted=False)
+        if self.conns.get(host, 0) >= a.max_connections_per_host:
+            self.note("connections past --max-connections-per-host", host)
+            return self.close(client, host, counted=False)
+        self.add(self.conns, host, 1)
+        state = {"host": host, "requests": 0, "pending": 0, "sessions": 0, "closed": False}
+        client.fv_state = state
+        client.connect("closed", self.on_closed)
+        # a request, soon (a silent connection or TLS handshake is closed)
+        self.arm(client, state)
+        return True
+
+    def arm(self, client, state):
+        seen = state["requests"]
+
+        def check():
+            if not state["closed"] and state["requests"] == seen and state["sessions"] == 0:
+                self.note("connections silent for --request-timeout", state["host"])
+                self.hang_up(client)
+            return False
+        GLib.timeout_add_seconds(self.args.request_timeout, check)
+
+    @staticmethod
+    def hang_up(client):
+        """shuts the connection's socket: the client then sees its peer gone
+        and closes as it does for any vanished client (GstRTSPClient.close()
+        on a connection that was read from leaves its watch polling a closed
+        stream)"""
+        conn = client.get_connection()
+        sock = conn.get_read_socket() if conn else None
+        try:
+            if sock:
+                sock.shutdown(True, True)
+        except GLib.Error:
+            pass
+        return False
+
+    def close(self, client, host, counted):
+        GLib.idle_add(self.hang_up, client)
+        return False
+
+    def on_closed(self, client):
+        state = client.fv_state
+        if state["closed"]:
+            return
+        state["closed"] = True
+        self.add(self.conns, state["host"], -1)
+        self.add(self.pending, state["host"], -state["pending"])
+        state["pending"] = 0
+
+    def request(self, client, kind):
+        """before a request is handled: OK, or the status that refuses it"""
+        self.describing = None
+        state = getattr(client, "fv_state", None)
+        if state is None:
+            return GstRtsp.RTSPStatusCode.SERVICE_UNAVAILABLE
+        state["requests"] += 1
+        self.arm(client, state)
+        host, now = state["host"], time.monotonic()
+        until, _ = self.locked.get(host, (0, 0))
+        if now < until:
+            self.note("requests of a host locked out after failed logins", host)
+            return GstRtsp.RTSPStatusCode.SERVICE_UNAVAILABLE
+        a = self.args
+        if kind == "describe":
+            if (sum(self.pending.values()) >= a.max_pending
+                    or self.pending.get(host, 0) >= max(1, a.max_pending // 4)):
+                self.note("DESCRIBEs past --max-pending (media waiting for SETUP)", host)
+                return GstRtsp.RTSPStatusCode.SERVICE_UNAVAILABLE
+        if kind == "setup" and state["sessions"] == 0 and \
+                self.sessions.get(host, 0) >= a.max_clients_per_host:
+            self.note("SETUPs past --max-clients-per-host", host)
+            return GstRtsp.RTSPStatusCode.SERVICE_UNAVAILABLE
+        return GstRtsp.RTSPStatusCode.OK
+
+    def media_made(self, client):
+        state = getattr(client, "fv_state", None)
+        if state:
+            state["pending"] += 1
+            self.add(self.pending, state["host"], 1)
+
+    def session_made(self, client, session):
+        state = getattr(client, "fv_state", None)
+        if not state:
+            return
+        if state["pending"]:   # its media is in a session now
+            state["pending"] -= 1
+            self.add(self.pending, state["host"], -1)
+        state["sessions"] += 1
+        self.session_host[session.get_sessionid()] = state["host"]
+        self.add(self.sessions, state["host"], 1)
+
+    def session_gone(self, pool, session):
+        host = self.session_host.pop(session.get_sessionid(), None)
+        if host:
+            self.add(self.sessions, host, -1)
+
+    def login_failed(self, client):
+        """credentials given and wrong (GuardedAuth): counted for the host"""
+        state = getattr(client, "fv_state", None)
+        if not state:
+            return
+        host, now = state["host"], time.monotonic()
+        recent = [t for t in self.failures.get(host, []) if now - t < 60] + [now]
+        self.failures[host] = recent
+        if len(recent) >= self.FAILS:
+            until, last = self.locked.get(host, (0, 1))
+            secs = min(60, last * 2) if now < until + 60 else 2
+            self.locked[host] = (now + secs, secs)
+            self.note("logins: a host locked out after %d failures within a minute"
+                      % len(recent), host)
+
+
+class GuardedAuth(GstRtspServer.RTSPAuth):
+    """The server's authentication, telling the guard of every request whose
+    credentials were given and refused."""
+    guard = None
+
+    def do_authenticate(self, ctx):
+        ok = GstRtspServer.RTSPAuth.do_authenticate(self, ctx)
+        # credentials that matched none leave the context without a token
+        if self.guard and ctx.request and ctx.client and (not ok or ctx.token is None):
+            res, value = ctx.request.get_header(GstRtsp.RTSPHeaderField.AUTHORIZATION, 0)
+            if res == GstRtsp.RTSPResult.OK and value:
+                self.guard.login_failed(ctx.client)
+        return ok
+
+
+def raise_open_files():
+    """the soft limit of open files up to the hard one (each connection and
+    each client's media take several)"""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or hard > soft:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY
+                                                        else max(soft, 65536), hard))
+        return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, ValueError, OSError):
+        return 1024
+
+
 def over_tcp(session):
     """whether the session's streams go over its RTSP connection (interleaved)"""
     for sm in session.filter(None) or []:
@@ -275,9 +472,20 @@ def factory_for(mount, auth):
     return factory
 
 
+def count_media(factory, guard):
+    """a DESCRIBE's media waits for its SETUP: counted for the client that
+    asked (the factory is asked from the client's own handling)"""
+    def on_constructed(factory, media):
+        client = getattr(guard, "describing", None)
+        guard.describing = None
+        if client is not None:
+            guard.media_made(client)
+    factory.connect("media-constructed", on_constructed)
+
+
 def authentication(args):
     """clients must give one of the --user names and passwords"""
-    auth = GstRtspServer.RTSPAuth()
+    auth = GuardedAuth()
     token = GstRtspServer.RTSPToken()
     token.set_string(GstRtspServer.RTSP_TOKEN_MEDIA_FACTORY_ROLE, "viewer")
     for spec in args.user:
@@ -313,6 +521,19 @@ def main():
                     help="seconds without keep-alive after which a session ends")
     ap.add_argument("--client-queue", type=int, default=50,
                     help="frames queued for one client before its frames are dropped")
+    ap.add_argument("--max-clients-per-host", type=int, default=16,
+                    help="sessions from one address (more are refused)")
+    ap.add_argument("--max-connections", type=int, default=0,
+                    help="open RTSP connections at once (0: a quarter of the open files "
+                    "allowed, at most 512); more are closed at once")
+    ap.add_argument("--max-connections-per-host", type=int, default=32,
+                    help="open RTSP connections from one address")
+    ap.add_argument("--max-pending", type=int, default=32,
+                    help="media made for a DESCRIBE and waiting for its SETUP, in all "
+                    "(a quarter of it a host); more DESCRIBEs are answered 503")
+    ap.add_argument("--request-timeout", type=int, default=10,
+                    help="seconds a connection has for its first request (TLS handshake "
+                    "included), and, without a session, for each next one")
     ap.add_argument("inputs", nargs="*", help="cameras, files, rtsp:// URLs (default: the "
                     "sample clip)")
     args = ap.parse_args()
@@ -320,6 +541,13 @@ def main():
         args.inputs = [os.path.normpath(SAMPLE)]
     if bool(args.tls_cert) != bool(args.tls_key):
         raise SystemExit("--tls-cert and --tls-key go together")
+    files = raise_open_files()
+    if args.max_connections <= 0:
+        args.max_connections = max(16, min(512, files // 4))
+    for name in ("max_clients", "max_clients_per_host", "max_connections_per_host",
+                 "max_pending", "request_timeout"):
+        if getattr(args, name) < 1:
+            raise SystemExit("--%s takes a number of at least 1" % name.replace("_", "-"))
     Gst.init(None)
     server = GstRtspServer.RTSPServer()
     server.set_address(args.address)
@@ -343,6 +571,9 @@ def main():
         print("serving on EVERY interface (%s)%s" % (args.address, "" if args.user else
               ", with no authentication: anyone who reaches this host may watch"), flush=True)
     mounts = server.get_mount_points()
+    guard = Guard(args)
+    if isinstance(auth, GuardedAuth):
+        auth.guard = guard
     cams = []
     for i, inp in enumerate(args.inputs):
         mount = Mount(i, inp, args)
@@ -353,15 +584,25 @@ def main():
                 "retries)" % (i, inp, why))
         else:
             mount.start()
-        mounts.add_factory("/cam%d" % i, factory_for(mount, auth))
+        factory = factory_for(mount, auth)
+        count_media(factory, guard)
+        mounts.add_factory("/cam%d" % i, factory)
         print("%s://%s:%s/cam%d <- %s" % (scheme, args.address, args.port, i, inp), flush=True)
     pool = server.get_session_pool()
     pool.set_max_sessions(args.max_clients)
+    pool.connect("session-removed", guard.session_gone)
     # sessions whose clients vanished without a TEARDOWN end when they time out
     GLib.timeout_add_seconds(1, lambda: pool.cleanup() >= 0)
 
     def on_client(srv, client):
+        if not guard.connected(client):
+            return
+
         def on_describe(client, ctx):   # before the media is made: say why it will fail
+            refused = guard.request(client, "describe")
+            if refused != GstRtsp.RTSPStatusCode.OK:
+                return refused
+            guard.describing = client   # the media the factory makes next is its
             path = ctx.uri.abspath if ctx.uri else "?"
             i = int(path[4:]) if path.startswith("/cam") and path[4:].isdigit() else -1
             if 0 <= i < len(cams) and not cams[i].start():
@@ -371,6 +612,10 @@ def main():
                 return GstRtsp.RTSPStatusCode.SERVICE_UNAVAILABLE
             return GstRtsp.RTSPStatusCode.OK
         client.connect("pre-describe-request", on_describe)
+        for kind in ("options", "setup", "play", "pause", "teardown", "get-parameter",
+                     "set-parameter", "announce", "record"):
+            client.connect("pre-%s-request" % kind,
+                           lambda c, ctx, kind=kind: guard.request(c, kind))
         sessions, tcp = [], set()
 
         def on_play(c, ctx):   # the transports are known by now (and gone at close)
@@ -380,6 +625,7 @@ def main():
         def on_session(c, session):
             session.set_timeout(args.session_timeout)
             sessions.append(session)
+            guard.session_made(c, session)
 
         def on_closed(c):
             # a client that vanished without TEARDOWN: its sessions end once

@@ -15,7 +15,16 @@ server before (issue #29):
      receive buffer), then vanish;
   5. 500 UDP sessions that SETUP and PLAY, then vanish (no TEARDOWN, nobody
      on their ports); then 15 s for their sessions to be dropped (those
-     past the server's --max-clients were refused).
+     past the server's --max-clients were refused);
+  0. before all that, a flood from three other loopback addresses (issue
+     #38): 400 connections that DESCRIBE and hold on, 300 silent ones, 64
+     sessions kept alive; the media waiting for a SETUP (at most a quarter
+     of --max-pending a host), the connections (--max-connections-per-host),
+     the silent ones (closed after --request-timeout) and the sessions a
+     host (--max-clients-per-host) stay bounded, and a good client that
+     comes during it gets frames.
+The hostile rounds come from 127.0.0.2-5, the good clients from 127.0.0.1
+(the server bounds what each address may hold).
 Every WINDOW seconds it prints each good client's frame rate and the
 server's resident memory. It passes when every window after the first keeps
 each good client at >= 95% of the clip's 25 fps, every round's probe
@@ -40,9 +49,11 @@ gi.require_version("Gst", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
 
 RATE = 25.0          # the sample clip's frames a second
+ATTACKER = "127.0.0.5"   # the hostile rounds' address (the good clients: 127.0.0.1)
+LIMIT_MB = 400       # the server's resident memory at most, under every flood
 KEEP = 0.95          # what a good client must keep of it
 
-minutes = float(sys.argv[1]) if len(sys.argv) > 1 else 1
+minutes = float(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1] != "--flood" else 1
 w, h = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (320, 180)
 window = float(sys.argv[4]) if len(sys.argv) > 4 else 10.0
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,10 +75,12 @@ def free_port():
 class Rtsp:
     """A raw RTSP connection: requests by hand, so that it can misbehave."""
 
-    def __init__(self, port, rcvbuf=0):
+    def __init__(self, port, rcvbuf=0, src=None):
         self.s = socket.socket()
         if rcvbuf:
             self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        if src:   # another loopback address: another host to the server
+            self.s.bind((src, 0))
         self.s.settimeout(10)
         self.s.connect(("127.0.0.1", port))
         self.port, self.cseq, self.session = port, 0, None
@@ -156,7 +169,7 @@ def malformed(port):
                     b"SETUP rtsp://127.0.0.1/cam0/stream=0 RTSP/1.0\r\nCSeq: 1\r\n"
                     b"Transport: nonsense\r\n\r\n"):
         try:
-            c = Rtsp(port)
+            c = Rtsp(port, src=ATTACKER)
             c.s.sendall(payload)
             c.s.settimeout(1)
             try:
@@ -174,7 +187,7 @@ def vanish_tcp(port, n):
         if stop.is_set():
             break
         try:
-            c = Rtsp(port)
+            c = Rtsp(port, src=ATTACKER)
             played += c.play("cam0", "RTP/AVP/TCP;unicast;interleaved=0-1")
             c.close()
         except (OSError, ConnectionError, ValueError):
@@ -186,7 +199,7 @@ def stall_tcp(port, n, seconds):
     conns = []
     for _ in range(n):
         try:
-            c = Rtsp(port, rcvbuf=4096)
+            c = Rtsp(port, rcvbuf=4096, src=ATTACKER)
             if c.play("cam0", "RTP/AVP/TCP;unicast;interleaved=0-1"):
                 conns.append(c)   # and never read again
             else:
@@ -205,7 +218,7 @@ def vanish_udp(port, n):
         if stop.is_set():
             break
         try:
-            c = Rtsp(port)
+            c = Rtsp(port, src=ATTACKER)
             base = 40000 + 2 * (i % 5000)
             played += c.play("cam0", "RTP/AVP;unicast;client_port=%d-%d" % (base, base + 1))
             c.close()
@@ -214,12 +227,75 @@ def vanish_udp(port, n):
     return played
 
 
+def flood(port, seconds=12):
+    """from other hosts (127.0.0.2-4): 400 connections that DESCRIBE and hold
+    on without SETUP, 300 that never say a word, 64 sessions kept alive with
+    OPTIONS; the server must bound them (connections, media waiting for a
+    SETUP, sessions a host) and keep serving the good clients. Returns what
+    the server let through: described, silent ones still open, sessions."""
+    held, described = [], 0
+    for i in range(400):
+        try:
+            c = Rtsp(port, src="127.0.0.2")
+            st, _, _ = c.request("DESCRIBE", "rtsp://127.0.0.1:%d/cam0" % port,
+                                 "Accept: application/sdp")
+            described += st == 200
+            held.append(c)
+        except (OSError, ConnectionError, ValueError):
+            pass
+    silent = []
+    for i in range(300):
+        try:
+            silent.append(Rtsp(port, src="127.0.0.3"))
+        except OSError:
+            pass
+    kept = []
+    for i in range(64):
+        try:
+            c = Rtsp(port, src="127.0.0.4")
+            if c.play("cam1", "RTP/AVP/TCP;unicast;interleaved=0-1"):
+                kept.append(c)
+            else:
+                c.close()
+        except (OSError, ConnectionError, ValueError):
+            pass
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not stop.is_set():
+        for c in kept:
+            try:
+                c.s.sendall(("OPTIONS rtsp://127.0.0.1:%d/cam1 RTSP/1.0\r\nCSeq: 99\r\n"
+                             "Session: %s\r\n\r\n" % (port, c.session)).encode())
+            except OSError:
+                pass
+        stop.wait(2)
+    still = 0
+    for c in silent:   # past --request-timeout: closed by the server
+        c.s.settimeout(0.2)
+        try:
+            still += c.s.recv(1, socket.MSG_PEEK) != b""
+        except socket.timeout:
+            still += 1
+        except OSError:
+            pass
+    for c in held + silent + kept:
+        c.close()
+    return described, still, len(kept)
+
+
 def hostile(port, results):
     rnd = 0
     while not stop.is_set():
         rnd += 1
         t0 = time.monotonic()
         malformed(port)
+        # in a process of its own: the good clients' counting here must
+        # not wait for the flood's Python
+        flooding = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--flood",
+                                     str(port)], stdout=subprocess.PIPE, text=True)
+        time.sleep(3)   # a good client arrives in the middle of the flood
+        during = probe_client(port, "cam0")
+        out, _ = flooding.communicate(timeout=120)
+        fl = dict(zip(("described", "silent", "kept"), map(int, (out.split() + ["-1"] * 3)[:3])))
         tcp = vanish_tcp(port, 200)
         other = probe_client(port, "cam1")
         late = probe_client(port, "cam0")
@@ -230,7 +306,14 @@ def hostile(port, results):
         stop.wait(15)
         if stop.is_set():
             break
-        results.append((rnd, other, late))
+        results.append((rnd, other and during, late))
+        say("round %d: flood from three other hosts: %d of 400 DESCRIBEs answered (media "
+            "waiting for SETUP bounded), %d of 300 silent connections still open after the "
+            "request timeout, %d of 64 kept-alive sessions; a client during the flood %s"
+            % (rnd, fl.get("described", -1), fl.get("silent", -1), fl.get("kept", -1),
+               "got frames" if during else "GOT NONE"))
+        if fl.get("described", 999) > 8 or fl.get("silent", 999) > 0 or fl.get("kept", 999) > 16:
+            results.append((rnd, False, False))
         say("round %d: %.0f s; played: %d of 200 vanishing TCP, %d of 10 stalled TCP, %d of "
             "500 vanishing UDP (the rest refused: session limit); client of cam1 %s, late "
             "client of cam0 %s" % (rnd, time.monotonic() - t0, tcp, stalled, udp,
@@ -250,6 +333,12 @@ def rss_mb(pid):
 
 
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--flood":   # the flood's own process
+        # at the lowest priority: what is measured is the server's cost of a
+        # flood, not this machine's two cores shared with the attacker
+        os.nice(19)
+        print("%d %d %d" % flood(int(sys.argv[2])))
+        return 0
     try:
         gi.require_version("GstRtspServer", "1.0")
     except ValueError as e:
@@ -309,11 +398,18 @@ def main():
                       % (len(low), len(rows) - 1, KEEP * RATE, *low[0]))
     if any(not o or not l for _, o, l in results):
         failed.append("a probe client got no frames: %s" % results)
+    # memory: bounded (the flood takes the server to a plateau, of what each
+    # host may hold) and flat from then on (the last quarter's peak within
+    # 25% + 30 MB of the first windows' after the first flood)
     mem = [m for *_, m in rows]
-    q = max(1, len(mem) // 4)
-    first, last = max(mem[:q]), max(mem[-q:])
+    settled = mem[2:] or mem
+    q = max(1, len(settled) // 4)
+    first, last = max(settled[:q]), max(settled[-q:])
     if last > first * 1.25 + 30:
         failed.append("memory grew from %.1f MB to %.1f MB" % (first, last))
+    if max(mem) > LIMIT_MB:
+        failed.append("the server took %.1f MB, more than the %d MB the limits allow"
+                      % (max(mem), LIMIT_MB))
     if server.returncode not in (0, -15):
         failed.append("the server exited with %s" % server.returncode)
     worst_u = min((u for _, u, _, _ in rows[1:]), default=0)

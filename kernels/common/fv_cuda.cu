@@ -3,6 +3,8 @@
  * runtime, which opens the driver itself: without one every call here
  * fails cleanly and the caller falls back to the CPU. */
 #include <atomic>
+#include <mutex>
+#include <unordered_map>
 #include <cstdio>
 #include <ctime>
 #include <dlfcn.h>
@@ -116,6 +118,13 @@ fv_cuda_host_free (void *ptr)
     cudaFreeHost (ptr);
 }
 
+/* What this process holds through fv_cuda_malloc, for tests that measure
+ * a plan's own device memory (the device's free memory also moves with
+ * other processes' work). */
+static std::mutex alloc_lock;
+static std::unordered_map<void *, size_t> *alloc_sizes;
+static size_t alloc_total;
+
 extern "C" void *
 fv_cuda_malloc (size_t size)
 {
@@ -124,14 +133,37 @@ fv_cuda_malloc (size_t size)
     cudaGetLastError ();
     return NULL;
   }
+  std::lock_guard<std::mutex> g (alloc_lock);
+  if (!alloc_sizes)
+    alloc_sizes = new std::unordered_map<void *, size_t> ();
+  (*alloc_sizes)[p] = size;
+  alloc_total += size;
   return p;
 }
 
 extern "C" void
 fv_cuda_free (void *ptr)
 {
-  if (ptr)
-    cudaFree (ptr);
+  if (!ptr)
+    return;
+  {
+    std::lock_guard<std::mutex> g (alloc_lock);
+    if (alloc_sizes) {
+      auto it = alloc_sizes->find (ptr);
+      if (it != alloc_sizes->end ()) {
+        alloc_total -= it->second;
+        alloc_sizes->erase (it);
+      }
+    }
+  }
+  cudaFree (ptr);
+}
+
+extern "C" size_t
+fv_cuda_allocated (void)
+{
+  std::lock_guard<std::mutex> g (alloc_lock);
+  return alloc_total;
 }
 
 extern "C" fv_status

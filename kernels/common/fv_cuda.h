@@ -33,6 +33,9 @@ void fv_cuda_host_free (void *ptr);
 /* Device memory, for callers that keep frames on the GPU. */
 void *fv_cuda_malloc (size_t size);
 void fv_cuda_free (void *ptr);
+/* Bytes this process holds through fv_cuda_malloc now, on every device
+ * (tests measure a plan's own device memory with it). */
+size_t fv_cuda_allocated (void);
 /* Copies and waits until the bytes have landed. */
 fv_status fv_cuda_memcpy (void *dst, const void *src, size_t size);
 

@@ -43,6 +43,7 @@ fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image
 void fv_cuda_host_free (void *ptr) { }
 void *fv_cuda_malloc (size_t size) { return NULL; }
 void fv_cuda_free (void *ptr) { }
+size_t fv_cuda_allocated (void) { return 0; }
 
 fv_status
 fv_cuda_memcpy (void *dst, const void *src, size_t size)

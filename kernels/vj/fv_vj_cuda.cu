@@ -48,6 +48,7 @@
 #include <atomic>
 #include "fv_vj_plan.h"
 #include "../common/fv_env.h"
+#include "../common/fv_cuda.h"
 #include "../common/fv_cuda_check.cuh"
 
 #include "fv_vj_cuda_detect.cuh"
@@ -465,7 +466,11 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   tuning_from_env (c);
   layout_workspace (c, pl, c->lay);
   if (!pl->part.shared_workspace) {   /* its own workspace, filled once */
-    FV_CUDA_TRY (cudaMalloc (&c->own, c->ws.bytes));
+    if (!(c->own = fv_cuda_malloc (c->ws.bytes))) {   /* counted (fv_cuda_allocated) */
+      fv_set_last_error ("cannot allocate %zu bytes of device memory for the detector",
+          c->ws.bytes);
+      return FV_ERR_NOMEM;
+    }
     FV_CUDA_TRY (fill_workspace (c, pl, (unsigned char *) c->own, c->ps.stream));
     FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
   }   /* else filled at each execute (fill_workspace) */
@@ -602,11 +607,15 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray, const fv_image *unused
       break;
     /* more windows passed than there was room for: room for all, again */
     if (c->own_keys)
-      FV_CUDA_TRY (cudaFree (c->d.keys));
-    c->d.keys = NULL;
+      fv_cuda_free (c->d.keys);
     c->d.key_cap = nkeys + nkeys / 2;
-    FV_CUDA_TRY (cudaMalloc (&c->d.keys, sizeof (unsigned long long) * c->d.key_cap));
-    c->own_keys = true;
+    c->d.keys = (unsigned long long *) fv_cuda_malloc (sizeof (unsigned long long)
+        * c->d.key_cap);
+    c->own_keys = c->d.keys != NULL;
+    if (!c->d.keys) {
+      fv_set_last_error ("cannot allocate room for %d windows on the device", nkeys);
+      return FV_ERR_NOMEM;
+    }
   }
   if (nkeys > c->key_cap) {
     cudaFreeHost (c->h_keys);
@@ -649,9 +658,9 @@ fv_vj_cuda_destroy (fv_vj_plan *pl)
   fv_cuda_use_device (c->ps.device);
   if (c->ps.stream)
     fv_cuda_sync (c->ps.stream);
-  cudaFree (c->own);
+  fv_cuda_free (c->own);
   if (c->own_keys)
-    cudaFree (c->d.keys);
+    fv_cuda_free (c->d.keys);
   free (c->host_blob);
   c->ps.close ();
   cudaFreeHost (c->h_keys);

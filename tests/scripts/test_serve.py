@@ -13,6 +13,7 @@ free loopback ports:
 
     test_serve.py SOURCE_DIR
 Exits 77 where gst-rtsp-server's Python bindings are missing."""
+import base64
 import os
 import shutil
 import socket
@@ -106,6 +107,25 @@ def main():
             ok, why = client(f"rtsp://127.0.0.1:{port}/cam0", "user-id=cam", "user-pw=wrong")
             check(not ok, f"{method}: a wrong password got in")
             stop(p)
+        # guessing from another host: after 5 failures the host is answered
+        # 503 (locked out, doubling), while a client with the password from
+        # another address gets in
+        p, port, _ = serve("--user", "cam:s3cret")
+        codes = []
+        bad = "Basic " + base64.b64encode(b"cam:guess").decode()
+        for i in range(20):
+            with socket.socket() as s:
+                s.bind(("127.0.0.2", 0))
+                s.settimeout(10)
+                s.connect(("127.0.0.1", port))
+                s.sendall(f"DESCRIBE rtsp://127.0.0.1:{port}/cam0 RTSP/1.0\r\nCSeq: 1\r\n"
+                          f"Authorization: {bad}\r\n\r\n".encode())
+                codes.append(int(s.recv(4096).split()[1]))
+        check(codes[:5] == [401] * 5 and codes[5:] == [503] * 15,
+              f"guessing passwords: answers {codes}")
+        ok, why = client(f"rtsp://127.0.0.1:{port}/cam0", "user-id=cam", "user-pw=s3cret")
+        check(ok, f"the right password from another host during the lock-out: {why}")
+        stop(p)
         if shutil.which("openssl"):
             subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
                             "-keyout", f"{tmp}/k.pem", "-out", f"{tmp}/c.pem", "-days", "2",
