@@ -136,6 +136,36 @@ def main():
             check("TLS on" in p.listening and "no authentication" in p.listening,
                   f"TLS: the start says {p.listening!r}")
             stop(p)
+            # 300 silent TLS connections from another address (no handshake):
+            # past the per-host bound they are closed at once, the rest after
+            # the request timeout, and a good client's handshake goes through
+            p, port, _ = serve("--tls-cert", f"{tmp}/c.pem", "--tls-key", f"{tmp}/k.pem",
+                               "--request-timeout", "3")
+            silent = []
+            for i in range(300):
+                try:
+                    s = socket.socket()
+                    s.bind(("127.0.0.2", 0))
+                    s.connect(("127.0.0.1", port))
+                    silent.append(s)
+                except OSError:
+                    pass
+            ok, why = client(f"rtsps://127.0.0.1:{port}/cam0", "tls-validation-flags=0")
+            check(ok, f"TLS: a good client during 300 silent connections: {why}")
+            time.sleep(4)
+            open_after = 0
+            for s in silent:
+                s.settimeout(0.2)
+                try:
+                    open_after += s.recv(1, socket.MSG_PEEK) != b""
+                except socket.timeout:
+                    open_after += 1
+                except OSError:
+                    pass
+                s.close()
+            check(open_after == 0, f"TLS: {open_after} silent connections still open after the "
+                  "request timeout")
+            stop(p)
         # a 2 s clip: clients joining after its end still get frames
         subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=50", "!",
                         "video/x-raw,width=160,height=120,framerate=25/1", "!", "vp8enc", "!",
