@@ -44,6 +44,7 @@
  */
 #include <string.h>
 #include "gstautofill.h"
+#include "fv_memory.h"
 #include "fv_config.h"
 #include "fvmeta.h"
 
@@ -66,6 +67,10 @@ enum {
 
 #define DEFAULT_ROI_TYPE "region"
 #define DEFAULT_MAX_REGIONS 256
+/* a listed region's host memory, its meta and its message entry each (an
+ * upper estimate: a ROI meta with one param structure of two fields, a
+ * structure of seven fields in a GstValueList) */
+#define REGION_HOST_BYTES 1024
 
 /* the Y plane is filled; the chroma of YUV formats passes through */
 #define FORMATS "{ GRAY8, I420, NV12, Y444 }"
@@ -254,6 +259,12 @@ attach_regions (GstAutofill *self, fv_fill_plan *plan, GstBuffer *buf)
   const guint max_regions = self->max_regions;
   const gboolean post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
+  /* what each listed region costs on the host (its ROI meta with its
+   * param, and its structure in the message), bounded by the memory limit:
+   * past it a region is counted as unlisted, and a warning says so once */
+  const guint64 per_region = REGION_HOST_BYTES * (post ? 2 : 1);
+  const guint64 fit = fv_memory_limit () / per_region;
+  const guint cap = (guint) MIN ((guint64) max_regions, fit);
   const gint first_id = fv_meta_next_roi_id (buf);
   guint count = 0, listed = 0;
   guint64 total = 0;
@@ -264,7 +275,7 @@ attach_regions (GstAutofill *self, fv_fill_plan *plan, GstBuffer *buf)
       continue;
     count++;
     total += (guint64) r[i].area;
-    if (listed >= max_regions)
+    if (listed >= cap)
       continue;
     GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (buf, type,
         r[i].x, r[i].y, r[i].width, r[i].height);
@@ -284,6 +295,14 @@ attach_regions (GstAutofill *self, fv_fill_plan *plan, GstBuffer *buf)
   }
   GST_LOG_OBJECT (self, "%u regions (%u listed), %" G_GUINT64_FORMAT " pixels", count, listed,
       total);
+  if (count > listed && listed == cap && cap < max_regions && !self->warned_memory) {
+    self->warned_memory = TRUE;
+    GST_ELEMENT_WARNING (self, RESOURCE, NO_SPACE_LEFT, ("%u regions in one frame: their metas "
+            "and message would take %.1f MB, more than the %.1f MB allowed "
+            "(FASTVISION_MAX_MEMORY_MB); %u are listed, the rest counted as unlisted.", count,
+            (double) count * per_region / 1048576.0, fv_memory_limit () / 1048576.0, listed),
+        ("max-regions=%u", max_regions));
+  }
   if (post) {
     GstStructure *s = fv_meta_frame_structure ("autofill", buf,
         &GST_BASE_TRANSFORM (self)->segment);

@@ -31,6 +31,8 @@ struct _GstAutofill {
 
   /* backend=hybrid: a frame submitted to the GPU is not finished yet */
   gboolean gpu_busy;
+  /* a frame had more regions than the memory limit lets it list: said once */
+  gboolean warned_memory;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (autofill);

@@ -445,6 +445,42 @@ GST_START_TEST (test_memory_limit_autofill)
       "format=GRAY8,width=1024,height=1024 ! autofill backend=cpu threads=1 ! fakesink", NULL);
   fail_unless (err == NULL, "%s", err);
   g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+  /* what measure=true lists is held to it too: a checkerboard's half a
+   * million regions with max-regions unbounded lists what fits 48 MB, says
+   * so, and counts the rest as unlisted (before: a meta and a message entry
+   * for each, gigabytes at 4K) */
+  g_setenv ("FASTVISION_MAX_MEMORY_MB", "48", TRUE);
+  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 pattern=checkers-1 ! "
+      "video/x-raw,format=GRAY8,width=1024,height=1024 ! autofill backend=cpu measure=true "
+      "max-regions=2147483647 ! fakesink", NULL);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  guint count = 0, unlisted = 0;
+  gchar *warned = NULL;
+  GstMessage *m;
+  while ((m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING | GST_MESSAGE_ELEMENT))) {
+    const GstMessageType t = GST_MESSAGE_TYPE (m);
+    const GstStructure *st = gst_message_get_structure (m);
+    if (t == GST_MESSAGE_ELEMENT && gst_structure_has_name (st, "autofill")) {
+      gst_structure_get_uint (st, "count", &count);
+      gst_structure_get_uint (st, "unlisted", &unlisted);
+    } else if (t == GST_MESSAGE_WARNING && !warned) {
+      GError *e = NULL;
+      gst_message_parse_warning (m, &e, NULL);
+      warned = g_strdup (e->message);
+      g_error_free (e);
+    }
+    gst_message_unref (m);
+    if (t == GST_MESSAGE_EOS || t == GST_MESSAGE_ERROR)
+      break;
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+  fail_unless (count > 400000 && count - unlisted <= 48u * 1048576 / 2048 && unlisted > 0,
+      "%u regions, %u unlisted", count, unlisted);
+  fail_unless (warned && strstr (warned, "more than the 48.0 MB allowed"), "%s", warned);
+  g_free (warned);
 }
 GST_END_TEST;
 

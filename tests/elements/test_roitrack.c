@@ -706,6 +706,47 @@ GST_START_TEST (test_fail_closed_behind_other_elements)
 }
 GST_END_TEST;
 
+/* Memory and time stay bounded whatever the detections: 5,000 identical
+ * boxes are one track; 3,000 distinct ones are 3,000 tracks (the grid keeps
+ * the association near-linear); 5,000 distinct ones, past what roitrack
+ * follows, close the frame whole with a warning instead of taking memory
+ * without bound. */
+GST_START_TEST (test_detection_floods)
+{
+  GstHarness *h = harness ("margin=0");
+  Box *det = g_new (Box, 5000);
+  for (int i = 0; i < 5000; i++)
+    det[i] = (Box) { 100, 100, 40, 40 };
+  Out *out = g_new (Out, 5000);
+  gboolean whole;
+  GstBuffer *o = gst_harness_push_and_pull (h, make_frame (det, 5000, 1));
+  int plates;
+  int n = read_regions (o, out, &whole, NULL, &plates);
+  fail_unless (n == 1 && !whole, "5000 identical boxes: %d tracks, whole %d", n, whole);
+  gst_harness_teardown (h);
+  for (int k = 0; k < 2; k++) {
+    const int count = k ? 5000 : 3000;
+    h = harness ("margin=0");
+    for (int i = 0; i < count; i++)   /* 8x8 boxes on a grid of 9 px */
+      det[i] = (Box) { (i % 70) * 9, (i / 70) * 9 % 470, 8, 8 };
+    const gint64 t0 = g_get_monotonic_time ();
+    o = gst_harness_push_and_pull (h, make_frame (det, count, 1));
+    o = (gst_buffer_unref (o), gst_harness_push_and_pull (h, make_frame (det, count, 1)));
+    n = read_regions (o, out, &whole, NULL, &plates);
+    GST_INFO ("%d distinct boxes: %d tracks, whole %d, %.3f s for two frames", count, n, whole,
+        (g_get_monotonic_time () - t0) / 1e6);
+    if (count <= 4096)
+      fail_unless (n == count && !whole, "%d distinct boxes: %d tracks, whole %d", count, n,
+          whole);
+    else
+      fail_unless (whole, "%d distinct boxes: not closed whole", count);
+    gst_harness_teardown (h);
+  }
+  g_free (det);
+  g_free (out);
+}
+GST_END_TEST;
+
 static Suite *
 roitrack_suite (void)
 {
@@ -721,6 +762,7 @@ roitrack_suite (void)
   tcase_add_test (tc, test_fail_closed_drops);
   tcase_add_test (tc, test_pipeline_covers_detections);
   tcase_add_test (tc, test_fail_closed_behind_other_elements);
+  tcase_add_test (tc, test_detection_floods);
   return s;
 }
 
