@@ -37,8 +37,8 @@ done
 cp "$b/gst/libgstfastvision.so" "$b/gst/libfastvision-elements.so.0" .gpu/plugin/
 for t in "${elements[@]}"; do cp "$b/tests/$t" .gpu/bin/; done
 for t in "${kernels[@]}"; do cp "$b/tests/$t" .gpuk/bin/; done
-strip --strip-debug .gpu/bin/* .gpu/plugin/* .gpuk/bin/*
-bash "$bundle" .gpu/gst imagefreeze .gpu/plugin/* .gpu/bin/* >/dev/null
+strip --strip-unneeded .gpu/bin/* .gpuk/bin/*; strip --strip-debug .gpu/plugin/*
+bash "$bundle" .gpu/gst imagefreeze videocrop videobox .gpu/plugin/* .gpu/bin/* >/dev/null
 if [ "${FV_BUNDLE_LIBC:-0}" = 1 ]; then
   # in a folder of their own, named only by the wrappers: on LD_LIBRARY_PATH
   # they (and the bundle's other libraries, built against them) would be
@@ -80,18 +80,37 @@ export CK_DEFAULT_TIMEOUT=300
 # (GST_REGISTRY_FORK=no in a FV_BUNDLE_LIBC bundle) would start CUDA through
 # nvcodec before check forks its cases, and CUDA does not survive a fork
 gst-inspect-1.0 >/dev/null 2>&1
-for t in .gpu/bin/test_*; do echo "== $(basename "$t")"; timeout 500 "$t" 2>&1 | tail -2; done
+# every test at once, as many as the host has cores (meson test's default),
+# each with its own log; 77 is a skip; the end is "N passed, N failed, N skipped"
+logs=${OUT:-/tmp}/gpu-logs; mkdir -p "$logs"
+{ for t in .gpu/bin/test_*; do echo "$t"; done
+  echo "bash tests/scripts/test_logging.sh $PWD/.gpu/plugin"; } |
+  xargs -P "$(nproc)" -I{} bash -c 'n=$(basename "${1%% *}"); [ "$n" = bash ] && n=test_logging;
+    timeout 500 $1 >"$2/$n.log" 2>&1; echo "$n $?" >>"$2/rc"' _ {} "$logs"
+pass=0 fail=0 skip=0
+while read -r n rc; do
+  case $rc in 0) pass=$((pass+1));; 77) skip=$((skip+1)); echo "== $n skipped: $(tail -1 "$logs/$n.log")";;
+    *) fail=$((fail+1)); echo "== $n FAILED ($rc):"; tail -15 "$logs/$n.log";; esac
+done < "$logs/rc"
+for f in "$logs"/*.log; do echo "== $(basename "$f" .log): $(tail -1 "$f")"; done
+echo "elements: $pass passed, $fail failed, $skip skipped"
 RUN
 cat > .gpuk/run.sh <<'RUN'
 export LD_LIBRARY_PATH=$PWD/.gpuk/lib:/usr/local/cuda/lib64 FV_CASCADES=$PWD/.gpuk/cascades
 export FV_TEST_DATA=$PWD/tests/data
-for t in "test_box_cuda" "test_sat --cuda" "test_conv --cuda" "test_vj --cuda tests/data" \
-    "test_fill --cuda tests/data" "test_chunk_run tests/data" "test_cores"; do
-  set -- $t; echo "== $t"; timeout 500 ".gpuk/bin/$1" "${@:2}" 2>&1 | tail -1
-done
-for spin in 0 50 -1; do   # the stream wait's three ways (fv_cuda_sync)
-  echo "== test_cuda_wait, FV_CUDA_SPIN_US=$spin"
-  FV_CUDA_SPIN_US=$spin timeout 120 .gpuk/bin/test_cuda_wait 2>&1 | tail -1
-done
+logs=${OUT:-/tmp}/gpuk-logs; mkdir -p "$logs"
+{ for t in "test_box_cuda" "test_sat --cuda" "test_conv --cuda" "test_vj --cuda tests/data" \
+    "test_fill --cuda tests/data" "test_chunk_run tests/data" "test_cores"; do echo "$t"; done
+  for spin in 0 50 -1; do echo "FV_CUDA_SPIN_US=$spin test_cuda_wait"; done; } |
+  xargs -P "$(nproc)" -I{} bash -c 'l=$2; set -- $1; env=; case $1 in *=*) env=$1; shift;; esac;
+    n=$1${env:+-${env#*=}}; env $env timeout 500 ".gpuk/bin/$1" "${@:2}" >"$l/$n.log" 2>&1;
+    echo "$n $?" >>"$l/rc"' _ {} "$logs"
+pass=0 fail=0 skip=0
+while read -r n rc; do
+  case $rc in 0) pass=$((pass+1));; 77) skip=$((skip+1));;
+    *) fail=$((fail+1)); echo "== $n FAILED ($rc):"; tail -15 "$logs/$n.log";; esac
+done < "$logs/rc"
+for f in "$logs"/*.log; do echo "== $(basename "$f" .log): $(tail -1 "$f")"; done
+echo "kernels: $pass passed, $fail failed, $skip skipped"
 RUN
 du -sh .gpu .gpuk
