@@ -32,7 +32,36 @@ typedef struct {
   GString *boxes;   /* "frame: x,y wxh ..." lines */
   guint frames;
   guint limit, fed; /* frames let into the detector, and how many so far */
+  gboolean early;   /* started with the pipeline: the late ones join meanwhile */
 } Branch;
+
+/* The late branches have been added. An early branch does not let its
+ * second half in before that: the join must happen while it runs, however
+ * slow building a branch is (under ASan with full stack unwinding at each
+ * malloc it took longer than the early branch's remaining frames, whose EOS
+ * then ended the pipeline before the late branch had any). */
+static GMutex join_lock;
+static GCond join_cond;
+static gboolean joined_flag;
+
+static void
+wait_for_join (void)
+{
+  const gint64 end = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+  g_mutex_lock (&join_lock);
+  while (!joined_flag && g_cond_wait_until (&join_cond, &join_lock, end))
+    ;
+  g_mutex_unlock (&join_lock);
+}
+
+static void
+set_joined (gboolean joined)
+{
+  g_mutex_lock (&join_lock);
+  joined_flag = joined;
+  g_cond_broadcast (&join_cond);
+  g_mutex_unlock (&join_lock);
+}
 
 static const gchar *backend;
 static gchar *clip, *cascade_dir;
@@ -55,6 +84,9 @@ static GstPadProbeReturn
 limit_frames (GstPad *pad, GstPadProbeInfo *info, gpointer user)
 {
   Branch *b = user;
+  /* frames 0 .. limit/2 have reached the sink, which lets the late ones in */
+  if (b->early && b->fed == b->limit / 2 + 1)
+    wait_for_join ();
   if (b->fed++ < b->limit)
     return GST_PAD_PROBE_OK;
   if (b->fed == b->limit + 1)
@@ -114,7 +146,8 @@ run (int n, int kind0, const guint *frames, int late, Branch *out)
 {
   GstElement *pipe = gst_pipeline_new (NULL);
   for (int i = 0; i < n; i++)
-    out[i] = (Branch) { g_string_new (NULL), 0, 0, 0 };
+    out[i] = (Branch) { g_string_new (NULL), 0, 0, 0, i < late && late < n };
+  set_joined (late >= n);
   for (int i = 0; i < late; i++)
     add_branch (pipe, kind0 + i, frames[i], &out[i]);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -139,6 +172,7 @@ run (int n, int kind0, const guint *frames, int late, Branch *out)
       for (int i = late; i < n; i++)
         gst_element_sync_state_with_parent (add_branch (pipe, kind0 + i, frames[i], &out[i]));
       joined = TRUE;
+      set_joined (TRUE);
     }
     if (g_get_monotonic_time () - t0 > 300 * G_USEC_PER_SEC) {
       fprintf (stderr, "no end within 300 s\n");
@@ -146,6 +180,7 @@ run (int n, int kind0, const guint *frames, int late, Branch *out)
       break;
     }
   }
+  set_joined (TRUE);   /* nothing waits past the end */
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);
