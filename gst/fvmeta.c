@@ -53,7 +53,7 @@ detection_meta_transform (GstBuffer *dest, GstCustomMeta *meta, GstBuffer *buffe
 {
   gboolean keep = GST_META_TRANSFORM_IS_COPY (type)
       || type == gst_video_meta_transform_scale_get_quark ();
-#if GST_CHECK_VERSION(1, 24, 0)
+#if GST_CHECK_VERSION(1, 27, 0)   /* the matrix transform (videoflip's turns) */
   keep = keep || type == gst_video_meta_transform_matrix_get_quark ();
 #endif
   if (!keep)
@@ -84,7 +84,7 @@ detection_meta_transform (GstBuffer *dest, GstCustomMeta *meta, GstBuffer *buffe
   const GstVideoInfo *out = NULL;
   if (type == gst_video_meta_transform_scale_get_quark ())
     out = ((const GstVideoMetaTransform *) data)->out_info;
-#if GST_CHECK_VERSION(1, 24, 0)
+#if GST_CHECK_VERSION(1, 27, 0)
   else if (type == gst_video_meta_transform_matrix_get_quark ())
     out = ((const GstVideoMetaTransformMatrix *) data)->out_info;
 #endif
