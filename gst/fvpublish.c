@@ -43,6 +43,7 @@ struct _FvPublisher {
   gchar *host, *topic;
   gint port, qos;
   guint max_queued, keepalive;
+  gboolean tls;                           /* the connection is over TLS */
   guint64 max_bytes;                      /* the queue's bytes at most (the memory limit) */
 #if FV_HAVE_MOSQUITTO
   struct mosquitto *mosq;
@@ -325,6 +326,14 @@ lose (FvPublisher *p, const gchar *why)
 {
   if (p->state == NET_DOWN)
     return;
+  /* over TLS, a connection that ends before the broker's CONNACK is most
+   * often a handshake that failed (libmosquitto may call it a protocol
+   * error): said so */
+  gchar *said = p->tls && p->state == NET_CONNECTING && !strstr (why, "TLS")
+      ? g_strdup_printf ("%s; over TLS: a failed handshake? check that tls-ca-file signed "
+          "the broker's certificate", why) : NULL;
+  if (said)
+    why = said;
   const gint64 now = g_get_monotonic_time ();
   p->state = NET_DOWN;
   p->connected = FALSE;
@@ -346,6 +355,7 @@ lose (FvPublisher *p, const gchar *why)
         "reconnects.", p->host, p->port, why, p->max_queued);
   }
   g_cond_broadcast (&p->cond);
+  g_free (said);
 }
 
 static void
@@ -568,6 +578,7 @@ mqtt_open (FvPublisher *p, const FvPublishSettings *s, GError **error)
     return FALSE;
   }
   p->keepalive = s->keepalive ? s->keepalive : 60;
+  p->tls = s->tls_ca_file || s->tls_cert_file;
   p->backoff_s = 1;
   p->state = NET_DOWN;
   p->next_try = 0;
