@@ -45,14 +45,14 @@ fv_meta_frame_structure (const gchar *name, GstBuffer *buf, const GstSegment *se
 /* The mark goes where the ROI metas go: it carries their tags, so that an
  * element that drops metas tied to the picture's size or orientation
  * (videocrop, videobox) drops it too, and it follows the transforms the ROI
- * meta follows (copies, scaling, and on 1.24+ the matrix of a flip or turn);
+ * meta follows (copies, scaling, and on 1.28+ the matrix of a flip or turn);
  * any other transform drops it, and the frame fails closed. */
 static gboolean
 detection_meta_transform (GstBuffer *dest, GstCustomMeta *meta, GstBuffer *buffer, GQuark type,
     gpointer data, gpointer user_data)
 {
-  gboolean keep = GST_META_TRANSFORM_IS_COPY (type)
-      || type == gst_video_meta_transform_scale_get_quark ();
+  const gboolean scale = type == gst_video_meta_transform_scale_get_quark ();
+  gboolean keep = GST_META_TRANSFORM_IS_COPY (type) || scale;
 #if GST_CHECK_VERSION(1, 27, 0)   /* the matrix transform (videoflip's turns) */
   keep = keep || type == gst_video_meta_transform_matrix_get_quark ();
 #endif
@@ -62,7 +62,7 @@ detection_meta_transform (GstBuffer *dest, GstCustomMeta *meta, GstBuffer *buffe
    * HxW, which moves the regions instead of turning them: the mark goes,
    * and the frame fails closed (a real scale to exactly the transposed
    * size fails closed too: safe, and rare) */
-  if (type == gst_video_meta_transform_scale_get_quark ()) {
+  if (scale) {
     const GstVideoMetaTransform *t = data;
     const gint iw = GST_VIDEO_INFO_WIDTH (t->in_info), ih = GST_VIDEO_INFO_HEIGHT (t->in_info);
     if (iw != ih && GST_VIDEO_INFO_WIDTH (t->out_info) == ih
@@ -82,7 +82,7 @@ detection_meta_transform (GstBuffer *dest, GstCustomMeta *meta, GstBuffer *buffe
   }
   /* scaled or turned as the ROI metas are: the size they are in goes along */
   const GstVideoInfo *out = NULL;
-  if (type == gst_video_meta_transform_scale_get_quark ())
+  if (scale)
     out = ((const GstVideoMetaTransform *) data)->out_info;
 #if GST_CHECK_VERSION(1, 27, 0)
   else if (type == gst_video_meta_transform_matrix_get_quark ())
@@ -150,17 +150,18 @@ fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched, g
   g_free (field);
 }
 
-static gboolean
-has_roi (GstBuffer *buf, GQuark type, gint id)
+/* The ids of buf's ROI metas of one type, as a set. */
+static GHashTable *
+roi_ids (GstBuffer *buf, GQuark type)
 {
+  GHashTable *ids = g_hash_table_new (g_direct_hash, g_direct_equal);
   gpointer state = NULL;
   GstMeta *meta;
   while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-    if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == type
-        && ((GstVideoRegionOfInterestMeta *) meta)->id == id)
-      return TRUE;
-  return FALSE;
+    if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == type)
+      g_hash_table_add (ids, GINT_TO_POINTER (((GstVideoRegionOfInterestMeta *) meta)->id));
+  return ids;
 }
 
 gint
@@ -181,19 +182,23 @@ fv_meta_detection_state (GstBuffer *buf, const gchar *label, gint width, gint he
       && gst_structure_get_int (ms, FV_DETECTION_HEIGHT, &mh) && (mw != width || mh != height))
     return -2;
   gchar *field = ids_field (label);
-  const GValue *ids = gst_structure_get_value (gst_custom_meta_get_structure (m), field);
+  const GValue *ids = gst_structure_get_value (ms, field);
   g_free (field);
   if (!ids)   /* a mark made without the list (another detector's, an older one) */
     return 1;
   if (!GST_VALUE_HOLDS_ARRAY (ids))
     return -2;
-  const GQuark q = g_quark_from_string (label);
-  for (guint i = 0, n = gst_value_array_get_size (ids); i < n; i++) {
+  /* the frame's ids once, then each vouched one looked up */
+  GHashTable *present = roi_ids (buf, g_quark_from_string (label));
+  gint state = 1;
+  for (guint i = 0, n = gst_value_array_get_size (ids); i < n && state == 1; i++) {
     const GValue *id = gst_value_array_get_value (ids, i);
-    if (!G_VALUE_HOLDS_INT (id) || !has_roi (buf, q, g_value_get_int (id)))
-      return -2;
+    if (!G_VALUE_HOLDS_INT (id)
+        || !g_hash_table_contains (present, GINT_TO_POINTER (g_value_get_int (id))))
+      state = -2;
   }
-  return 1;
+  g_hash_table_unref (present);
+  return state;
 }
 
 GArray *
