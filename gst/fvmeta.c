@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <math.h>
 #include <gst/video/video.h>
 #include "fvmeta.h"
 #include "fv_config.h"
@@ -113,6 +114,28 @@ ids_field (const gchar *label)
   return g_strconcat (label, "-ids", NULL);
 }
 
+/* `<label>-ids` in s: the ids of buf's ROI metas of type label. */
+static void
+list_ids (GstBuffer *buf, GstStructure *s, const gchar *label)
+{
+  GValue ids = G_VALUE_INIT, v = G_VALUE_INIT;
+  gst_value_array_init (&ids, 4);
+  g_value_init (&v, G_TYPE_INT);
+  const GQuark q = g_quark_from_string (label);
+  gpointer state = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == q) {
+      g_value_set_int (&v, ((GstVideoRegionOfInterestMeta *) meta)->id);
+      gst_value_array_append_value (&ids, &v);
+    }
+  gchar *field = ids_field (label);
+  gst_structure_take_value (s, field, &ids);
+  g_free (field);
+  g_value_unset (&v);
+}
+
 void
 fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched, gint width,
     gint height)
@@ -126,28 +149,15 @@ fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched, g
   GstStructure *s = gst_custom_meta_get_structure (m);
   gst_structure_set (s, label, G_TYPE_INT, searched ? 1 : 0, FV_DETECTION_WIDTH, G_TYPE_INT,
       width, FV_DETECTION_HEIGHT, G_TYPE_INT, height, NULL);
-  gchar *field = ids_field (label);
   if (searched) {
     /* the regions of that type the frame holds now, which the detector
      * vouches for: a tracker checks they are all still there */
-    GValue ids = G_VALUE_INIT, v = G_VALUE_INIT;
-    gst_value_array_init (&ids, 4);
-    g_value_init (&v, G_TYPE_INT);
-    const GQuark q = g_quark_from_string (label);
-    gpointer state = NULL;
-    GstMeta *meta;
-    while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
-                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-      if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == q) {
-        g_value_set_int (&v, ((GstVideoRegionOfInterestMeta *) meta)->id);
-        gst_value_array_append_value (&ids, &v);
-      }
-    gst_structure_take_value (s, field, &ids);
-    g_value_unset (&v);
+    list_ids (buf, s, label);
   } else {
+    gchar *field = ids_field (label);
     gst_structure_remove_field (s, field);
+    g_free (field);
   }
-  g_free (field);
 }
 
 /* The ids of buf's ROI metas of one type, as a set. */
@@ -201,11 +211,65 @@ fv_meta_detection_state (GstBuffer *buf, const gchar *label, gint width, gint he
   return state;
 }
 
-GArray *
-fv_meta_regions_of_type (GstBuffer *buf, GQuark roi)
+static void
+detection_params (GstVideoRegionOfInterestMeta *r, FvRoiDetection *d)
 {
-  GArray *rects = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
-  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint));
+  GstStructure *s = gst_video_region_of_interest_meta_get_param (r, "detection");
+  gint nb;
+  gdouble v;
+  if (s && gst_structure_get_int (s, "neighbors", &nb))
+    d->neighbors = nb;
+  if (s && gst_structure_get_double (s, "angle", &v))
+    d->angle = v;
+  if (s && gst_structure_get_double (s, "confidence", &v))
+    d->confidence = v;
+}
+
+static gchar *
+tracked_field (const gchar *label)
+{
+  return g_strconcat (label, "-tracked", NULL);
+}
+
+void
+fv_meta_mark_tracked (GstBuffer *buf, const gchar *label)
+{
+  GstCustomMeta *m = gst_buffer_get_custom_meta (buf, FV_DETECTION_META);
+#if FV_HAVE_GST_ANALYTICS
+  /* needed only where there are Mtds to leave out */
+  if (!m && gst_buffer_get_analytics_relation_meta (buf))
+    m = gst_buffer_add_custom_meta (buf, FV_DETECTION_META);
+#endif
+  if (!m)
+    return;
+  GstStructure *s = gst_custom_meta_get_structure (m);
+  gchar *field = tracked_field (label);
+  gst_structure_set (s, field, G_TYPE_BOOLEAN, TRUE, NULL);
+  g_free (field);
+  list_ids (buf, s, label);
+}
+
+#if FV_HAVE_GST_ANALYTICS
+static gboolean
+is_tracked (GstBuffer *buf, GQuark roi)
+{
+  GstCustomMeta *m = gst_buffer_get_custom_meta (buf, FV_DETECTION_META);
+  gboolean tracked = FALSE;
+  if (m) {
+    gchar *field = tracked_field (g_quark_to_string (roi));
+    tracked = gst_structure_get_boolean (gst_custom_meta_get_structure (m), field, &tracked)
+        && tracked;
+    g_free (field);
+  }
+  return tracked;
+}
+#endif
+
+GArray *
+fv_meta_detections_of_type (GstBuffer *buf, GQuark roi)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (FvRoiDetection));
+  GHashTable *ids = g_hash_table_new (NULL, NULL);
   gpointer state = NULL;
   GstMeta *meta;
   while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
@@ -213,13 +277,17 @@ fv_meta_regions_of_type (GstBuffer *buf, GQuark roi)
     GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
     if (r->roi_type != roi)
       continue;
-    FvRoiRect rect = { (gint) MIN (r->x, (guint) G_MAXINT), (gint) MIN (r->y, (guint) G_MAXINT),
-      (gint) MIN (r->w, (guint) G_MAXINT), (gint) MIN (r->h, (guint) G_MAXINT) };
-    g_array_append_val (rects, rect);
-    g_array_append_val (ids, r->id);
+    FvRoiDetection d = { { (gint) MIN (r->x, (guint) G_MAXINT), (gint) MIN (r->y,
+              (guint) G_MAXINT), (gint) MIN (r->w, (guint) G_MAXINT), (gint) MIN (r->h,
+              (guint) G_MAXINT) }, -1, NAN, -1 };
+    detection_params (r, &d);
+    g_array_append_val (out, d);
+    g_hash_table_add (ids, GINT_TO_POINTER (r->id));
   }
 #if FV_HAVE_GST_ANALYTICS
-  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  /* behind a tracker the ROI metas are the tracks: the raw boxes are not */
+  GstAnalyticsRelationMeta *rmeta = is_tracked (buf, roi) ? NULL
+      : gst_buffer_get_analytics_relation_meta (buf);
   GstAnalyticsODMtd od;
   state = NULL;
   while (rmeta && gst_analytics_relation_meta_iterate (rmeta, &state,
@@ -227,17 +295,27 @@ fv_meta_regions_of_type (GstBuffer *buf, GQuark roi)
     if (gst_analytics_od_mtd_get_obj_type (&od) != roi)
       continue;
     const gint id = (gint) gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od);
-    gboolean listed = FALSE;
-    for (guint k = 0; k < ids->len && !listed; k++)
-      listed = g_array_index (ids, gint, k) == id;
-    FvRoiRect rect;   /* may reach past the frame */
+    FvRoiDetection d = { { 0 }, -1, NAN, -1 };   /* may reach past the frame */
     gfloat conf;
-    if (!listed && gst_analytics_od_mtd_get_location (&od, &rect.x, &rect.y, &rect.w, &rect.h,
-            &conf))
-      g_array_append_val (rects, rect);
+    if (!g_hash_table_contains (ids, GINT_TO_POINTER (id))
+        && gst_analytics_od_mtd_get_location (&od, &d.r.x, &d.r.y, &d.r.w, &d.r.h, &conf)) {
+      d.confidence = conf;
+      g_array_append_val (out, d);
+    }
   }
 #endif
-  g_array_unref (ids);
+  g_hash_table_unref (ids);
+  return out;
+}
+
+GArray *
+fv_meta_regions_of_type (GstBuffer *buf, GQuark roi)
+{
+  GArray *dets = fv_meta_detections_of_type (buf, roi);
+  GArray *rects = g_array_sized_new (FALSE, FALSE, sizeof (FvRoiRect), dets->len);
+  for (guint i = 0; i < dets->len; i++)
+    g_array_append_val (rects, g_array_index (dets, FvRoiDetection, i).r);
+  g_array_unref (dets);
   return rects;
 }
 

@@ -33,6 +33,28 @@ typedef struct {
 } FvRoiRect;
 GArray *fv_meta_regions_of_type (GstBuffer *buf, GQuark roi);
 
+/* The same regions with what the detector said of each: the ROI meta's
+ * `detection` param (vjdetect: `neighbors`, and `angle` for a turned
+ * scan's box) or the OD Mtd's confidence. neighbors -1 and angle NAN where
+ * not said; confidence -1 where not said. An array of FvRoiDetection. */
+typedef struct {
+  FvRoiRect r;
+  gint neighbors;
+  gdouble angle;
+  gdouble confidence;
+} FvRoiDetection;
+GArray *fv_meta_detections_of_type (GstBuffer *buf, GQuark roi);
+
+/* A tracker's mark, after it put its regions on buf: the ROI metas of type
+ * `label` are the tracks (roitrack), so the object-detection Mtds of that
+ * type, the detector's raw boxes, are no longer regions of it
+ * (fv_meta_regions_of_type leaves them out; analytics consumers still see
+ * them), and `<label>-ids` lists the tracks' ids (which are the ROI metas'
+ * ids: bindings that cannot iterate metas look them up by these). Only
+ * where the detector's mark is on buf, or OD Mtds are. buf must be
+ * writable. */
+void fv_meta_mark_tracked (GstBuffer *buf, const gchar *label);
+
 /* Whether a detector looked at a frame, so that a tracker can tell "no
  * object" from "not looked" (roitrack fail-closed): one custom meta
  * (FV_DETECTION_META) a buffer, its structure holding one int field per

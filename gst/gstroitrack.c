@@ -17,12 +17,19 @@
  * its place: the track's velocity becomes the mean of its last velocity and
  * the centre's displacement since its previous detection. A detection that
  * matches no track starts one, with a new id (ids count up from 1 and are
- * never reused while the element runs), and is output at once (no
- * confirmation delay). A track that the detector searched for and did not
- * find keeps coasting along its path, its box growing by `grow` of its last
- * detected size a frame, for `hold` searched frames (`hold-once` for a
- * track detected in one frame only, so that a one-off false detection
- * costs a few blurred frames); after that it ends.
+ * never reused while the element runs). Detections overlapping by half the
+ * smaller box are one object first, and a detection half inside a track's
+ * box (or around it) continues it: one track a face. A new track is
+ * tentative until `confirm` detections (or one with `confirm-neighbors`
+ * neighbours) confirm it: it does not coast, grow or reach an edge, and
+ * with `delay` its boxes are shown only once it is confirmed within the
+ * held frames (a one-off false detection blurs nothing). A confirmed track
+ * that the detector searched for and did not find keeps coasting along
+ * its path, its box growing by `grow` of its last detected size a frame
+ * (for no more frames than it was detected in, at most 1.5 times), for
+ * `hold` searched frames (`hold-once` for a track detected in one frame
+ * only); after that it ends. The ROI meta's id is the track's id, and the
+ * detector's `detection` param goes with the box.
  *
  * The frame's ROI metas of that type are then replaced by one a track: the
  * track's box, each side pushed out by `margin` of its width (height),
@@ -91,6 +98,7 @@
 #include "fv_config.h"
 #include "fvlatency.h"
 #include "fvmeta.h"
+#include "fv_track.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_roitrack_debug);
 #define GST_CAT_DEFAULT gst_roitrack_debug
@@ -99,79 +107,23 @@ GST_DEBUG_CATEGORY_STATIC (gst_roitrack_debug);
 G_DECLARE_FINAL_TYPE (GstRoitrack, gst_roitrack, GST, ROITRACK, GstBaseTransform)
 
 #define DEFAULT_ROI_TYPE "face"
-#define DEFAULT_HOLD 15
-#define DEFAULT_HOLD_ONCE 3
-#define DEFAULT_MARGIN 0.1
-#define DEFAULT_GROW 0.05
-#define DEFAULT_MIN_IOU 0.2
-#define DEFAULT_DELAY 0
-#define MAX_DELAY 300
 /* frames without a mark before the warning that every frame is blurred */
 #define UNMARKED_WARNING 30
-/* detections in one frame and tracks at once at most: past them a frame is
- * blurred whole (fail-closed), with a warning, instead of memory and time
- * without bound */
-#define MAX_DETECTIONS 4096
-#define MAX_TRACKS 4096
-
-typedef struct {
-  guint id;
-  gdouble x, y, w, h;      /* the box now (predicted while coasting) */
-  gdouble dw, dh;          /* its size at the last detection */
-  gdouble vx, vy;          /* centre's displacement a frame */
-  gdouble cx, cy;          /* centre at the last detection */
-  guint age, lost, missed; /* frames: since it began, since detected, searched and missed */
-  guint hits;              /* detections so far */
-} Track;
-
-typedef struct {
-  gdouble x, y, w, h;
-} Box;
-
-/* An output box, margin applied and clipped to the frame. */
-typedef struct {
-  gint x, y, w, h;
-  guint id, age, lost, early;
-} OutBox;
-
-/* A frame held back (delay), with the boxes it got when it was tracked. */
-typedef struct {
-  GstBuffer *buf;
-  guint64 n;               /* frames since start */
-  gint searched;
-  gboolean whole;
-  GArray *boxes;           /* of OutBox */
-} Held;
-
-/* A track's first detection, while held frames before it may still take it. */
-typedef struct {
-  guint id;
-  guint64 n;
-  Box box;
-  gdouble vx, vy;          /* per frame, from its first two detections */
-  gboolean moving;         /* the second one is in */
-} Birth;
 
 struct _GstRoitrack {
   GstBaseTransform parent;
   /* properties, under the object lock */
   gchar *roi_type;
-  guint hold, hold_once;
-  gdouble margin, grow, min_iou;
-  gboolean fail_closed, post_messages;
-  guint delay;
+  fv_track_params params;
+  gboolean post_messages;
   /* streaming */
-  GQueue held;             /* of Held *, oldest first */
-  GArray *births;          /* of Birth */
-  guint64 frame_n;
+  fv_tracker *tracker;     /* the algorithm (kernels/track) */
+  GQueue held;             /* of GstBuffer *, in step with the tracker's frames */
   GstVideoInfo info;
   FvLatency latency;
-  GArray *tracks;          /* of Track */
-  guint next_id;
   guint unmarked;          /* frames in a row without a detector's mark */
   gboolean warned;
   gboolean warned_dropped; /* the warning for a frame whose regions went missing */
-  gboolean overflow;       /* this frame had more than the tracker takes */
   gboolean warned_overflow;
 };
 
@@ -186,6 +138,8 @@ enum {
   PROP_FAIL_CLOSED,
   PROP_POST_MESSAGES,
   PROP_DELAY,
+  PROP_CONFIRM,
+  PROP_CONFIRM_NEIGHBORS,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -197,278 +151,19 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 G_DEFINE_TYPE (GstRoitrack, gst_roitrack, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (roitrack, "roitrack", GST_RANK_NONE, GST_TYPE_ROITRACK);
 
-static gdouble
-iou (const Box *a, const Box *b)
-{
-  const gdouble ix = MIN (a->x + a->w, b->x + b->w) - MAX (a->x, b->x);
-  const gdouble iy = MIN (a->y + a->h, b->y + b->h) - MAX (a->y, b->y);
-  if (ix <= 0 || iy <= 0)
-    return 0;
-  const gdouble inter = ix * iy, uni = a->w * a->h + b->w * b->h - inter;
-  return uni > 0 ? inter / uni : 0;
-}
-
 /* The frame's detections of type q (fv_meta_regions_of_type), as boxes. */
 static GArray *
 detections (GstBuffer *buf, GQuark q)
 {
-  GArray *rects = fv_meta_regions_of_type (buf, q);
-  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Box), rects->len);
+  GArray *rects = fv_meta_detections_of_type (buf, q);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (fv_track_det), rects->len);
   for (guint i = 0; i < rects->len; i++) {
-    const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);
-    Box b = { r->x, r->y, r->w, r->h };
+    const FvRoiDetection *r = &g_array_index (rects, FvRoiDetection, i);
+    fv_track_det b = { r->r.x, r->r.y, r->r.w, r->r.h, r->neighbors, r->angle, r->confidence };
     g_array_append_val (out, b);
   }
   g_array_unref (rects);
   return out;
-}
-
-typedef struct {
-  guint t, d;
-  gdouble score;
-} Pair;
-
-
-/* Every track one frame along its path; a coasting box grows. */
-static void
-predict (GstRoitrack *self, gdouble grow)
-{
-  for (guint i = 0; i < self->tracks->len; i++) {
-    Track *t = &g_array_index (self->tracks, Track, i);
-    t->age++;
-    t->lost++;
-    const gdouble cx = t->cx + t->vx * t->lost, cy = t->cy + t->vy * t->lost;
-    t->w = t->dw * (1 + grow * t->lost);
-    t->h = t->dh * (1 + grow * t->lost);
-    t->x = cx - t->w / 2;
-    t->y = cy - t->h / 2;
-  }
-}
-
-/* The second detection of a track born in a held frame: its velocity. */
-static void
-birth_moves (GstRoitrack *self, const Track *t, gdouble cx, gdouble cy)
-{
-  for (guint i = 0; i < self->births->len; i++) {
-    Birth *b = &g_array_index (self->births, Birth, i);
-    if (b->id == t->id) {
-      b->vx = (cx - t->cx) / t->lost;
-      b->vy = (cy - t->cy) / t->lost;
-      b->moving = TRUE;
-    }
-  }
-}
-
-static void
-detected (GstRoitrack *self, Track *t, const Box *b)
-{
-  const gdouble cx = b->x + b->w / 2, cy = b->y + b->h / 2;
-  if (t->hits == 1)
-    birth_moves (self, t, cx, cy);
-  if (t->age > 0) {   /* the mean of the last velocity and the displacement since */
-    t->vx = (t->vx + (cx - t->cx) / t->lost) / 2;
-    t->vy = (t->vy + (cy - t->cy) / t->lost) / 2;
-  }
-  t->x = b->x;
-  t->y = b->y;
-  t->w = t->dw = b->w;
-  t->h = t->dh = b->h;
-  t->cx = cx;
-  t->cy = cy;
-  t->lost = t->missed = 0;
-  t->hits++;
-}
-
-/* Candidate pairs kept per track at most: the association stays bounded
- * however many detections overlap one track. */
-#define PAIRS_PER_TRACK 32
-
-static gint
-by_score_then_order (gconstpointer a, gconstpointer b)
-{
-  const Pair *p = a, *q = b;
-  if (p->score != q->score)
-    return p->score < q->score ? 1 : -1;
-  if (p->t != q->t)
-    return p->t < q->t ? -1 : 1;
-  return p->d < q->d ? -1 : p->d > q->d;
-}
-
-/* Identical detections (a detector that reports one box twice, or an
- * attacker's thousands) are one: one track per box. */
-static void
-dedupe (GArray *dets)
-{
-  if (dets->len < 2)
-    return;
-  GHashTable *seen = g_hash_table_new (g_bytes_hash, g_bytes_equal);
-  GArray *kept = g_array_sized_new (FALSE, FALSE, sizeof (Box), dets->len);
-  GPtrArray *keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  for (guint d = 0; d < dets->len; d++) {
-    GBytes *k = g_bytes_new (&g_array_index (dets, Box, d), sizeof (Box));
-    g_ptr_array_add (keys, k);
-    if (g_hash_table_add (seen, k))
-      g_array_append_val (kept, g_array_index (dets, Box, d));
-  }
-  g_array_set_size (dets, 0);
-  g_array_append_vals (dets, kept->data, kept->len);
-  g_array_unref (kept);
-  g_hash_table_unref (seen);
-  g_ptr_array_unref (keys);
-}
-
-/* The pairs (track, detection) that overlap by at least min_iou, found
- * through a grid of cells as large as the largest detection (each
- * detection in at most four cells; a track looks at the cells its box
- * covers), at most PAIRS_PER_TRACK best a track: near-linear in tracks
- * and detections where boxes are spread, bounded where they pile up. */
-static GArray *
-candidate_pairs (GArray *tracks, GArray *dets, gdouble min_iou)
-{
-  GArray *pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
-  if (!tracks->len || !dets->len)
-    return pairs;
-  gdouble cell = 16;
-  for (guint d = 0; d < dets->len; d++) {
-    const Box *b = &g_array_index (dets, Box, d);
-    cell = MAX (cell, MAX (b->w, b->h));
-  }
-  GHashTable *grid = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-      (GDestroyNotify) g_array_unref);
-#define CELL_KEY(cx, cy) (((gint64) (cx) << 32) ^ (gint64) (guint32) (cy))
-  for (guint d = 0; d < dets->len; d++) {
-    const Box *b = &g_array_index (dets, Box, d);
-    const gint64 x0 = (gint64) floor (b->x / cell), x1 = (gint64) floor ((b->x + b->w) / cell);
-    const gint64 y0 = (gint64) floor (b->y / cell), y1 = (gint64) floor ((b->y + b->h) / cell);
-    for (gint64 cy = y0; cy <= y1; cy++)
-      for (gint64 cx = x0; cx <= x1; cx++) {
-        gint64 key = CELL_KEY (cx, cy);
-        GArray *list = g_hash_table_lookup (grid, &key);
-        if (!list) {
-          list = g_array_new (FALSE, FALSE, sizeof (guint));
-          g_hash_table_insert (grid, g_memdup2 (&key, sizeof key), list);
-        }
-        g_array_append_val (list, d);
-      }
-  }
-  guint *stamp = g_new0 (guint, dets->len);
-  Pair best[PAIRS_PER_TRACK];
-  for (guint t = 0; t < tracks->len; t++) {
-    const Track *tr = &g_array_index (tracks, Track, t);
-    const Box pb = { tr->x, tr->y, tr->w, tr->h };
-    guint n = 0;
-    /* a track far larger than the cells (coasted and grown) looks at every
-     * cell its box covers, at most the grid's */
-    const gint64 x0 = (gint64) floor (pb.x / cell), x1 = (gint64) floor ((pb.x + pb.w) / cell);
-    const gint64 y0 = (gint64) floor (pb.y / cell), y1 = (gint64) floor ((pb.y + pb.h) / cell);
-    const gboolean all = (x1 - x0 + 1) * (y1 - y0 + 1) > (gint64) g_hash_table_size (grid);
-    GHashTableIter it;
-    gpointer key, value;
-    if (all)
-      g_hash_table_iter_init (&it, grid);
-    for (gint64 cy = y0, cx = x0;;) {
-      GArray *list;
-      if (all) {
-        if (!g_hash_table_iter_next (&it, &key, &value))
-          break;
-        list = value;
-      } else {
-        if (cy > y1)
-          break;
-        gint64 k = CELL_KEY (cx, cy);
-        list = g_hash_table_lookup (grid, &k);
-        if (++cx > x1) {
-          cx = x0;
-          cy++;
-        }
-        if (!list)
-          continue;
-      }
-      for (guint i = 0; i < list->len; i++) {
-        const guint d = g_array_index (list, guint, i);
-        if (stamp[d] == t + 1)
-          continue;
-        stamp[d] = t + 1;
-        Pair p = { t, d, iou (&pb, &g_array_index (dets, Box, d)) };
-        if (!(p.score >= min_iou && p.score > 0))
-          continue;
-        if (n < PAIRS_PER_TRACK) {
-          best[n++] = p;
-        } else {   /* replaces the worst kept, if better */
-          guint worst = 0;
-          for (guint j = 1; j < n; j++)
-            if (by_score_then_order (&best[j], &best[worst]) > 0)
-              worst = j;
-          if (by_score_then_order (&p, &best[worst]) < 0)
-            best[worst] = p;
-        }
-      }
-    }
-    g_array_append_vals (pairs, best, n);
-  }
-#undef CELL_KEY
-  g_free (stamp);
-  g_hash_table_unref (grid);
-  g_array_sort (pairs, by_score_then_order);
-  return pairs;
-}
-
-/* A searched frame: detections to tracks, new tracks, ended tracks. */
-static void
-associate (GstRoitrack *self, GArray *dets, gdouble min_iou, guint hold, guint hold_once)
-{
-  GArray *pairs = candidate_pairs (self->tracks, dets, min_iou);
-  gboolean *track_done = g_new0 (gboolean, self->tracks->len + 1);
-  gboolean *det_done = g_new0 (gboolean, dets->len + 1);
-  for (guint i = 0; i < pairs->len; i++) {
-    const Pair *p = &g_array_index (pairs, Pair, i);
-    if (track_done[p->t] || det_done[p->d])
-      continue;
-    track_done[p->t] = det_done[p->d] = TRUE;
-    Track *tr = &g_array_index (self->tracks, Track, p->t);
-    const gboolean was_lost = tr->missed > 0;
-    detected (self, tr, &g_array_index (dets, Box, p->d));
-    if (tr->hits == 2)
-      GST_INFO_OBJECT (self, "track %u confirmed (second detection, frame %" G_GUINT64_FORMAT
-          ")", tr->id, self->frame_n);
-    else if (was_lost)
-      GST_DEBUG_OBJECT (self, "track %u found again", tr->id);
-  }
-  const guint old = self->tracks->len;
-  for (guint t = old; t-- > 0;) {
-    Track *tr = &g_array_index (self->tracks, Track, t);
-    if (track_done[t])
-      continue;
-    if (++tr->missed > (tr->hits > 1 ? hold : MIN (hold, hold_once))) {
-      if (tr->hits > 1)
-        GST_INFO_OBJECT (self, "track %u ended: %u frames, %u detections, missed %u searched "
-            "frames", tr->id, tr->age, tr->hits, tr->missed - 1);
-      else
-        GST_DEBUG_OBJECT (self, "track %u ended: detected once", tr->id);
-      g_array_remove_index (self->tracks, t);   /* keeps the others' order */
-    } else if (tr->missed == 1) {
-      GST_DEBUG_OBJECT (self, "track %u coasting (missed in frame %" G_GUINT64_FORMAT ")",
-          tr->id, self->frame_n);
-    }
-  }
-  for (guint d = 0; d < dets->len; d++) {
-    if (det_done[d])
-      continue;
-    if (self->tracks->len >= MAX_TRACKS) {   /* the frame goes out blurred whole */
-      self->overflow = TRUE;
-      break;
-    }
-    Track t = { .id = self->next_id++ };
-    detected (self, &t, &g_array_index (dets, Box, d));
-    g_array_append_val (self->tracks, t);
-    GST_DEBUG_OBJECT (self, "track %u born at %.0f,%.0f %.0fx%.0f (frame %" G_GUINT64_FORMAT
-        ")", t.id, t.x, t.y, t.w, t.h, self->frame_n);
-    Birth b = { t.id, self->frame_n, g_array_index (dets, Box, d), 0, 0, FALSE };
-    g_array_append_val (self->births, b);
-  }
-  g_free (track_done);
-  g_free (det_done);
-  g_array_unref (pairs);
 }
 
 static gboolean
@@ -480,82 +175,50 @@ drop_type (GstBuffer *buf, GstMeta **meta, gpointer q)
   return TRUE;
 }
 
-/* A box with the margin, clipped to the frame; FALSE where nothing is left. */
-static gboolean
-out_box (GstRoitrack *self, gdouble x, gdouble y, gdouble w, gdouble h, gdouble margin,
-    OutBox *o)
-{
-  const gdouble mx = margin * w, my = margin * h;
-  const gint W = GST_VIDEO_INFO_WIDTH (&self->info), H = GST_VIDEO_INFO_HEIGHT (&self->info);
-  o->x = (gint) CLAMP (floor (x - mx), 0, W);
-  o->y = (gint) CLAMP (floor (y - my), 0, H);
-  o->w = (gint) CLAMP (ceil (x + w + mx), 0, W) - o->x;
-  o->h = (gint) CLAMP (ceil (y + h + my), 0, H) - o->y;
-  return o->w > 0 && o->h > 0;   /* not coasted out of the frame */
-}
-
-/* A box not seen in this frame (coasting, or before its first detection)
- * that lies within its own width (height) of a frame edge and moves towards
- * it (a leaving face), or away from it (before its first detection: an
- * entering one), reaches that edge: the face is between the box and the
- * edge, and moves faster than a path fitted to its last detections says.
- * `toward` is +1 for coasting boxes, -1 for boxes before a detection, 0
- * for those before a detection whose path is not known yet (any edge). */
+/* The tracker tells of its tracks in roitrack's debug category. */
 static void
-to_edges (GstRoitrack *self, gdouble *x, gdouble *y, gdouble *w, gdouble *h, gdouble vx,
-    gdouble vy, gint toward)
+tracker_log (void *user, fv_track_log_level level, const char *message)
 {
-  const gdouble W = GST_VIDEO_INFO_WIDTH (&self->info), H = GST_VIDEO_INFO_HEIGHT (&self->info);
-  gdouble x0 = *x, y0 = *y, x1 = *x + *w, y1 = *y + *h;
-  const gboolean any = toward == 0;
-  vx *= toward;
-  vy *= toward;
-  if (x0 < *w && (vx < 0 || any))
-    x0 = 0;
-  if (W - x1 < *w && (vx > 0 || any))
-    x1 = W;
-  if (y0 < *h && (vy < 0 || any))
-    y0 = 0;
-  if (H - y1 < *h && (vy > 0 || any))
-    y1 = H;
-  *x = x0;
-  *y = y0;
-  *w = x1 - x0;
-  *h = y1 - y0;
+  GST_CAT_LEVEL_LOG (gst_roitrack_debug, level == FV_TRACK_LOG_INFO ? GST_LEVEL_INFO
+      : GST_LEVEL_DEBUG, user, "%s", message);
 }
 
-/* One frame into the tracks; the frame held with the boxes it gets. */
+/* The settings now, and the type tracked. */
+static gchar *
+settings (GstRoitrack *self, fv_track_params *p, gboolean *post)
+{
+  GST_OBJECT_LOCK (self);
+  gchar *type = g_strdup (self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
+  *p = self->params;
+  if (post)
+    *post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  return type;
+}
+
+/* One frame into the tracker, the buffer held in step with it. */
 static GstFlowReturn
 gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
 {
   GstRoitrack *self = GST_ROITRACK (trans);
-  GST_OBJECT_LOCK (self);
-  gchar *type = g_strdup (self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
-  const guint hold = self->hold, hold_once = self->hold_once;
-  const gdouble margin = self->margin, grow = self->grow, min_iou = self->min_iou;
-  const gboolean fail_closed = self->fail_closed;
-  GST_OBJECT_UNLOCK (self);
+  fv_track_params p;
+  gchar *type = settings (self, &p, NULL);
   const gint searched = fv_meta_detection_state (buf, type, GST_VIDEO_INFO_WIDTH (&self->info),
       GST_VIDEO_INFO_HEIGHT (&self->info));
-
-  predict (self, grow);
-  self->overflow = FALSE;
-  if (searched == 1) {
-    GArray *dets = detections (buf, g_quark_from_string (type));
-    dedupe (dets);
-    if (dets->len > MAX_DETECTIONS)
-      self->overflow = TRUE;
-    else
-      associate (self, dets, min_iou, hold, hold_once);
-    if (self->overflow && !self->warned_overflow) {
+  GArray *dets = searched == FV_TRACK_SEARCHED ? detections (buf, g_quark_from_string (type))
+      : g_array_new (FALSE, FALSE, sizeof (fv_track_det));
+  const gboolean overflow = fv_tracker_push (self->tracker, &p, searched,
+      (const fv_track_det *) dets->data, dets->len);
+  if (searched == FV_TRACK_SEARCHED) {
+    if (overflow && !self->warned_overflow) {
       self->warned_overflow = TRUE;
       GST_ELEMENT_WARNING (self, STREAM, FAILED, ("%u regions of type \"%s\" in one frame, "
               "or %u tracks at once: more than roitrack follows (%d); such frames are "
-              "blurred whole.", dets->len, type, self->tracks->len, MAX_DETECTIONS), (NULL));
+              "blurred whole.", dets->len, type, (guint) fv_tracker_count (self->tracker),
+              FV_TRACK_MAX_DETECTIONS), (NULL));
     }
-    g_array_unref (dets);
     self->unmarked = 0;
-  } else if (searched == -2 && fail_closed && !self->warned_dropped) {
+  } else if (searched == FV_TRACK_DROPPED && p.fail_closed && !self->warned_dropped) {
     self->warned_dropped = TRUE;
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Regions of type \"%s\" that the detector "
             "found are missing: an element between the detector and roitrack dropped or "
@@ -563,102 +226,64 @@ gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
         ("the detector's mark lists ROI meta ids that are no longer on the frame; elements "
             "that crop or box the picture (videocrop, videobox) drop ROI metas: place them "
             "before the detector or after roitrack (docs/roitrack.md)"));
-  } else if (searched == -1 && ++self->unmarked == UNMARKED_WARNING && fail_closed
-      && !self->warned) {
+  } else if (searched == FV_TRACK_UNMARKED && ++self->unmarked == UNMARKED_WARNING
+      && p.fail_closed && !self->warned) {
     self->warned = TRUE;
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("No detector marked the last %d frames as "
             "searched for \"%s\": with fail-closed each of them is blurred whole.",
             UNMARKED_WARNING, type), ("vjdetect marks every frame it searches; for a detector "
             "that does not, set fail-closed=false"));
   }
-  Held *h = g_new0 (Held, 1);
-  h->buf = buf;
-  h->n = self->frame_n++;
-  h->searched = searched;
-  h->whole = (searched < 0 && fail_closed) || self->overflow;
-  if (h->whole)
-    GST_DEBUG_OBJECT (self, "frame %" G_GUINT64_FORMAT " closed whole: %s", h->n,
-        self->overflow ? "more regions than tracked" : searched == -2 ? "regions the detector "
-        "found are missing" : "no detector marked it");
-  h->boxes = g_array_new (FALSE, FALSE, sizeof (OutBox));
-  for (guint i = 0; i < self->tracks->len; i++) {
-    const Track *t = &g_array_index (self->tracks, Track, i);
-    OutBox o = { .id = t->id, .age = t->age, .lost = t->lost };
-    gdouble x = t->x, y = t->y, w = t->w, hh = t->h;
-    if (t->lost > 0)
-      to_edges (self, &x, &y, &w, &hh, t->vx, t->vy, 1);
-    if (out_box (self, x, y, w, hh, margin, &o))
-      g_array_append_val (h->boxes, o);
-  }
-  g_queue_push_tail (&self->held, h);
-  GST_LOG_OBJECT (self, "%u tracks%s, %u frames held", self->tracks->len,
-      h->whole ? ", whole frame" : "", self->held.length);
+  if (overflow || (searched < 0 && p.fail_closed))
+    GST_DEBUG_OBJECT (self, "frame %" GST_TIME_FORMAT " closed whole: %s",
+        GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+        overflow ? "more regions than tracked" : searched == FV_TRACK_DROPPED ? "regions the "
+        "detector found are missing" : "no detector marked it");
+  g_array_unref (dets);
+  g_queue_push_tail (&self->held, buf);
+  GST_LOG_OBJECT (self, "%u tracks, %u frames held", (guint) fv_tracker_count (self->tracker),
+      self->held.length);
   g_free (type);
   return GST_FLOW_OK;
 }
 
-/* The boxes of tracks first detected in the `delay` frames after held
- * frame h, moved back along their path to it. */
-static void
-add_early (GstRoitrack *self, const Held *h, guint delay, gdouble grow, gdouble margin)
-{
-  for (guint i = 0; i < self->births->len; i++) {
-    const Birth *b = &g_array_index (self->births, Birth, i);
-    if (b->n <= h->n || b->n - h->n > delay)
-      continue;
-    const gdouble k = (gdouble) (b->n - h->n);
-    gdouble w = b->box.w * (1 + grow * k), hh = b->box.h * (1 + grow * k);
-    gdouble x = b->box.x + b->box.w / 2 - b->vx * k - w / 2;
-    gdouble y = b->box.y + b->box.h / 2 - b->vy * k - hh / 2;
-    to_edges (self, &x, &y, &w, &hh, b->vx, b->vy, b->moving ? -1 : 0);
-    OutBox o = { .id = b->id, .early = (guint) k };
-    if (out_box (self, x, y, w, hh, margin, &o))
-      g_array_append_val (h->boxes, o);
-  }
-}
-
-static void
-held_free (Held *h)
-{
-  gst_clear_buffer (&h->buf);
-  g_array_unref (h->boxes);
-  g_free (h);
-}
-
-/* The oldest held frame out: its type's metas replaced by the boxes, its
- * message posted. */
+/* The oldest held frame out: its type's metas replaced by the tracker's
+ * boxes, its message posted. */
 static GstBuffer *
-emit (GstRoitrack *self, guint delay)
+emit (GstRoitrack *self)
 {
-  Held *h = g_queue_pop_head (&self->held);
-  GST_OBJECT_LOCK (self);
-  gchar *type = g_strdup (self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
-  const gdouble margin = self->margin, grow = self->grow;
-  const gboolean post = self->post_messages;
-  GST_OBJECT_UNLOCK (self);
+  fv_track_params p;
+  gboolean post;
+  gchar *type = settings (self, &p, &post);
+  fv_track_frame fr;
+  fv_tracker_pop (self->tracker, &p, &fr);
   const GQuark q = g_quark_from_string (type);
-  add_early (self, h, delay, grow, margin);
-  for (guint i = self->births->len; i-- > 0;)   /* no later frame takes these */
-    if (g_array_index (self->births, Birth, i).n <= h->n + 1)
-      g_array_remove_index_fast (self->births, i);
-
-  GstBuffer *buf = gst_buffer_make_writable (h->buf);
-  h->buf = NULL;
+  GstBuffer *buf = gst_buffer_make_writable (g_queue_pop_head (&self->held));
   gst_buffer_foreach_meta (buf, drop_type, GUINT_TO_POINTER (q));
-  gint id = fv_meta_next_roi_id (buf);
   GValue faces = G_VALUE_INIT;
   if (post)
     g_value_init (&faces, GST_TYPE_LIST);
-  for (guint i = 0; i < h->boxes->len; i++) {
-    const OutBox *o = &g_array_index (h->boxes, OutBox, i);
+  for (gsize i = 0; i < fr.n_boxes; i++) {
+    const fv_track_box *o = &fr.boxes[i];
     GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (buf, type,
         o->x, o->y, o->w, o->h);
-    m->id = id++;
+    m->id = (gint) o->id;   /* one region, one id: the track's */
     GstStructure *track = gst_structure_new ("track", "id", G_TYPE_UINT, o->id, "age",
         G_TYPE_UINT, o->age, "lost", G_TYPE_UINT, o->lost, NULL);
     if (o->early)
       gst_structure_set (track, "early", G_TYPE_UINT, o->early, NULL);
     gst_video_region_of_interest_meta_add_param (m, track);
+    if (o->neighbors >= 0 || !isnan (o->angle) || o->confidence >= 0) {
+      /* what the detector said of its last detection */
+      GstStructure *det = gst_structure_new_empty ("detection");
+      if (o->neighbors >= 0)
+        gst_structure_set (det, "neighbors", G_TYPE_INT, o->neighbors, NULL);
+      if (!isnan (o->angle))
+        gst_structure_set (det, "angle", G_TYPE_DOUBLE, o->angle, NULL);
+      if (o->confidence >= 0)
+        gst_structure_set (det, "confidence", G_TYPE_DOUBLE, o->confidence, NULL);
+      gst_video_region_of_interest_meta_add_param (m, det);
+    }
     if (post) {
       GValue face = G_VALUE_INIT;
       g_value_init (&face, GST_TYPE_STRUCTURE);
@@ -671,23 +296,23 @@ emit (GstRoitrack *self, guint delay)
       gst_value_list_append_and_take_value (&faces, &face);
     }
   }
-  if (h->whole) {
+  if (fr.whole) {
     GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (buf, type,
         0, 0, GST_VIDEO_INFO_WIDTH (&self->info), GST_VIDEO_INFO_HEIGHT (&self->info));
-    m->id = id;
+    m->id = 0;   /* the track id 0 of fail-closed */
     gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("track",
             "id", G_TYPE_UINT, 0, "fail-closed", G_TYPE_BOOLEAN, TRUE, NULL));
   }
+  fv_meta_mark_tracked (buf, type);
   if (post) {
     GstStructure *s = fv_meta_frame_structure ("roitrack", buf,
         &GST_BASE_TRANSFORM (self)->segment);
     gst_structure_take_value (s, "faces", &faces);
-    gst_structure_set (s, "searched", G_TYPE_INT, h->searched, "fail-closed", G_TYPE_BOOLEAN,
-        h->whole, NULL);
+    gst_structure_set (s, "searched", G_TYPE_INT, fr.searched, "fail-closed", G_TYPE_BOOLEAN,
+        fr.whole, NULL);
     gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self),
             s));
   }
-  held_free (h);
   g_free (type);
   return buf;
 }
@@ -696,7 +321,7 @@ static guint
 delay_now (GstRoitrack *self)
 {
   GST_OBJECT_LOCK (self);
-  const guint delay = self->delay;
+  const guint delay = self->params.delay;
   GST_OBJECT_UNLOCK (self);
   return delay;
 }
@@ -707,8 +332,7 @@ static GstFlowReturn
 gst_roitrack_generate (GstBaseTransform *trans, GstBuffer **out)
 {
   GstRoitrack *self = GST_ROITRACK (trans);
-  const guint delay = delay_now (self);
-  *out = self->held.length > delay ? emit (self, delay) : NULL;
+  *out = self->held.length > delay_now (self) ? emit (self) : NULL;
   return GST_FLOW_OK;
 }
 
@@ -717,9 +341,8 @@ static void
 drain (GstRoitrack *self)
 {
   GstFlowReturn ret = GST_FLOW_OK;
-  const guint delay = delay_now (self);
   while (self->held.length > 0) {
-    GstBuffer *buf = emit (self, delay);
+    GstBuffer *buf = emit (self);
     if (ret == GST_FLOW_OK)
       ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
     else
@@ -730,9 +353,9 @@ drain (GstRoitrack *self)
 static void
 forget (GstRoitrack *self)
 {
-  g_array_set_size (self->tracks, 0);
-  g_array_set_size (self->births, 0);
-  g_queue_clear_full (&self->held, (GDestroyNotify) held_free);
+  fv_tracker_reset (self->tracker, GST_VIDEO_INFO_WIDTH (&self->info),
+      GST_VIDEO_INFO_HEIGHT (&self->info), FALSE);
+  g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
   self->unmarked = 0;
 }
 
@@ -746,9 +369,10 @@ gst_roitrack_set_caps (GstBaseTransform *trans, GstCaps *in, GstCaps *out)
             "%" GST_PTR_FORMAT ".", in), (NULL));
     return FALSE;
   }
-  if (info.width != self->info.width || info.height != self->info.height)
-    forget (self);   /* boxes of another size mean nothing here */
+  const gboolean resized = info.width != self->info.width || info.height != self->info.height;
   self->info = info;
+  if (resized)
+    forget (self);   /* boxes of another size mean nothing here */
   return TRUE;
 }
 
@@ -800,9 +424,9 @@ static gboolean
 gst_roitrack_start (GstBaseTransform *trans)
 {
   GstRoitrack *self = GST_ROITRACK (trans);
+  gst_video_info_init (&self->info);
   forget (self);
-  self->next_id = 1;
-  self->frame_n = 0;
+  fv_tracker_reset (self->tracker, 0, 0, TRUE);   /* ids from 1 again */
   self->warned = FALSE;
   self->warned_dropped = FALSE;
   self->warned_overflow = FALSE;
@@ -830,14 +454,16 @@ gst_roitrack_set_property (GObject *object, guint prop_id, const GValue *value,
       if (self->roi_type && !*self->roi_type)
         g_clear_pointer (&self->roi_type, g_free);
       break;
-    case PROP_HOLD: self->hold = g_value_get_uint (value); break;
-    case PROP_HOLD_ONCE: self->hold_once = g_value_get_uint (value); break;
-    case PROP_MARGIN: self->margin = g_value_get_double (value); break;
-    case PROP_GROW: self->grow = g_value_get_double (value); break;
-    case PROP_MIN_IOU: self->min_iou = g_value_get_double (value); break;
-    case PROP_FAIL_CLOSED: self->fail_closed = g_value_get_boolean (value); break;
+    case PROP_HOLD: self->params.hold = g_value_get_uint (value); break;
+    case PROP_HOLD_ONCE: self->params.hold_once = g_value_get_uint (value); break;
+    case PROP_MARGIN: self->params.margin = g_value_get_double (value); break;
+    case PROP_GROW: self->params.grow = g_value_get_double (value); break;
+    case PROP_MIN_IOU: self->params.min_iou = g_value_get_double (value); break;
+    case PROP_FAIL_CLOSED: self->params.fail_closed = g_value_get_boolean (value); break;
     case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); break;
-    case PROP_DELAY: self->delay = g_value_get_uint (value); break;
+    case PROP_DELAY: self->params.delay = g_value_get_uint (value); break;
+    case PROP_CONFIRM: self->params.confirm = g_value_get_uint (value); break;
+    case PROP_CONFIRM_NEIGHBORS: self->params.confirm_neighbors = g_value_get_uint (value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -856,14 +482,16 @@ gst_roitrack_get_property (GObject *object, guint prop_id, GValue *value, GParam
     case PROP_ROI_TYPE:
       g_value_set_string (value, self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
       break;
-    case PROP_HOLD: g_value_set_uint (value, self->hold); break;
-    case PROP_HOLD_ONCE: g_value_set_uint (value, self->hold_once); break;
-    case PROP_MARGIN: g_value_set_double (value, self->margin); break;
-    case PROP_GROW: g_value_set_double (value, self->grow); break;
-    case PROP_MIN_IOU: g_value_set_double (value, self->min_iou); break;
-    case PROP_FAIL_CLOSED: g_value_set_boolean (value, self->fail_closed); break;
+    case PROP_HOLD: g_value_set_uint (value, self->params.hold); break;
+    case PROP_HOLD_ONCE: g_value_set_uint (value, self->params.hold_once); break;
+    case PROP_MARGIN: g_value_set_double (value, self->params.margin); break;
+    case PROP_GROW: g_value_set_double (value, self->params.grow); break;
+    case PROP_MIN_IOU: g_value_set_double (value, self->params.min_iou); break;
+    case PROP_FAIL_CLOSED: g_value_set_boolean (value, self->params.fail_closed); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
-    case PROP_DELAY: g_value_set_uint (value, self->delay); break;
+    case PROP_DELAY: g_value_set_uint (value, self->params.delay); break;
+    case PROP_CONFIRM: g_value_set_uint (value, self->params.confirm); break;
+    case PROP_CONFIRM_NEIGHBORS: g_value_set_uint (value, self->params.confirm_neighbors); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -874,9 +502,8 @@ gst_roitrack_finalize (GObject *object)
 {
   GstRoitrack *self = GST_ROITRACK (object);
   g_free (self->roi_type);
-  forget (self);
-  g_array_unref (self->tracks);
-  g_array_unref (self->births);
+  g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
+  fv_tracker_free (self->tracker);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -889,6 +516,8 @@ gst_roitrack_class_init (GstRoitrackClass *klass)
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
   const GParamFlags ctl = rw | GST_PARAM_CONTROLLABLE;
 
+  fv_track_params d;   /* the defaults: the tracker's */
+  fv_track_params_init (&d);
   GST_DEBUG_CATEGORY_INIT (gst_roitrack_debug, "roitrack", 0, "roitrack");
   gobject_class->set_property = gst_roitrack_set_property;
   gobject_class->get_property = gst_roitrack_get_property;
@@ -899,32 +528,40 @@ gst_roitrack_class_init (GstRoitrackClass *klass)
           "label)", DEFAULT_ROI_TYPE, rw));
   g_object_class_install_property (gobject_class, PROP_HOLD,
       g_param_spec_uint ("hold", "Hold", "Searched frames a track coasts along its path after "
-          "its last detection before it ends", 0, 100000, DEFAULT_HOLD, ctl));
+          "its last detection before it ends", 0, 100000, d.hold, ctl));
   g_object_class_install_property (gobject_class, PROP_HOLD_ONCE,
       g_param_spec_uint ("hold-once", "Hold once", "The same for a track detected in one "
           "frame only (at most hold): a one-off false detection blurs a few frames, not hold",
-          0, 100000, DEFAULT_HOLD_ONCE, ctl));
+          0, 100000, d.hold_once, ctl));
   g_object_class_install_property (gobject_class, PROP_MARGIN,
       g_param_spec_double ("margin", "Margin", "Each side of an output box pushed out by this "
-          "much of the box's width (height)", 0, 10, DEFAULT_MARGIN, ctl));
+          "much of the box's width (height)", 0, 10, d.margin, ctl));
   g_object_class_install_property (gobject_class, PROP_GROW,
       g_param_spec_double ("grow", "Grow", "A coasting box's width and height grow by this "
-          "much of the last detected size a frame", 0, 10, DEFAULT_GROW, ctl));
+          "much of the last detected size a frame", 0, 10, d.grow, ctl));
   g_object_class_install_property (gobject_class, PROP_MIN_IOU,
       g_param_spec_double ("min-iou", "Minimum IoU", "Least intersection over union of a "
-          "detection with a track's predicted box for it to continue the track", 0, 1,
-          DEFAULT_MIN_IOU, ctl));
+          "detection with a track's predicted box for it to continue the track", 0, 1, d.min_iou, ctl));
   g_object_class_install_property (gobject_class, PROP_FAIL_CLOSED,
       g_param_spec_boolean ("fail-closed", "Fail closed", "A frame no detector marked as "
-          "searched gets a whole-frame box too", TRUE, ctl));
+          "searched gets a whole-frame box too", d.fail_closed, ctl));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages", "Post a \"roitrack\" element "
           "message every frame with the tracked boxes", TRUE, ctl));
   g_object_class_install_property (gobject_class, PROP_DELAY,
       g_param_spec_uint ("delay", "Delay", "Frames held back so that a track's first "
           "detection also blurs the frames before it (a face entering or turning is blurred "
-          "from the frame it appeared in); adds as many frames of latency", 0, MAX_DELAY,
-          DEFAULT_DELAY, ctl));
+          "from the frame it appeared in); adds as many frames of latency", 0, FV_TRACK_MAX_DELAY, d.delay, ctl));
+  g_object_class_install_property (gobject_class, PROP_CONFIRM,
+      g_param_spec_uint ("confirm", "Confirm", "Detections that make a track certain; until "
+          "then it does not coast, grow or reach an edge, and with delay it must be confirmed "
+          "within max(delay + 1, confirm) searched frames or its boxes are never shown (a "
+          "one-off false detection blurs nothing). 1: every detection is a track at once",
+          1, 100, d.confirm, ctl));
+  g_object_class_install_property (gobject_class, PROP_CONFIRM_NEIGHBORS,
+      g_param_spec_uint ("confirm-neighbors", "Confirm neighbors", "A detection with at "
+          "least this many neighbours (vjdetect's detection param) confirms its track at once "
+          "(0: never)", 0, 100000, d.confirm_neighbors, ctl));
 
   gst_element_class_set_static_metadata (element_class, "Region tracker",
       "Filter/Analyzer/Video",
@@ -947,17 +584,10 @@ static void
 gst_roitrack_init (GstRoitrack *self)
 {
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
-  self->tracks = g_array_new (FALSE, FALSE, sizeof (Track));
-  self->births = g_array_new (FALSE, FALSE, sizeof (Birth));
+  self->tracker = fv_tracker_new ();
+  fv_tracker_set_log (self->tracker, tracker_log, self);
   g_queue_init (&self->held);
   gst_video_info_init (&self->info);
-  self->delay = DEFAULT_DELAY;
-  self->hold = DEFAULT_HOLD;
-  self->hold_once = DEFAULT_HOLD_ONCE;
-  self->margin = DEFAULT_MARGIN;
-  self->grow = DEFAULT_GROW;
-  self->min_iou = DEFAULT_MIN_IOU;
-  self->fail_closed = TRUE;
+  fv_track_params_init (&self->params);
   self->post_messages = TRUE;
-  self->next_id = 1;
 }

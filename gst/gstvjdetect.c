@@ -64,6 +64,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_vj_detect_debug);
 #define GST_CAT_DEFAULT gst_vj_detect_debug
 
 #define MAX_ANGLES 64
+/* docs/vjdetect.md ("Turned faces") measures it */
+#define DEFAULT_TURNED_MIN_NEIGHBORS 8
 #define ANGLES_RULE "a list of 1 to 64 angles in degrees, each in -90..90, separated by commas"
 #define DEFAULT_CASCADE "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
 #define DEFAULT_LABEL "face"
@@ -86,6 +88,7 @@ enum {
   PROP_MESSAGE_NAME,
   PROP_INTERVAL,
   PROP_ANGLES,
+  PROP_TURNED_MIN_NEIGHBORS,
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
@@ -406,7 +409,7 @@ rect_overlap (const fv_rect *a, const fv_rect *b, gdouble part)
  * smaller is one object seen at two turns; each group becomes its bounding box (the
  * larger, for a privacy filter), neighbors summed. Order: by first box. */
 static GArray *
-merge_turns (GArray *in)
+merge_turns (GArray *in, GArray *in_angles, GArray **out_angles)
 {
   const guint n = in->len;
   guint *root = g_new (guint, n + 1);
@@ -422,6 +425,8 @@ merge_turns (GArray *in)
         root[MAX (a, b)] = MIN (a, b);
       }
   GArray *out = g_array_new (FALSE, FALSE, sizeof (fv_detection));
+  *out_angles = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  gint *best = g_new (gint, n + 1);   /* the group's box with the most neighbours */
   gint *slot = g_new (gint, n + 1);
   for (guint i = 0; i < n; i++) {
     guint r = i;
@@ -429,10 +434,16 @@ merge_turns (GArray *in)
     const fv_detection *d = &g_array_index (in, fv_detection, i);
     if (r == i) {
       slot[i] = out->len;
+      best[i] = d->neighbors;
       g_array_append_val (out, *d);
+      g_array_append_val (*out_angles, g_array_index (in_angles, gdouble, i));
       continue;
     }
     fv_detection *m = &g_array_index (out, fv_detection, slot[r]);
+    if (d->neighbors > best[r]) {   /* the turn that saw it best */
+      best[r] = d->neighbors;
+      g_array_index (*out_angles, gdouble, slot[r]) = g_array_index (in_angles, gdouble, i);
+    }
     const gint x1 = MAX (m->box.x + m->box.width, d->box.x + d->box.width);
     const gint y1 = MAX (m->box.y + m->box.height, d->box.y + d->box.height);
     m->box.x = MIN (m->box.x, d->box.x);
@@ -442,15 +453,21 @@ merge_turns (GArray *in)
     m->neighbors += d->neighbors;
   }
   g_free (slot);
+  g_free (best);
   g_free (root);
   return out;
 }
 
 /* Detection on the frame turned by each angle, the boxes mapped back to
- * the frame (the bounding box of the turned box, clipped) and merged. */
+ * the frame (the bounding box of the turned box, clipped) and merged; a
+ * turned scan's box is kept only with at least turned_min neighbours (each
+ * turn adds a whole scan's false detections: docs/privacy.md). *out_angles:
+ * each merged box's angle (the turn that saw it with most neighbours). */
 static fv_status
-detect_turned (GstVjDetect *self, const fv_image *gray, GArray *angles, GArray **out)
+detect_turned (GstVjDetect *self, const fv_image *gray, GArray *angles, gint turned_min,
+    GArray **out, GArray **out_angles)
 {
+  GArray *all_angles = g_array_new (FALSE, FALSE, sizeof (gdouble));
   const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
   GArray *all = g_array_new (FALSE, FALSE, sizeof (fv_detection));
   fv_status st = FV_OK;
@@ -476,6 +493,8 @@ detect_turned (GstVjDetect *self, const fv_image *gray, GArray *angles, GArray *
       st = fv_vj_execute (self->plan, deg != 0 ? &turned : gray, &d, &n);
     for (gint i = 0; st == FV_OK && i < n; i++) {
       fv_detection t = d[i];
+      if (deg != 0 && t.neighbors < turned_min)
+        continue;
       if (deg != 0) {   /* the turned box's corners, back in the frame */
         gdouble x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
         for (gint c = 0; c < 4; c++) {
@@ -493,10 +512,12 @@ detect_turned (GstVjDetect *self, const fv_image *gray, GArray *angles, GArray *
           continue;
       }
       g_array_append_val (all, t);
+      g_array_append_val (all_angles, deg);
     }
   }
-  *out = st == FV_OK ? merge_turns (all) : NULL;
+  *out = st == FV_OK ? merge_turns (all, all_angles, out_angles) : NULL;
   g_array_unref (all);
+  g_array_unref (all_angles);
   return st;
 }
 
@@ -518,12 +539,13 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   gboolean draw = self->draw && (frame->map[0].flags & GST_MAP_WRITE),
       post = self->post_messages;
   const gint updates = self->updates;
+  const gint turned_min = self->turned_min_neighbors;
 #if FV_HAVE_GST_ANALYTICS
   const gint min_neighbors = self->min_neighbors;
 #endif
   gchar *message_name = g_strdup (self->message_name ? self->message_name : "vjdetect");
   GST_OBJECT_UNLOCK (self);
-  GArray *turns = NULL;
+  GArray *turns = NULL, *turn_angles = NULL;
   if (skip) {
     /* marked either way: a tracker downstream tells "nothing found" from
      * "not searched" (roitrack carries its tracks over skipped frames) */
@@ -533,7 +555,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   }
   if (luma_of (self, frame, &gray)) {
     if (angles) {   /* upright only: OpenCV's boxes exactly, unmerged */
-      st = detect_turned (self, &gray, angles, &turns);
+      st = detect_turned (self, &gray, angles, turned_min, &turns, &turn_angles);
       d = turns ? (const fv_detection *) turns->data : NULL;
       n = turns ? (gint) turns->len : 0;
     } else {
@@ -566,7 +588,8 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
       m->id = (gint) gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od);
 #endif
     gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
-            "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
+            "neighbors", G_TYPE_INT, d[i].neighbors, "angle", G_TYPE_DOUBLE,
+            turn_angles ? g_array_index (turn_angles, gdouble, i) : 0.0, NULL));
     ids[i] = m->id;
     if (draw)
       fv_draw_box (frame, r->x, r->y, r->width, r->height, MAX (2, MIN (r->width, r->height) / 48),
@@ -586,6 +609,8 @@ done:
     g_array_unref (angles);
   if (turns)
     g_array_unref (turns);
+  if (turn_angles)
+    g_array_unref (turn_angles);
   return st == FV_OK || skip ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -637,6 +662,10 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
       replan = FALSE;
       break;
     case PROP_INTERVAL: self->interval = g_value_get_uint (value); replan = FALSE; break;
+    case PROP_TURNED_MIN_NEIGHBORS:
+      self->turned_min_neighbors = g_value_get_int (value);
+      replan = FALSE;
+      break;
     case PROP_ANGLES: {
       GArray *a = parse_angles (g_value_get_string (value));
       replan = FALSE;
@@ -697,6 +726,7 @@ gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GPara
       g_value_set_string (value, self->message_name ? self->message_name : "vjdetect");
       break;
     case PROP_INTERVAL: g_value_set_uint (value, self->interval); break;
+    case PROP_TURNED_MIN_NEIGHBORS: g_value_set_int (value, self->turned_min_neighbors); break;
     case PROP_ANGLES: g_value_set_string (value, self->angles_text ? self->angles_text : "0"); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -792,6 +822,12 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
           "turned clockwise); boxes map back as axis-aligned rectangles and overlapping ones "
           "of different turns merge. \"0\": upright only, OpenCV's boxes exactly", "0",
           FV_PARAM_RW));
+  g_object_class_install_property (gobject_class, PROP_TURNED_MIN_NEIGHBORS,
+      g_param_spec_int ("turned-min-neighbors", "Turned min neighbors", "A turned scan's box "
+          "(angles other than 0) is kept only when at least this many raw windows make it "
+          "up (the upright scan keeps min-neighbors'): each turn adds a whole scan's false "
+          "detections. 0: as the upright scan", 0, 1000, DEFAULT_TURNED_MIN_NEIGHBORS,
+          FV_PARAM_RW));
 
   gst_type_mark_as_plugin_api (GST_TYPE_VJ_DETECT_UPDATES, 0);
   gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",
@@ -815,6 +851,7 @@ gst_vj_detect_init (GstVjDetect *self)
 {
   self->scale_factor = 1.1;
   self->min_neighbors = 3;
+  self->turned_min_neighbors = DEFAULT_TURNED_MIN_NEIGHBORS;
   self->post_messages = TRUE;
   self->last_count = -1;
   self->interval = 1;

@@ -20,6 +20,7 @@ struct _GstVjDetect {
   gchar *cascade_path;
   gdouble scale_factor;
   gint min_neighbors;
+  gint turned_min_neighbors;    /* a turned scan's boxes need this many */
   gint min_width, min_height, max_width, max_height;
   gchar *label;
   gboolean draw, post_messages;

@@ -19,15 +19,20 @@ from gi.repository import GLib, Gst, GstVideo  # noqa: E402
 
 def faces_in(buffer):
     """The face rectangles on the buffer. PyGObject cannot iterate metas, so
-    ROI metas are looked up by id: ids are unique in a buffer and small
-    (vjdetect and roitrack number their boxes above the ids already there), so ids 0, 1,
-    ... are tried until every ROI meta the buffer holds was found."""
+    ROI metas are looked up by id: roitrack lists its regions' ids (the
+    track ids) in the custom meta FvDetectionMeta, field `face-ids`; without
+    it, ids 0, 1, ... are tried (vjdetect numbers its boxes above the ids
+    already there, so they are small) until every ROI meta was found."""
     api = GstVideo.VideoRegionOfInterestMeta.get_info().api
     left = buffer.get_n_meta(api)
-    boxes, i = [], 0
-    while left > 0 and i < 1 << 16:
+    mark = buffer.get_custom_meta("FvDetectionMeta")
+    ids = mark.get_structure().get_value("face-ids") if mark else None
+    candidates = list(ids) if ids is not None and len(ids) == left else range(1 << 16)
+    boxes = []
+    for i in candidates:
+        if left <= 0:
+            break
         meta = GstVideo.buffer_get_video_region_of_interest_meta_id(buffer, i)
-        i += 1
         if meta is None:
             continue
         left -= 1

@@ -24,6 +24,13 @@ frames per second of the whole pipeline (decode-free: frames from appsrc).
 
     GST_PLUGIN_PATH=build/gst tests/bench/bench_privacy.py [W H FRAMES SEED] [--plot FILE.svg]
     tests/bench/bench_privacy.py --plot-table PRINTED_TABLE.txt FILE.svg
+    GST_PLUGIN_PATH=build/gst tests/bench/bench_privacy.py --sample CHAIN...
+
+FV_BENCH_CHAINS="CHAIN;CHAIN..." measures those chains (the elements after
+the source, before satfilter) instead of the built-in list. --sample runs
+each chain on tests/data/sample-face.webm, the clip pipelines/demo.sh
+shows, and prints the mean share of the frame the regions blur and the
+frames more than half blurred.
 """
 import os
 import sys
@@ -66,17 +73,30 @@ def run(desc, clip, W, H):
     return out, secs
 
 
-def regions(buf):
+def face_metas(buf):
+    """the buffer's face ROI metas. PyGObject cannot iterate metas: they are
+    looked up by the ids roitrack lists in its mark (`face-ids`), or else by
+    trying ids 0, 1, ... (vjdetect's are small)"""
     api = GstVideo.VideoRegionOfInterestMeta.get_info().api
-    left, boxes, i = buf.get_n_meta(api), [], 0
-    while left > 0 and i < 1 << 12:
+    mark = buf.get_custom_meta("FvDetectionMeta")
+    ids = mark.get_structure().get_value("face-ids") if mark else None
+    candidates = list(ids) if ids is not None and len(ids) == buf.get_n_meta(api) \
+        else range(1 << 12)
+    left = buf.get_n_meta(api)
+    for i in candidates:
+        if left <= 0:
+            break
         m = GstVideo.buffer_get_video_region_of_interest_meta_id(buf, i)
-        i += 1
         if m is None:
             continue
         left -= 1
-        if GLibQuark(m.roi_type) != "face":
-            continue
+        if GLibQuark(m.roi_type) == "face":
+            yield m
+
+
+def regions(buf):
+    boxes = []
+    for m in face_metas(buf):
         tid = None
         s = m.get_param("track")
         if s is not None and s.has_field("id"):
@@ -123,7 +143,46 @@ def plot_table(table, path):
     return 0
 
 
+def blurred_share(buf, W, H):
+    """the share of the frame under the buffer's face regions (their union)"""
+    import numpy as np
+    mask = np.zeros((H, W), bool)
+    for m in face_metas(buf):
+        mask[m.y:m.y + m.h, m.x:m.x + m.w] = True
+    return mask.mean()
+
+
+def sample(chains):
+    """--sample: mean blurred share and frames more than half blurred on the
+    sample clip"""
+    clip = os.path.join(ROOT, "tests", "data", "sample-face.webm")
+    print("| chain on sample-face.webm | mean blurred share | frames more than half blurred |")
+    print("|---|---|---|")
+    for chain in chains:
+        pipe = Gst.parse_launch(
+            "filesrc location=%s ! decodebin ! videoconvert ! video/x-raw,format=I420 ! %s ! "
+            "appsink name=sink sync=false" % (clip, chain))
+        sink = pipe.get_by_name("sink")
+        pipe.set_state(Gst.State.PLAYING)
+        shares = []
+        while True:
+            s = sink.emit("try-pull-sample", 600 * Gst.SECOND)
+            if s is None:
+                break
+            st = s.get_caps().get_structure(0)
+            shares.append(blurred_share(s.get_buffer(), st.get_value("width"),
+                                        st.get_value("height")))
+        pipe.set_state(Gst.State.NULL)
+        half = sum(1 for x in shares if x > 0.5)
+        print("| `%s` | %.1f%% | %d of %d |" % (chain, 100 * sum(shares) / max(1, len(shares)),
+                                               half, len(shares)), flush=True)
+    return 0
+
+
 def main():
+    if "--sample" in sys.argv:
+        Gst.init(None)
+        return sample([a for a in sys.argv[1:] if a != "--sample"])
     if "--plot-table" in sys.argv:
         i = sys.argv.index("--plot-table")
         return plot_table(sys.argv[i + 1], sys.argv[i + 2])
@@ -165,6 +224,9 @@ def main():
          "vjdetect angles=-30,-15,0,15,30 post-messages=false ! roitrack delay=3 "
          "post-messages=false"),
     ]
+    if os.environ.get("FV_BENCH_CHAINS"):
+        configs = [(c.strip(), c.strip()) for c in os.environ["FV_BENCH_CHAINS"].split(";")
+                   if c.strip()]
     only = os.environ.get("FV_BENCH_ONLY")   # a substring: those configurations alone
     if only:
         configs = [c for c in configs if only in c[0]]

@@ -13,134 +13,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-#define W 640
-#define H 480
-#define HOLD 5
-#define HOLD_ONCE 2
-#define MARGIN 0.1
-#define GROW 0.05
-#define MIN_IOU 0.2
 
-typedef struct {
-  double x, y, w, h;
-} Box;
-
-typedef struct {
-  int x, y, w, h;
-  unsigned id, age, lost;
-} Out;
-
-/* ---- the reference, from the element's documentation ---- */
-
-typedef struct {
-  unsigned id, age, lost, missed, hits;
-  double x, y, w, h, dw, dh, vx, vy, cx, cy;
-} RTrack;
-
-typedef struct {
-  RTrack t[256];
-  int n;
-  unsigned next;
-} Ref;
-
-static double
-ref_iou (const Box *a, const Box *b)
-{
-  double ix = fmin (a->x + a->w, b->x + b->w) - fmax (a->x, b->x);
-  double iy = fmin (a->y + a->h, b->y + b->h) - fmax (a->y, b->y);
-  if (ix <= 0 || iy <= 0)
-    return 0;
-  return ix * iy / (a->w * a->h + b->w * b->h - ix * iy);
-}
-
-static void
-ref_take (RTrack *t, const Box *b)
-{
-  double cx = b->x + b->w / 2, cy = b->y + b->h / 2;
-  if (t->age > 0) {
-    t->vx = (t->vx + (cx - t->cx) / t->lost) / 2;
-    t->vy = (t->vy + (cy - t->cy) / t->lost) / 2;
-  }
-  t->x = b->x; t->y = b->y; t->w = t->dw = b->w; t->h = t->dh = b->h;
-  t->cx = cx; t->cy = cy;
-  t->lost = t->missed = 0;
-  t->hits++;
-}
-
-/* One frame: searched 1, 0 (skipped) or -1 (not marked). */
-static void
-ref_frame (Ref *r, const Box *det, int nd, int searched)
-{
-  for (int i = 0; i < r->n; i++) {   /* along the path; coasting boxes grow */
-    RTrack *t = &r->t[i];
-    t->age++;
-    t->lost++;
-    t->w = t->dw * (1 + GROW * t->lost);
-    t->h = t->dh * (1 + GROW * t->lost);
-    t->x = t->cx + t->vx * t->lost - t->w / 2;
-    t->y = t->cy + t->vy * t->lost - t->h / 2;
-  }
-  if (searched != 1)
-    return;
-  int tdone[256] = { 0 }, ddone[256] = { 0 };
-  for (;;) {   /* best pair first, one detection a track */
-    double best = 0;
-    int bt = -1, bd = -1;
-    for (int i = 0; i < r->n; i++)
-      for (int d = 0; d < nd; d++) {
-        if (tdone[i] || ddone[d])
-          continue;
-        Box p = { r->t[i].x, r->t[i].y, r->t[i].w, r->t[i].h };
-        double s = ref_iou (&p, &det[d]);
-        if (s >= MIN_IOU && s > best) {
-          best = s;
-          bt = i;
-          bd = d;
-        }
-      }
-    if (bt < 0)
-      break;
-    tdone[bt] = ddone[bd] = 1;
-    ref_take (&r->t[bt], &det[bd]);
-  }
-  int m = 0;
-  for (int i = 0; i < r->n; i++)
-    if (tdone[i] || ++r->t[i].missed <= (r->t[i].hits > 1 ? HOLD : HOLD_ONCE))
-      r->t[m++] = r->t[i];
-  r->n = m;
-  for (int d = 0; d < nd; d++)
-    if (!ddone[d]) {
-      RTrack t = { .id = r->next++ };
-      ref_take (&t, &det[d]);
-      r->t[r->n++] = t;
-    }
-}
-
-/* The boxes out: a coasting box within its own width (height) of an edge
- * and moving towards it reaching that edge, pushed out by the margin,
- * clipped, empty ones dropped. */
-static int
-ref_out (const Ref *r, Out *out)
-{
-  int n = 0;
-  for (int i = 0; i < r->n; i++) {
-    const RTrack *t = &r->t[i];
-    double bx0 = t->x, by0 = t->y, bx1 = t->x + t->w, by1 = t->y + t->h;
-    if (t->lost > 0) {
-      bx0 = t->x < t->w && t->vx < 0 ? 0 : bx0;
-      bx1 = W - bx1 < t->w && t->vx > 0 ? W : bx1;
-      by0 = t->y < t->h && t->vy < 0 ? 0 : by0;
-      by1 = H - by1 < t->h && t->vy > 0 ? H : by1;
-    }
-    double mx = MARGIN * (bx1 - bx0), my = MARGIN * (by1 - by0);
-    int x0 = (int) fmin (fmax (floor (bx0 - mx), 0), W), y0 = (int) fmin (fmax (floor (by0 - my), 0), H);
-    int x1 = (int) fmin (fmax (ceil (bx1 + mx), 0), W);
-    int y1 = (int) fmin (fmax (ceil (by1 + my), 0), H);
-    if (x1 > x0 && y1 > y0)
-      out[n++] = (Out) { x0, y0, x1 - x0, y1 - y0, t->id, t->age, t->lost };
-  }
-  return n;
-}
+#include "../common/fvtrack_ref.h"
 
 /* ---- the element ---- */
 
@@ -412,28 +286,51 @@ GST_START_TEST (test_pipeline_covers_detections)
       }
       frames++;
       GstBuffer *ba = gst_sample_get_buffer (a), *bb = gst_sample_get_buffer (b);
+      /* the detector's boxes; those overlapping by half the smaller are one
+       * face (OpenCV's second box, shifted over the same face, is not a
+       * second face: roitrack keeps one track a face) */
+      GstVideoRegionOfInterestMeta *fb[64];
+      int nf = 0, group[64];
       gpointer s1 = NULL;
       GstMeta *m1;
-      while ((m1 = gst_buffer_iterate_meta_filtered (ba, &s1,
-                  GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-        GstVideoRegionOfInterestMeta *f = (GstVideoRegionOfInterestMeta *) m1;
+      while (nf < 64 && (m1 = gst_buffer_iterate_meta_filtered (ba, &s1,
+                  GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+        fb[nf++] = (GstVideoRegionOfInterestMeta *) m1;
+      for (int i = 0; i < nf; i++)
+        group[i] = i;
+      for (int pass = 0; pass < nf; pass++)
+        for (int i = 0; i < nf; i++)
+          for (int j = 0; j < nf; j++) {
+            Box bi = { fb[i]->x, fb[i]->y, fb[i]->w, fb[i]->h };
+            Box bj = { fb[j]->x, fb[j]->y, fb[j]->w, fb[j]->h };
+            if (ref_small (&bi, &bj) >= SAME && group[j] < group[i])
+              group[i] = group[j];
+          }
+      for (int g = 0; g < nf; g++) {
+        if (group[g] != g)
+          continue;
         faces++;
-        gpointer s2 = NULL;
-        GstMeta *m2;
         gboolean in = FALSE;
-        while (!in && (m2 = gst_buffer_iterate_meta_filtered (bb, &s2,
-                    GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-          GstVideoRegionOfInterestMeta *t = (GstVideoRegionOfInterestMeta *) m2;
-          GstStructure *ts = gst_video_region_of_interest_meta_get_param (t, "track");
-          /* the face's inner box (the middle 80%) inside a tracked box */
-          const guint ix = f->x + f->w / 10, iy = f->y + f->h / 10;
-          in = ts && t->x <= ix && t->y <= iy && t->x + t->w >= ix + f->w * 8 / 10
-              && t->y + t->h >= iy + f->h * 8 / 10;
+        for (int i = 0; i < nf && !in; i++) {
+          if (group[i] != g)
+            continue;
+          GstVideoRegionOfInterestMeta *f = fb[i];
+          gpointer s2 = NULL;
+          GstMeta *m2;
+          while (!in && (m2 = gst_buffer_iterate_meta_filtered (bb, &s2,
+                      GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+            GstVideoRegionOfInterestMeta *t = (GstVideoRegionOfInterestMeta *) m2;
+            GstStructure *ts = gst_video_region_of_interest_meta_get_param (t, "track");
+            /* the face's inner box (the middle 80%) inside a tracked box */
+            const guint ix = f->x + f->w / 10, iy = f->y + f->h / 10;
+            in = ts && t->x <= ix && t->y <= iy && t->x + t->w >= ix + f->w * 8 / 10
+                && t->y + t->h >= iy + f->h * 8 / 10;
+          }
         }
         covered += in;
         if (!in)
-          fprintf (stderr, "frame %d: face %u,%u %ux%u not inside a tracked box\n", frames, f->x, f->y,
-              f->w, f->h);
+          fprintf (stderr, "frame %d: face %u,%u %ux%u not inside a tracked box\n", frames,
+              fb[g]->x, fb[g]->y, fb[g]->w, fb[g]->h);
       }
       gst_sample_unref (a);
       gst_sample_unref (b);
@@ -468,7 +365,8 @@ GST_END_TEST;
  * held frames on, a flush drops them, new caps come after the held frames. */
 GST_START_TEST (test_delay)
 {
-  GstHarness *h = harness ("delay=2");
+  /* confirm=1: every detection a track at once (test_confirm: the rest) */
+  GstHarness *h = harness ("delay=2 confirm=1");
   gst_harness_set_upstream_latency (h, 0);
   Out o[8];
   guint early[8];
@@ -521,6 +419,100 @@ GST_START_TEST (test_delay)
   g_object_set (gst_harness_find_element (h, "roitrack"), "delay", 0, NULL);
   gst_harness_push (h, make_frame (&b, 1, 1));
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 3);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* A frame of one face detection with `neighbors` (vjdetect's param). */
+static GstBuffer *
+make_frame_nb (const Box *b, int nd, int neighbors)
+{
+  GstBuffer *buf = make_frame (b, nd, 1);
+  gpointer state = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *m = (GstVideoRegionOfInterestMeta *) meta;
+    if (m->roi_type == g_quark_from_string ("face"))
+      gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
+              "neighbors", G_TYPE_INT, neighbors, "angle", G_TYPE_DOUBLE, 15.0, NULL));
+  }
+  return buf;
+}
+
+/* Confirmation: with delay, a one-off detection blurs nothing, a track
+ * confirmed within the held frames blurs from its first frame on (and
+ * the frames before it that are still held), a detection with
+ * confirm-neighbors confirms at once; its detector's params and its id
+ * go with each box. */
+GST_START_TEST (test_confirm)
+{
+  Out o[8];
+  guint early[8];
+  gboolean whole;
+  /* a one-off false box among empty frames: no box leaves, ever */
+  GstHarness *h = harness ("delay=3");
+  Box f = { 500, 50, 30, 30 };
+  for (int i = 0; i < 8; i++)
+    gst_harness_push (h, make_frame (&f, i == 2, 1));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (int i = 0; i < 8; i++)
+    fail_unless_equals_int (read_frame (gst_harness_pull (h), o, &whole, early), 0);
+  gst_harness_teardown (h);
+  /* the same box twice in the held frames: confirmed, every frame from its
+   * first detection boxed, and the frame before it (early 1) too; the
+   * frames further back left before the second detection came */
+  h = harness ("delay=3");
+  for (int i = 0; i < 8; i++)
+    gst_harness_push (h, make_frame (&f, i == 4 || i == 6, 1));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (int i = 0; i < 8; i++) {
+    const int n = read_frame (gst_harness_pull (h), o, &whole, early);
+    fail_unless_equals_int (n, i >= 3 ? 1 : 0);
+    if (n)
+      fail_unless (o[0].id == 1 && early[0] == (i == 3 ? 1u : 0u), "frame %d: id %u early %u",
+          i, o[0].id, early[0]);
+  }
+  gst_harness_teardown (h);
+  /* without delay a tentative box shows where it was detected only: it
+   * does not coast */
+  h = harness ("");
+  fail_unless_equals_int (frame (h, &f, 1, 1, o, &whole), 1);
+  fail_unless_equals_int (frame (h, &f, 0, 1, o, &whole), 0);
+  fail_unless_equals_int (frame (h, &f, 0, 1, o, &whole), 0);
+  gst_harness_teardown (h);
+  /* confirm-neighbors: a strong detection is a track at once, three frames
+   * back; the detector's params and one id for the region */
+  h = harness ("delay=3");
+  Box g = { 200, 200, 60, 60 };
+  for (int i = 0; i < 6; i++)
+    gst_harness_push (h, i == 3 ? make_frame_nb (&g, 1, 25) : make_frame (&g, 0, 1));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (int i = 0; i < 6; i++) {
+    GstBuffer *ob = gst_harness_pull (h);
+    GstVideoRegionOfInterestMeta *m = NULL;
+    gpointer st = NULL;
+    GstMeta *meta;
+    while ((meta = gst_buffer_iterate_meta_filtered (ob, &st,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+      if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == g_quark_from_string ("face"))
+        m = (GstVideoRegionOfInterestMeta *) meta;
+    fail_unless (m != NULL, "frame %d: no box", i);
+    GstStructure *tr = gst_video_region_of_interest_meta_get_param (m, "track");
+    GstStructure *det = gst_video_region_of_interest_meta_get_param (m, "detection");
+    guint id = 0;
+    gint nb = 0;
+    gdouble angle = 0;
+    fail_unless (tr && gst_structure_get_uint (tr, "id", &id) && id == 1 && m->id == 1);
+    fail_unless (det && gst_structure_get_int (det, "neighbors", &nb) && nb == 25
+        && gst_structure_get_double (det, "angle", &angle) && angle == 15.0);
+    gst_buffer_unref (ob);
+  }
+  gst_harness_teardown (h);
+  /* confirm=1: today's one-detection tracks */
+  h = harness ("confirm=1");
+  fail_unless_equals_int (frame (h, &f, 1, 1, o, &whole), 1);
+  fail_unless_equals_int (frame (h, &f, 0, 1, o, &whole), 1);   /* coasts hold-once */
   gst_harness_teardown (h);
 }
 GST_END_TEST;
@@ -760,6 +752,7 @@ roitrack_suite (void)
   tcase_add_test (tc, test_margin_and_path);
   tcase_add_test (tc, test_fail_closed);
   tcase_add_test (tc, test_delay);
+  tcase_add_test (tc, test_confirm);
   tcase_add_test (tc, test_fail_closed_drops);
   tcase_add_test (tc, test_pipeline_covers_detections);
   tcase_add_test (tc, test_fail_closed_behind_other_elements);
