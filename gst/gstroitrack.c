@@ -44,7 +44,13 @@
  * bypassed it, a detector without the mark) gets one more box, the whole
  * frame, so nothing leaves unblurred; a warning says so once, since a
  * detector that never marks frames (not vjdetect) then blurs everything:
- * set `fail-closed=false` for those.
+ * set `fail-closed=false` for those (a frame nobody marked is then taken as
+ * searched, so their regions are tracked).
+ *
+ * On GStreamer 1.24 and later each box also gets an object-detection Mtd
+ * and a tracking Mtd (the track's id) related to it, for analytics
+ * consumers. The tracker itself is kernels/track (fv_track.h): this
+ * element maps metas in and out.
  *
  * With `delay` = N (default 0), the element holds N frames back, so that a
  * track's first detection also reaches the N frames before it: in each of
@@ -99,6 +105,9 @@
 #include "fvlatency.h"
 #include "fvmeta.h"
 #include "fv_track.h"
+#if FV_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_roitrack_debug);
 #define GST_CAT_DEFAULT gst_roitrack_debug
@@ -203,8 +212,12 @@ gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
   GstRoitrack *self = GST_ROITRACK (trans);
   fv_track_params p;
   gchar *type = settings (self, &p, NULL);
-  const gint searched = fv_meta_detection_state (buf, type, GST_VIDEO_INFO_WIDTH (&self->info),
+  gint searched = fv_meta_detection_state (buf, type, GST_VIDEO_INFO_WIDTH (&self->info),
       GST_VIDEO_INFO_HEIGHT (&self->info));
+  /* without fail-closed, a frame no detector marked is taken as searched:
+   * a detector that does not mark frames (any but vjdetect) is tracked */
+  if (searched == FV_TRACK_UNMARKED && !p.fail_closed)
+    searched = FV_TRACK_SEARCHED;
   GArray *dets = searched == FV_TRACK_SEARCHED ? detections (buf, g_quark_from_string (type))
       : g_array_new (FALSE, FALSE, sizeof (fv_track_det));
   const gboolean overflow = fv_tracker_push (self->tracker, &p, searched,
@@ -247,6 +260,41 @@ gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
   return GST_FLOW_OK;
 }
 
+#if FV_HAVE_GST_ANALYTICS
+/* GStreamer 1.24+: the box as an object-detection Mtd of the type, and a
+ * tracking Mtd (the track's id, first and last seen) related to it, so that
+ * analytics consumers (objectdetectionoverlay, ...) see the track. */
+static void
+add_track_mtds (GstRoitrack *self, GstBuffer *buf, GQuark q, const fv_track_box *o)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  if (!rmeta && !(rmeta = gst_buffer_add_analytics_relation_meta (buf)))
+    return;
+  GstClockTime dur = GST_VIDEO_INFO_FPS_N (&self->info) > 0
+      ? gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&self->info),
+      GST_VIDEO_INFO_FPS_N (&self->info)) : 0;
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstClockTime first = pts, last = pts;
+  if (GST_CLOCK_TIME_IS_VALID (pts) && dur) {
+    first = pts >= o->age * dur ? pts - o->age * dur : 0;
+    last = pts >= o->lost * dur ? pts - o->lost * dur : 0;
+  }
+  GstAnalyticsODMtd od;
+  GstAnalyticsTrackingMtd trk;
+  if (!gst_analytics_relation_meta_add_od_mtd (rmeta, q, o->x, o->y, o->w, o->h,
+          o->confidence >= 0 ? (gfloat) o->confidence : 1.0f, &od)
+      || !gst_analytics_relation_meta_add_tracking_mtd (rmeta, o->id, first, &trk))
+    return;
+  gst_analytics_tracking_mtd_update_last_seen (&trk, last);
+  gst_analytics_relation_meta_set_relation (rmeta, GST_ANALYTICS_REL_TYPE_RELATE_TO,
+      gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od),
+      gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &trk));
+  gst_analytics_relation_meta_set_relation (rmeta, GST_ANALYTICS_REL_TYPE_RELATE_TO,
+      gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &trk),
+      gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &od));
+}
+#endif
+
 /* The oldest held frame out: its type's metas replaced by the tracker's
  * boxes, its message posted. */
 static GstBuffer *
@@ -268,6 +316,9 @@ emit (GstRoitrack *self)
     GstVideoRegionOfInterestMeta *m = gst_buffer_add_video_region_of_interest_meta (buf, type,
         o->x, o->y, o->w, o->h);
     m->id = (gint) o->id;   /* one region, one id: the track's */
+#if FV_HAVE_GST_ANALYTICS
+    add_track_mtds (self, buf, q, o);
+#endif
     GstStructure *track = gst_structure_new ("track", "id", G_TYPE_UINT, o->id, "age",
         G_TYPE_UINT, o->age, "lost", G_TYPE_UINT, o->lost, NULL);
     if (o->early)

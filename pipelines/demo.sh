@@ -46,7 +46,7 @@ export GST_PLUGIN_PATH="$PWD/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 start=$(date +%s.%N)
 # -m prints vjdetect's message for every frame; -v the backends chosen
 gst-launch-1.0 -m -v filesrc location="$in" ! decodebin ! videoconvert ! \
-  vjdetect name=detect ! roitrack delay=3 ! satfilter name=blur roi-type=face radius=12 ! videoconvert ! \
+  vjdetect name=detect ! roitrack delay=4 ! satfilter name=blur roi-type=face radius=12 ! videoconvert ! \
   vp8enc deadline=1 ! webmmux ! filesink location="$out" >"$log" 2>&1 || {
   tail -20 "$log"; echo "demo: pipeline failed" >&2; exit 1; }
 end=$(date +%s.%N)

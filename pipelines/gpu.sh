@@ -51,13 +51,13 @@ fi
 if [ -z "$why" ]; then
   where=gpu
   pipeline="filesrc location=$in ! parsebin ! $dec ! vjdetect name=detect $cascade ! \
-    roitrack delay=3 ! satfilter name=blur roi-type=face radius=12 ! cudadownload ! videoconvert ! $enc ! \
+    roitrack delay=4 ! satfilter name=blur roi-type=face radius=12 ! cudadownload ! videoconvert ! $enc ! \
     filesink location=$out"
 else
   echo "gpu.sh: $why; running the same filter on the CPU instead." >&2
   where=cpu
   pipeline="filesrc location=$in ! decodebin ! videoconvert ! vjdetect name=detect $cascade \
-    backend=cpu ! roitrack delay=3 ! satfilter name=blur roi-type=face radius=12 backend=cpu ! videoconvert ! \
+    backend=cpu ! roitrack delay=4 ! satfilter name=blur roi-type=face radius=12 backend=cpu ! videoconvert ! \
     $enc ! filesink location=$out"
 fi
 start=$(date +%s.%N)

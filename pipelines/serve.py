@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Serves processed video over RTSP (gst-rtsp-server): one mount per input,
-each running the privacy filter (vjdetect ! roitrack delay=3 ! satfilter
+each running the privacy filter (vjdetect ! roitrack delay=4 ! satfilter
 roi-type=face) and H.264 (x264, zero latency) over RTP. Inputs: camera devices (/dev/video0),
 files (looped, at their own rate), or rtsp:// URLs of upstream cameras. A
 deployment scales by running one server per host or per GPU; clients need
@@ -55,7 +55,7 @@ SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                       "sample-face.webm")
 
 # one a mount: decode, filter and encode once
-CHAIN = ("videoconvert ! vjdetect ! roitrack delay=3 ! satfilter roi-type=face radius=12 ! {publish}videoconvert ! "
+CHAIN = ("videoconvert ! vjdetect ! roitrack delay=4 ! satfilter roi-type=face radius=12 ! {publish}videoconvert ! "
          "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! "
          "h264parse config-interval=-1 ! video/x-h264,stream-format=byte-stream,alignment=au ! "
          "appsink name=out sync=true max-buffers=4 drop=true emit-signals=true")

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Embedding fastvision in an application: the privacy filter
- * (vjdetect ! roitrack delay=3 ! satfilter roi-type=face) on a file, with the application
+ * (vjdetect ! roitrack delay=4 ! satfilter roi-type=face) on a file, with the application
  *   - reading each frame's region-of-interest metas at an appsink,
  *   - reading roitrack's messages from the bus,
  *   - changing properties while PLAYING (a wider blur after 2 s of video),
@@ -134,7 +134,7 @@ main (int argc, char **argv)
   app.stop_at = argc > 2 ? (GstClockTime) (atof (argv[2]) * GST_SECOND) : GST_CLOCK_TIME_NONE;
   gchar *uri = gst_filename_to_uri (argv[1], NULL);
   gchar *desc = g_strdup_printf ("uridecodebin uri=%s ! videoconvert ! "
-      "vjdetect name=detect ! roitrack delay=3 ! satfilter name=blur roi-type=face radius=12 ! "
+      "vjdetect name=detect ! roitrack delay=4 ! satfilter name=blur roi-type=face radius=12 ! "
       "appsink name=sink sync=false emit-signals=true", uri);
   GError *err = NULL;
   app.pipeline = gst_parse_launch (desc, &err);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Embedding fastvision from Python (PyGObject): the privacy filter
-(vjdetect ! roitrack delay=3 ! satfilter roi-type=face) on a file, reading each frame's
+(vjdetect ! roitrack delay=4 ! satfilter roi-type=face) on a file, reading each frame's
 region-of-interest metas at an appsink, roitrack's messages from the bus,
 changing properties while PLAYING, and printing a summary every second of
 video. The same application as privacy_app.c; docs/embedding.md.
@@ -50,7 +50,7 @@ def main():
     uri = Gst.filename_to_uri(sys.argv[1])
     try:
         pipe = Gst.parse_launch(
-            "uridecodebin uri=%s ! videoconvert ! vjdetect name=detect ! roitrack delay=3 ! "
+            "uridecodebin uri=%s ! videoconvert ! vjdetect name=detect ! roitrack delay=4 ! "
             "satfilter name=blur roi-type=face radius=12 ! "
             "appsink name=sink sync=false emit-signals=true" % uri)
     except GLib.Error as e:

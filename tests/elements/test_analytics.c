@@ -6,6 +6,7 @@
  * of type X with no ROI meta at all, exactly as it blurs ROI metas;
  * metapublish lists the OD Mtds under "objects". FV_TEST_DATA names
  * tests/data; FV_CASCADES the folder of OpenCV's cascades. */
+#include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
@@ -165,6 +166,80 @@ GST_START_TEST (test_metapublish_objects)
 }
 GST_END_TEST;
 
+/* roitrack tracks another detector's OD Mtds (a producer of synthetic
+ * ones, no ROI metas, no fastvision mark: fail-closed=false), keeps one id
+ * a region (the ROI meta's id is the track's), carries the confidence, and
+ * adds a tracking Mtd related to the track's OD Mtd; satfilter behind it
+ * takes the tracks, not the raw boxes. */
+GST_START_TEST (test_roitrack_tracking_mtds)
+{
+  GstHarness *h = gst_harness_new_parse ("roitrack fail-closed=false post-messages=false");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=320,height=240,"
+      "framerate=10/1");
+  for (int f = 0; f < 6; f++) {
+    GstBuffer *in = gst_buffer_new_allocate (NULL, 320 * 240, NULL);
+    GST_BUFFER_PTS (in) = f * GST_SECOND / 10;
+    GstAnalyticsRelationMeta *rm = gst_buffer_add_analytics_relation_meta (in);
+    GstAnalyticsODMtd od;
+    /* a face moving right, found in every frame but the fourth; a one-off
+     * false box in the second */
+    if (f != 3)
+      fail_unless (gst_analytics_relation_meta_add_od_mtd (rm, g_quark_from_string ("face"),
+              40 + 5 * f, 50, 60, 60, 0.8f, &od));
+    if (f == 1)
+      fail_unless (gst_analytics_relation_meta_add_od_mtd (rm, g_quark_from_string ("face"),
+              250, 150, 30, 30, 0.3f, &od));
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    /* the face's ROI meta: the track's id; the tracking Mtd with that id,
+     * related to an OD Mtd at the ROI's box */
+    GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta_id (out, 1);
+    fail_unless (roi != NULL, "frame %d: no region with the track's id 1", f);
+    gdouble conf = 0;
+    GstStructure *det = gst_video_region_of_interest_meta_get_param (roi, "detection");
+    fail_unless (det && gst_structure_get_double (det, "confidence", &conf)
+        && fabs (conf - 0.8) < 1e-6);
+    GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (out);
+    gpointer state = NULL;
+    GstAnalyticsTrackingMtd trk;
+    gboolean found = FALSE;
+    while (gst_analytics_relation_meta_iterate (rmeta, &state,
+            gst_analytics_tracking_mtd_get_mtd_type (), &trk)) {
+      guint64 id;
+      GstClockTime first, last;
+      gboolean lost;
+      fail_unless (gst_analytics_tracking_mtd_get_info (&trk, &id, &first, &last, &lost));
+      if (id != 1)
+        continue;
+      found = TRUE;
+      fail_unless_equals_uint64 (first, 0);
+      fail_unless_equals_uint64 (last, (f == 3 ? 2 : f) * GST_SECOND / 10);
+      GstAnalyticsODMtd tod;
+      fail_unless (gst_analytics_relation_meta_get_direct_related (rmeta,
+              gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &trk),
+              GST_ANALYTICS_REL_TYPE_RELATE_TO, gst_analytics_od_mtd_get_mtd_type (), NULL,
+              (GstAnalyticsMtd *) &tod), "frame %d: the tracking Mtd relates to no OD Mtd", f);
+      gint x, y, w, hh;
+      gfloat c;
+      fail_unless (gst_analytics_od_mtd_get_location (&tod, &x, &y, &w, &hh, &c));
+      fail_unless (x == (gint) roi->x && y == (gint) roi->y && w == (gint) roi->w
+          && hh == (gint) roi->h, "frame %d: the track's OD Mtd is not its box", f);
+    }
+    fail_unless (found, "frame %d: no tracking Mtd for track 1", f);
+    /* the one-off false box is a tentative track, shown where found (no
+     * delay) and never coasting */
+    gint regions = 0;
+    state = NULL;
+    while (gst_buffer_iterate_meta_filtered (out, &state,
+            GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+      regions++;
+    fail_unless_equals_int (regions, f == 1 ? 2 : 1);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static Suite *
 analytics_suite (void)
 {
@@ -175,6 +250,7 @@ analytics_suite (void)
   tcase_add_test (tc, test_vjdetect_od_mtds);
   tcase_add_test (tc, test_satfilter_from_od_mtds);
   tcase_add_test (tc, test_metapublish_objects);
+  tcase_add_test (tc, test_roitrack_tracking_mtds);
   return s;
 }
 
