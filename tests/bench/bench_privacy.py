@@ -25,12 +25,17 @@ frames per second of the whole pipeline (decode-free: frames from appsrc).
     GST_PLUGIN_PATH=build/gst tests/bench/bench_privacy.py [W H FRAMES SEED] [--plot FILE.svg]
     tests/bench/bench_privacy.py --plot-table PRINTED_TABLE.txt FILE.svg
     GST_PLUGIN_PATH=build/gst tests/bench/bench_privacy.py --sample CHAIN...
+    GST_PLUGIN_PATH=build/gst tests/bench/bench_privacy.py --replay DETECTOR "SETTINGS;..." [W H FRAMES SEED]
 
 FV_BENCH_CHAINS="CHAIN;CHAIN..." measures those chains (the elements after
 the source, before satfilter) instead of the built-in list. --sample runs
 each chain on tests/data/sample-face.webm, the clip pipelines/demo.sh
 shows, and prints the mean share of the frame the regions blur and the
-frames more than half blurred.
+frames more than half blurred. --replay records what DETECTOR (a chain
+ending in a detector) finds on the clip once, then runs the tracker
+(tests/bench/bench_track, kernels/track) with each roitrack setting
+("key=value ..."; "" the defaults) on those detections: the same boxes
+roitrack gives, without detecting again.
 """
 import os
 import sys
@@ -179,7 +184,85 @@ def sample(chains):
     return 0
 
 
+def record(desc, clip, W, H):
+    """the detections DESC puts on each frame: (searched, [(x, y, w, h,
+    neighbors, angle)])"""
+    pipe = Gst.parse_launch(
+        "appsrc name=src format=time caps=video/x-raw,format=GRAY8,width=%d,height=%d,"
+        "framerate=25/1 ! %s ! appsink name=sink sync=false" % (W, H, desc))
+    src, sink = pipe.get_by_name("src"), pipe.get_by_name("sink")
+    src.set_property("max-bytes", 0)
+    pipe.set_state(Gst.State.PLAYING)
+    for i, (img, _) in enumerate(clip):
+        buf = Gst.Buffer.new_wrapped(img.tobytes())
+        buf.pts = i * Gst.SECOND // 25
+        src.emit("push-buffer", buf)
+    src.emit("end-of-stream")
+    frames = []
+    for i in range(len(clip)):
+        buf = sink.emit("try-pull-sample", 3600 * Gst.SECOND).get_buffer()
+        mark = buf.get_custom_meta("FvDetectionMeta")
+        searched = mark.get_structure().get_value("face") if mark else -1
+        dets = []
+        for m in face_metas(buf):
+            p = m.get_param("detection")
+            nb = p.get_value("neighbors") if p is not None and p.has_field("neighbors") else -1
+            an = p.get_value("angle") if p is not None and p.has_field("angle") else 0.0
+            dets.append((m.x, m.y, m.w, m.h, nb, an))
+        frames.append((searched, dets))
+    pipe.set_state(Gst.State.NULL)
+    return frames
+
+
+def replay(frames, settings, W, H):
+    """the boxes the tracker gives (tests/bench/bench_track) for SETTINGS
+    ("key=value ..." of roitrack's properties) on recorded detections"""
+    import subprocess
+    tool = os.environ.get("FV_BENCH_TRACK", os.path.join(ROOT, "build", "tests", "bench_track"))
+    lines = []
+    for n, (searched, dets) in enumerate(frames):
+        lines.append("frame %d %d %d" % (n, searched, len(dets)))
+        lines += ["%d %d %d %d %d %g" % d for d in dets]
+    out = subprocess.run([tool, str(W), str(H)] + settings.split(), input="\n".join(lines),
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    got, i = [], 0
+    while i < len(out) and out[i].startswith("frame"):
+        _, _, whole, n = out[i].split()
+        boxes = [((0, 0, W, H), 0)] if int(whole) else []
+        for line in out[i + 1:i + 1 + int(n)]:
+            x, y, w, h, tid, _, _ = map(int, line.split())
+            boxes.append(((x, y, w, h), tid))
+        got.append(boxes)
+        i += 1 + int(n)
+    return got
+
+
+def replay_main(detector, settings, W, H, frames_n, seed):
+    """--replay: one detector run recorded, then each roitrack setting on it"""
+    clip = list(make_clip(W, H, frames_n, seed))
+    truth = [t for _, t in clip]
+    t0 = time.monotonic()
+    frames = record(detector, clip, W, H)
+    print("clip: %dx%d, %d frames, seed %d, %d face-frames; `%s` recorded in %.0f s" % (
+        W, H, frames_n, seed, sum(len(t) for t in truth), detector, time.monotonic() - t0))
+    print("| roitrack settings | exposed face-frames | longest exposed run | over-blur | "
+          "id switches |")
+    print("|---|---|---|---|---|")
+    for s in settings:
+        m = measure(truth, replay(frames, s, W, H), W, H)
+        print("| `%s` | %.1f%% | %d | %.1f%% | %d |" % (s or "(defaults)", m["exposed"],
+                                                        m["longest"], m["over"], m["switches"]),
+              flush=True)
+    return 0
+
+
 def main():
+    if "--replay" in sys.argv:
+        i = sys.argv.index("--replay")
+        Gst.init(None)
+        args = [int(a) for a in sys.argv[i + 3:i + 7]]
+        W, H, N, seed = args if len(args) == 4 else (1280, 720, 300, 7)
+        return replay_main(sys.argv[i + 1], sys.argv[i + 2].split(";"), W, H, N, seed)
     if "--sample" in sys.argv:
         Gst.init(None)
         return sample([a for a in sys.argv[1:] if a != "--sample"])
