@@ -70,8 +70,8 @@ fv_fill_plan_bytes (const fv_fill_params *p, fv_backend backend)
   const fv_fill_plan probe = { .p = *p };
   if (backend == FV_BACKEND_CPU)
     b += backends[FV_BACKEND_CPU].bytes (&probe);
-  else if (p->measure)   /* the enclosed bits, copied to the host */
-    b += ((size_t) p->width * p->height + 7) / 8;
+  else if (p->measure)   /* the enclosed bits (and the filled ones), copied to the host */
+    b += ((size_t) p->width * p->height + 7) / 8 * (p->measure & FV_FILL_MEASURE_PARTS ? 2 : 1);
   return b;
 }
 
@@ -93,7 +93,8 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
   if (!p || p->threshold > 254 || p->fill_value > 255
       || (p->connectivity != 4 && p->connectivity != 8)
       || (p->output != FV_FILL_FILLED && p->output != FV_FILL_HOLES)
-      || p->seeds < 0 || p->threads < 0) {
+      || p->seeds < 0 || p->threads < 0
+      || p->measure < FV_FILL_MEASURE_NONE || p->measure > FV_FILL_MEASURE_BOTH) {
     fv_set_last_error ("invalid fill parameters");
     return FV_ERR_INVALID;
   }
@@ -148,6 +149,8 @@ fv_fill_execute_async (fv_fill_plan *pl, const fv_image *src, const fv_image *ds
   if ((st = check_image (&pl->p, src, "source")) != FV_OK
       || (st = check_image (&pl->p, dst, "destination")) != FV_OK)
     return st;
+  pl->measured = 0;
+  pl->nregions = pl->nparts = 0;
   return pl->be->execute (pl, src, dst);
 }
 
@@ -167,21 +170,41 @@ fv_fill_wait (fv_fill_plan *pl)
 }
 
 int
-fv_fill_regions_reserve (fv_fill_plan *pl, size_t n)
+fv_fill_regions_reserve (fv_fill_region **list, int *have, size_t n)
 {
-  if (n <= (size_t) pl->regions_cap)
+  if (n <= (size_t) *have)
     return 1;
-  size_t cap = pl->regions_cap ? 2 * (size_t) pl->regions_cap : 64;
+  size_t cap = *have ? 2 * (size_t) *have : 64;
   while (cap < n)
     cap *= 2;
   if (cap > INT_MAX)
     return 0;
-  fv_fill_region *r = realloc (pl->regions, cap * sizeof *r);
+  fv_fill_region *r = realloc (*list, cap * sizeof *r);
   if (!r)
     return 0;
-  pl->regions = r;
-  pl->regions_cap = (int) cap;
+  *list = r;
+  *have = (int) cap;
   return 1;
+}
+
+/* The last frame's measurements, made now where the back end measures when
+ * asked (CUDA); what = the flag the caller needs. */
+static fv_status
+measured (fv_fill_plan *pl, int what, const char *name)
+{
+  if (!(pl->p.measure & what)) {
+    fv_set_last_error ("the fill plan was made without measuring %s", name);
+    return FV_ERR_INVALID;
+  }
+#if FV_HAVE_CUDA
+  if (pl->backend == FV_BACKEND_CUDA && !pl->measured) {
+    fv_status st = fv_fill_cuda_regions (pl);
+    if (st != FV_OK)
+      return st;
+  }
+#endif
+  pl->measured = 1;
+  return FV_OK;
 }
 
 fv_status
@@ -191,19 +214,26 @@ fv_fill_regions (fv_fill_plan *pl, const fv_fill_region **regions, int *n)
     return FV_ERR_INVALID;
   *regions = NULL;
   *n = 0;
-  if (!pl->p.measure) {
-    fv_set_last_error ("the fill plan was made without measure");
-    return FV_ERR_INVALID;
-  }
-#if FV_HAVE_CUDA
-  if (pl->backend == FV_BACKEND_CUDA) {
-    fv_status st = fv_fill_cuda_regions (pl);
-    if (st != FV_OK)
-      return st;
-  }
-#endif
+  fv_status st = measured (pl, FV_FILL_MEASURE_BOTH, "regions");
+  if (st != FV_OK)
+    return st;
   *regions = pl->regions;
   *n = pl->nregions;
+  return FV_OK;
+}
+
+fv_status
+fv_fill_parts (fv_fill_plan *pl, const fv_fill_region **parts, int *n)
+{
+  if (!pl || !parts || !n)
+    return FV_ERR_INVALID;
+  *parts = NULL;
+  *n = 0;
+  fv_status st = measured (pl, FV_FILL_MEASURE_PARTS, "parts");
+  if (st != FV_OK)
+    return st;
+  *parts = pl->parts;
+  *n = pl->nparts;
   return FV_OK;
 }
 
@@ -215,5 +245,6 @@ fv_fill_plan_destroy (fv_fill_plan *pl)
   if (pl->be)
     pl->be->free (pl);
   free (pl->regions);
+  free (pl->parts);
   free (pl);
 }

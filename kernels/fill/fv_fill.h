@@ -35,19 +35,56 @@ typedef struct {
    * (fv_chunk_run.h): beyond it, chunks filled alone and their seams
    * reconciled (fv_fill_chunked.c), exactly */
   fv_spread spread;
-  /* also measure the enclosed regions of every frame (fv_fill_regions);
-   * not on chunked CUDA plans */
+  /* also measure every frame (fv_fill_measure_what: holes, parts or both,
+   * fv_fill_regions and fv_fill_parts); not on chunked CUDA plans */
   int measure;
 } fv_fill_params;
 
-/* An enclosed region: one connected component (in the background's
- * connectivity) of the enclosed background, that is of the pixels the fill
- * turns on that were not contour. Its box is inclusive of x, y and spans
- * width x height; area counts its pixels. */
+/* What a plan measures (flags). Parts include their holes' count and area,
+ * so measuring parts finds the holes too. */
+typedef enum {
+  FV_FILL_MEASURE_NONE = 0,
+  FV_FILL_MEASURE_HOLES = 1,
+  FV_FILL_MEASURE_PARTS = 2,
+  FV_FILL_MEASURE_BOTH = 3,
+} fv_fill_measure_what;
+
+/* A measured region. A hole is one connected component (in the
+ * background's connectivity) of the enclosed background, that is of the
+ * pixels the fill turns on that were not contour. A part is one connected
+ * component of the filled pixels (contour and what it encloses) in the
+ * other connectivity (8 for a 4-connected background, 4 for 8). Its box is
+ * inclusive of x, y and spans width x height; area counts its pixels (a
+ * part's includes its holes'). Every field is an integer, the same on every
+ * back end: fv_fill_region_shape gives the features. */
 typedef struct {
   int x, y, width, height;
   int64_t area;
+  /* sums over the region's pixels, at (x, y) their column and row */
+  int64_t sum_x, sum_y, sum_xx, sum_yy, sum_xy;
+  /* pairs of pixels one step apart with one in the region and one not (or
+   * outside the frame): along rows (h), columns (v), the diagonal
+   * (x,y)-(x+1,y+1) (d) and the anti-diagonal (x+1,y)-(x,y+1) (a) */
+  int64_t cross_h, cross_v, cross_d, cross_a;
+  int part;             /* a hole: its part (index in fv_fill_parts), -1 if
+                           parts are not measured; a part: -1 */
+  int holes;            /* a part: its holes */
+  int64_t hole_area;    /* a part: its holes' pixels */
 } fv_fill_region;
+
+/* A region's features, from its sums (docs/autofill.md has the
+ * definitions). Pixel centres are at integer coordinates. */
+typedef struct {
+  double cx, cy;                /* centroid */
+  double perimeter;             /* Crofton's estimate over four directions */
+  double equivalent_diameter;   /* of the disc of the same area */
+  double circularity;           /* 4 pi area / perimeter^2 */
+  double major, minor;          /* axes of the ellipse of the same second moments */
+  double orientation;           /* the major axis, degrees counter-clockwise from
+                                   +x as the image is shown, (-90, 90] */
+} fv_fill_shape;
+
+void fv_fill_region_shape (const fv_fill_region *r, fv_fill_shape *s);
 
 typedef struct fv_fill_plan fv_fill_plan;
 
@@ -70,11 +107,17 @@ fv_status fv_fill_execute (fv_fill_plan *plan, const fv_image *src, const fv_ima
 fv_status fv_fill_execute_async (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
 fv_status fv_fill_wait (fv_fill_plan *plan);
 
-/* The enclosed regions of the last frame executed (after fv_fill_wait for
+/* The holes (enclosed regions) of the last frame executed (after fv_fill_wait for
  * an asynchronous one), ordered by their first pixel in raster order (top
  * row first, then leftmost); *regions stays valid until the next execute.
- * Needs a plan made with measure set. The same list on every back end. */
+ * Needs a plan made with measure set (either flag). The same list on
+ * every back end. */
 fv_status fv_fill_regions (fv_fill_plan *plan, const fv_fill_region **regions, int *n);
+
+/* The parts of the last frame executed, as fv_fill_regions gives holes
+ * (then fv_fill_regions' holes name their parts). Needs a plan made with
+ * FV_FILL_MEASURE_PARTS. */
+fv_status fv_fill_parts (fv_fill_plan *plan, const fv_fill_region **parts, int *n);
 
 void fv_fill_plan_destroy (fv_fill_plan *plan);
 

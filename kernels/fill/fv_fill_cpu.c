@@ -388,17 +388,27 @@ phase_write (fill_job *j)
 }
 
 /* measure: this row's enclosed runs (no fill reached them, or only fills
- * that never joined the border) */
-static int
-enclosed_spans (void *ctx, int y, fv_fill_span *out)
+ * that never joined the border), and its filled ones: what lies between
+ * runs of outside background */
+static void
+measure_spans (void *ctx, int y, fv_fill_row_spans *row)
 {
   const fv_fill_plan *pl = ctx;
   const run_t *r = pl->rows->row[y];
-  int n = 0;
-  for (int k = 0; k < pl->rows->count[y]; k++)
-    if (!pl->outside[r[k].label])
-      out[n++] = (fv_fill_span) { r[k].x0, r[k].x1 };
-  return n;
+  int nh = 0, nf = 0, from = 0;   /* from: where the filled pixels may start */
+  for (int k = 0; k < pl->rows->count[y]; k++) {
+    if (!pl->outside[r[k].label]) {
+      row->holes[nh++] = (fv_fill_span) { r[k].x0, r[k].x1 };
+      continue;
+    }
+    if (row->filled && r[k].x0 > from)
+      row->filled[nf++] = (fv_fill_span) { from, r[k].x0 };
+    from = r[k].x1;
+  }
+  if (row->filled && from < pl->p.width)
+    row->filled[nf++] = (fv_fill_span) { from, pl->p.width };
+  row->nholes = nh;
+  row->nfilled = nf;
 }
 
 fv_status
@@ -442,7 +452,7 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
     fv_set_last_error ("out of memory for the fill");
     return FV_ERR_NOMEM;
   }
-  return p->measure ? fv_fill_measure_spans (pl, enclosed_spans, pl) : FV_OK;
+  return p->measure ? fv_fill_measure (pl, measure_spans, pl) : FV_OK;
 }
 
 void

@@ -36,6 +36,7 @@ struct fv_fill_cuda {
   unsigned char *d_src, *d_dst;
   size_t d_pitch;
   unsigned *host_bits;    /* measure: the enclosed bits, fetched (pinned) */
+  unsigned *filled, *host_filled;   /* measuring parts: the filled bits, and fetched */
 };
 
 struct Frame {
@@ -313,7 +314,8 @@ join_edges (Frame f, int *slots)
 
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
 write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
-    size_t dstride, unsigned char fv, unsigned char on_contour, bool aligned, bool keep_enclosed)
+    size_t dstride, unsigned char fv, unsigned char on_contour, bool aligned, bool keep_enclosed,
+    unsigned *filled)
 {
   const int warp = threadIdx.x / 32, tile = blockIdx.x * TILES_A_BLOCK + warp;
   if (tile >= f.tiles)
@@ -347,6 +349,8 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
   const unsigned out = flood (seed & m, m, c, lane, f.conn8);
   if (keep_enclosed)
     *own = m & ~out;
+  if (filled)   /* contour, or background the outside never reached */
+    filled[(size_t) tile * T + lane] = ~out;
   if (aligned) {   /* four rows at a time, four pixels a lane */
     const int q = lane % 8 * 4, x = x0 + q;
     for (int r0 = 0; r0 < T; r0 += 4) {
@@ -389,9 +393,12 @@ fv_fill_cuda_regions (fv_fill_plan *pl)
   const int tiles_x = (p->width + T - 1) / T, tiles = tiles_x * ((p->height + T - 1) / T);
   FV_CUDA_TRY (cudaMemcpyAsync (c->host_bits, c->bits, sizeof (unsigned) * tiles * T,
       cudaMemcpyDeviceToHost, c->ps.stream));
+  if (c->filled)
+    FV_CUDA_TRY (cudaMemcpyAsync (c->host_filled, c->filled, sizeof (unsigned) * tiles * T,
+        cudaMemcpyDeviceToHost, c->ps.stream));
   FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
-  fv_fill_bits bits = { c->host_bits, p->width, tiles_x };
-  return fv_fill_measure_spans (pl, fv_fill_bits_spans, &bits);
+  fv_fill_bits bits = { c->host_bits, c->host_filled, p->width, tiles_x };
+  return fv_fill_measure (pl, fv_fill_bits_spans, &bits);
 }
 
 /* What fv_fill_cuda_init below allocates on the device: the edge slots and
@@ -410,7 +417,9 @@ fv_fill_cuda_bytes (int width, int height)
 extern "C" size_t
 fv_fill_cuda_plan_bytes (const fv_fill_plan *pl)
 {
-  return fv_fill_cuda_bytes (pl->p.width, pl->p.height);
+  const size_t tiles = (size_t) ((pl->p.width + T - 1) / T) * ((pl->p.height + T - 1) / T);
+  return fv_fill_cuda_bytes (pl->p.width, pl->p.height)
+      + (pl->p.measure & FV_FILL_MEASURE_PARTS ? sizeof (unsigned) * tiles * T : 0);
 }
 
 extern "C" fv_status
@@ -430,6 +439,10 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
   FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, p->width, p->height));
   if (p->measure)
     FV_CUDA_TRY (cudaMallocHost (&c->host_bits, sizeof (unsigned) * tiles * T));
+  if (p->measure & FV_FILL_MEASURE_PARTS) {
+    FV_CUDA_TRY (cudaMalloc (&c->filled, sizeof (unsigned) * tiles * T));
+    FV_CUDA_TRY (cudaMallocHost (&c->host_filled, sizeof (unsigned) * tiles * T));
+  }
   return FV_OK;
 }
 
@@ -454,7 +467,7 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   const unsigned char fv = (unsigned char) p->fill_value;
   const bool aligned = ((uintptr_t) out | ostride) % 4 == 0;   /* word stores */
   write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
-      ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0);
+      ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0, c->filled);
   FV_CUDA_TRY (cudaGetLastError ());
   FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, p->width, c->d_dst, c->d_pitch,
       c->ps.stream));
@@ -482,6 +495,8 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
   cudaFreeHost (c->host_bits);
+  cudaFree (c->filled);
+  cudaFreeHost (c->host_filled);
   c->ps.close ();
   free (c);
   pl->state = nullptr;

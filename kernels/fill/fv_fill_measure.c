@@ -1,109 +1,288 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* measure: the enclosed runs of a filled frame joined into regions, for
- * every back end (the CPU hands over the runs its fill labelled, the GPU the
- * enclosed bits its last pass left). A union-find over the runs, row after
- * row in raster order, union by the smaller index, so that a region's root
- * is its first run and the roots come out in raster order of their first
- * pixel: one pass over the runs, none over the pixels. */
+/* measure: the runs of a filled frame joined into regions, for every back
+ * end (the CPU hands over the runs its fill labelled, the GPU the bits its
+ * last pass left). Holes are the enclosed runs joined in the background's
+ * connectivity, parts the filled runs (contour and what it encloses) joined
+ * in the other one (8 for a 4-connected background, 4 for an 8-connected
+ * one: the pairing under which the outside cannot pass between two parts).
+ *
+ * A union-find over the runs, row after row in raster order, union by the
+ * smaller index, so that a region's root is its first run and the roots
+ * come out in raster order of their first pixel; then one pass over the
+ * runs adds each run's closed-form sums (area, x, y, x², y², xy) to its
+ * region, and one over pairs of neighbouring rows counts the pixel pairs
+ * inside a region vertically and diagonally (the boundary crossings follow
+ * from them). Every sum is an integer: the same on every back end to the
+ * last bit, and so is every feature computed from them (fv_fill_shape). No
+ * pass over the pixels. */
+#include <math.h>
 #include <stdlib.h>
 #include "fv_fill_plan.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/* One kind of region being joined: its runs in raster order. */
 typedef struct {
   fv_fill_plan *pl;       /* whose budget the tables grow in */
-  int over;
-  uint32_t *parent;       /* per enclosed run, in raster order */
-  fv_fill_region *box;    /* per enclosed run, then per root */
-  size_t n, cap, most;    /* most: the frame can hold no more (fv_fill_plan_bytes) */
-} region_runs;
-
+  int e;                  /* 1: runs touching at a corner join (8-connected) */
+  size_t per_run;         /* bytes a run takes here */
+  fv_fill_span *run;
+  uint32_t *parent;       /* union-find, then the region of each run */
+  uint32_t *part;         /* holes: the filled run each lies in */
+  size_t *row_first;      /* height + 1: each row's first run */
+  size_t n, cap, most;    /* most: the frame can hold no more */
+  size_t nregions;
+  int with_part, over, nomem;
+} joiner;
 
 static int
-add_run (region_runs *rr, const fv_fill_span *r, int y)
+reserve (joiner *j, size_t more)
 {
-  if (rr->n == rr->cap) {
-    size_t cap = rr->cap ? 2 * rr->cap : 1024;
-    cap = cap < rr->most ? cap : rr->most;
-    if (!fv_fill_grow (rr->pl, (cap - rr->cap) * (sizeof *rr->parent + sizeof *rr->box))) {
-      rr->over = 1;
-      return 0;
-    }
-    uint32_t *p = realloc (rr->parent, cap * sizeof *p);
-    if (p)
-      rr->parent = p;
-    fv_fill_region *b = p ? realloc (rr->box, cap * sizeof *b) : NULL;
-    if (!b)
-      return 0;
-    rr->box = b;
-    rr->cap = cap;
+  if (j->n + more <= j->cap)
+    return 1;
+  size_t cap = j->cap ? 2 * j->cap : 1024;
+  while (cap < j->n + more)
+    cap *= 2;
+  cap = MAX (MIN (cap, j->most), j->n + more);
+  if (!fv_fill_grow (j->pl, (cap - j->cap) * j->per_run)) {
+    j->over = 1;
+    return 0;
   }
-  rr->parent[rr->n] = (uint32_t) rr->n;
-  rr->box[rr->n] = (fv_fill_region) { r->x0, y, r->x1 - r->x0, 1, r->x1 - r->x0 };
-  rr->n++;
+  j->cap = cap;   /* counted: joiner_free gives back what was counted */
+  fv_fill_span *r = realloc (j->run, cap * sizeof *r);
+  if (r)
+    j->run = r;
+  uint32_t *p = realloc (j->parent, cap * sizeof *p);
+  if (p)
+    j->parent = p;
+  uint32_t *q = j->with_part ? realloc (j->part, cap * sizeof *q) : NULL;
+  if (q)
+    j->part = q;
+  if (!r || !p || (j->with_part && !q)) {
+    j->nomem = 1;
+    return 0;
+  }
   return 1;
 }
 
-static void
-merge_box (fv_fill_region *a, const fv_fill_region *b)
+/* Row y's runs in: joined to the last row's where they touch. */
+static int
+add_row (joiner *j, int y, const fv_fill_span *s, int n)
 {
-  const int x1 = MAX (a->x + a->width, b->x + b->width);
-  const int y1 = MAX (a->y + a->height, b->y + b->height);
-  a->x = MIN (a->x, b->x);
-  a->y = MIN (a->y, b->y);
-  a->width = x1 - a->x;
-  a->height = y1 - a->y;
-  a->area += b->area;
+  j->row_first[y] = j->n;
+  if (!reserve (j, (size_t) n))
+    return 0;
+  const size_t first = j->n;
+  for (int k = 0; k < n; k++) {
+    j->run[first + k] = s[k];
+    j->parent[first + k] = (uint32_t) (first + k);
+  }
+  j->n += (size_t) n;
+  if (y > 0) {
+    const size_t pf = j->row_first[y - 1];
+    const int np = (int) (first - pf), e = j->e;
+    const fv_fill_span *prev = j->run + pf, *cur = j->run + first;
+    /* two pointers over this row's and the last row's runs */
+    for (int i = 0, k = 0; i < n && k < np;) {
+      if (cur[i].x0 < prev[k].x1 + e && prev[k].x0 < cur[i].x1 + e)
+        fv_fill_uf_union (j->parent, (uint32_t) (first + i), (uint32_t) (pf + k));
+      if (cur[i].x1 < prev[k].x1) i++; else k++;
+    }
+  }
+  return 1;
+}
+
+/* parent[] from trees to region indices, regions numbered by their first
+ * run: a run's parent is never after it, so one pass finds every root and
+ * the next names them. */
+static void
+name_regions (joiner *j)
+{
+  for (size_t i = 0; i < j->n; i++)
+    j->parent[i] = j->parent[j->parent[i]];
+  size_t k = 0;
+  for (size_t i = 0; i < j->n; i++)
+    j->parent[i] = j->parent[i] == i ? (uint32_t) k++ : j->parent[j->parent[i]];
+  j->nregions = k;
+}
+
+static inline int64_t
+sum_sq (int64_t k)   /* 0² + 1² + ... + k² (0 for k = -1) */
+{
+  return k * (k + 1) * (2 * k + 1) / 6;
+}
+
+static inline int64_t
+overlap (int a0, int a1, int b0, int b1)
+{
+  return MAX (0, MIN (a1, b1) - MAX (a0, b0));
+}
+
+/* The regions' sums from their runs: box, area, moments; then the pairs of
+ * pixels inside one region one row apart (straight down, down-right,
+ * down-left), from which the crossings of its boundary follow. */
+static void
+sum_regions (joiner *j, fv_fill_region *reg, int height)
+{
+  for (size_t k = 0; k < j->nregions; k++)
+    reg[k] = (fv_fill_region) { .x = INT32_MAX, .y = INT32_MAX, .part = -1 };
+  int y = 0;
+  for (size_t i = 0; i < j->n; i++) {
+    while (i >= j->row_first[y + 1])
+      y++;
+    fv_fill_region *r = &reg[j->parent[i]];
+    const int x0 = j->run[i].x0, x1 = j->run[i].x1;
+    const int64_t n = x1 - x0, sx = (int64_t) (x0 + x1 - 1) * n / 2;
+    if (r->area == 0) {   /* its first run: the top row, the box starts here */
+      r->x = x0; r->y = y; r->width = x1 - x0; r->height = 1;
+    } else {
+      const int rx1 = MAX (r->x + r->width, x1);
+      r->x = MIN (r->x, x0);
+      r->width = rx1 - r->x;
+      r->height = y - r->y + 1;
+    }
+    r->area += n;
+    r->sum_x += sx;
+    r->sum_y += n * y;
+    r->sum_xx += sum_sq (x1 - 1) - sum_sq (x0 - 1);
+    r->sum_yy += n * y * y;
+    r->sum_xy += sx * y;
+  }
+  /* pairs inside a region, counted once each: v (x,y)-(x,y+1), d
+   * (x,y)-(x+1,y+1), a (x+1,y)-(x,y+1); two pointers over the runs of rows y
+   * and y+1 widened by one pixel find every pair of runs that has any */
+  int64_t *v = calloc (3 * MAX (j->nregions, 1), sizeof *v);
+  if (!v) {
+    j->nomem = 1;
+    return;
+  }
+  for (int yy = 0; yy + 1 < height; yy++) {
+    const size_t a0 = j->row_first[yy], b0 = j->row_first[yy + 1], b1 = j->row_first[yy + 2];
+    for (size_t i = a0, k = b0; i < b0 && k < b1;) {
+      const fv_fill_span a = j->run[i], b = j->run[k];
+      if (a.x0 - 1 < b.x1 && b.x0 < a.x1 + 1 && j->parent[i] == j->parent[k]) {
+        int64_t *t = &v[3 * (size_t) j->parent[i]];
+        t[0] += overlap (a.x0, a.x1, b.x0, b.x1);
+        t[1] += overlap (a.x0 + 1, a.x1 + 1, b.x0, b.x1);
+        t[2] += overlap (a.x0 - 1, a.x1 - 1, b.x0, b.x1);
+      }
+      if (a.x1 < b.x1) i++; else k++;
+    }
+  }
+  /* a pixel has one pair each way down and one each way up: pairs that
+   * leave the region are the pixel's pairs less twice those inside (the
+   * frame's outside is not in it) */
+  for (size_t k = 0; k < j->nregions; k++) {
+    fv_fill_region *r = &reg[k];
+    const int64_t *t = &v[3 * k];
+    r->cross_v = 2 * r->area - 2 * t[0];
+    r->cross_d = 2 * r->area - 2 * t[1];
+    r->cross_a = 2 * r->area - 2 * t[2];
+  }
+  free (v);
+  /* along a row a run is crossed at its two ends */
+  for (size_t i = 0; i < j->n; i++)
+    reg[j->parent[i]].cross_h += 2;
+}
+
+static void
+joiner_free (joiner *j)
+{
+  free (j->run);
+  free (j->parent);
+  free (j->part);
+  free (j->row_first);
+  __atomic_sub_fetch (&j->pl->held, j->cap * j->per_run, __ATOMIC_RELAXED);
+}
+
+static int
+joiner_init (joiner *j, fv_fill_plan *pl, int conn, int with_part)
+{
+  const int H = pl->p.height;
+  *j = (joiner) { .pl = pl, .e = conn == 8, .with_part = with_part,
+    .per_run = sizeof (fv_fill_span) + sizeof (uint32_t) * (with_part ? 2 : 1),
+    .most = ((size_t) pl->p.width / 2 + 1) * (size_t) H };
+  j->row_first = malloc (sizeof *j->row_first * ((size_t) H + 2));
+  return j->row_first != NULL;
+}
+
+/* Each hole run's filled run (a hole's pixels are filled, and a run of
+ * them lies inside one run of filled pixels of its row). */
+static void
+holes_in_parts (joiner *h, const joiner *f, size_t hfirst, size_t ffirst)
+{
+  for (size_t i = hfirst, k = ffirst; i < h->n && k < f->n;) {
+    if (f->run[k].x1 <= h->run[i].x0)
+      k++;
+    else
+      h->part[i++] = (uint32_t) k;
+  }
 }
 
 fv_status
-fv_fill_measure_spans (fv_fill_plan *pl, int (*spans) (void *ctx, int y, fv_fill_span *out),
-    void *ctx)
+fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
 {
-  const int H = pl->p.height, e = pl->p.connectivity == 8;
-  const size_t most = (size_t) pl->p.width / 2 + 1;
-  region_runs rr = { .pl = pl, .most = most * (size_t) H };
-  fv_fill_span *prev = malloc (sizeof *prev * most), *cur = malloc (sizeof *cur * most);
-  size_t first_prev = 0;   /* rr index of the last row's first run */
-  int nprev = 0, ok = prev && cur;
+  const int H = pl->p.height, W = pl->p.width;
+  const int parts = (pl->p.measure & FV_FILL_MEASURE_PARTS) != 0;
+  const size_t most = (size_t) W / 2 + 1;
+  joiner h, f = { .pl = pl };
+  int ok = joiner_init (&h, pl, pl->p.connectivity, parts);
+  if (parts)
+    ok = joiner_init (&f, pl, pl->p.connectivity == 8 ? 4 : 8, 0) && ok;
+  fv_fill_row_spans row = { malloc (sizeof (fv_fill_span) * most), 0,
+    parts ? malloc (sizeof (fv_fill_span) * most) : NULL, 0 };
+  ok = ok && row.holes && (!parts || row.filled);
   for (int y = 0; y < H && ok; y++) {
-    const size_t first = rr.n;
-    const int n = spans (ctx, y, cur);
-    for (int k = 0; k < n && ok; k++)
-      ok = add_run (&rr, &cur[k], y);
-    /* two pointers over this row's and the last row's runs: runs that
-     * touch (or touch at a corner, 8-connected) are one region */
-    for (int i = 0, j = 0; ok && i < n && j < nprev;) {
-      if (cur[i].x0 < prev[j].x1 + e && prev[j].x0 < cur[i].x1 + e)
-        fv_fill_uf_union (rr.parent, (uint32_t) (first + i), (uint32_t) (first_prev + j));
-      if (cur[i].x1 < prev[j].x1) i++; else j++;
+    spans (ctx, y, &row);
+    const size_t hfirst = h.n, ffirst = f.n;
+    ok = add_row (&h, y, row.holes, row.nholes);
+    if (ok && parts) {
+      ok = add_row (&f, y, row.filled, row.nfilled);
+      if (ok)
+        holes_in_parts (&h, &f, hfirst, ffirst);
     }
-    fv_fill_span *t = prev; prev = cur; cur = t;
-    nprev = n;
-    first_prev = first;
   }
-  free (prev);
-  free (cur);
-  size_t nroots = 0;
-  for (size_t i = 0; ok && i < rr.n; i++) {
-    const uint32_t r = fv_fill_uf_find (rr.parent, (uint32_t) i);
-    if (r == i)
-      nroots++;
-    else
-      merge_box (&rr.box[r], &rr.box[i]);
+  free (row.holes);
+  free (row.filled);
+  if (ok) {
+    h.row_first[H] = h.row_first[H + 1] = h.n;
+    name_regions (&h);
+    if (parts) {
+      f.row_first[H] = f.row_first[H + 1] = f.n;
+      name_regions (&f);
+    }
+    ok = fv_fill_regions_reserve (&pl->regions, &pl->regions_cap, h.nregions)
+        && (!parts || fv_fill_regions_reserve (&pl->parts, &pl->parts_cap, f.nregions));
   }
-  if (ok && !fv_fill_regions_reserve (pl, nroots))
-    ok = 0;
-  pl->nregions = 0;
-  for (size_t i = 0; ok && i < rr.n; i++)
-    if (rr.parent[i] == i)
-      pl->regions[pl->nregions++] = rr.box[i];
-  free (rr.parent);
-  free (rr.box);
-  __atomic_sub_fetch (&pl->held, rr.cap * (sizeof *rr.parent + sizeof *rr.box), __ATOMIC_RELAXED);
-  if (rr.over)
-    return fv_fill_over_budget (pl, "the enclosed regions");
+  pl->nregions = pl->nparts = 0;
+  if (ok) {
+    sum_regions (&h, pl->regions, H);
+    if (parts)
+      sum_regions (&f, pl->parts, H);
+    ok = !h.nomem && !f.nomem;
+  }
+  if (ok && parts) {
+    /* a hole's part is its first run's; the parts count their holes */
+    for (size_t i = 0, k = 0; i < h.n && k < h.nregions; i++)
+      if (h.parent[i] == k) {
+        fv_fill_region *hole = &pl->regions[k++], *part;
+        hole->part = (int) f.parent[h.part[i]];
+        part = &pl->parts[hole->part];
+        part->holes++;
+        part->hole_area += hole->area;
+      }
+  }
+  if (ok) {
+    pl->nregions = (int) h.nregions;
+    pl->nparts = parts ? (int) f.nregions : 0;
+  }
+  const int over = h.over || f.over;
+  joiner_free (&h);
+  if (parts)
+    joiner_free (&f);
+  if (over)
+    return fv_fill_over_budget (pl, "the measured regions");
   if (!ok) {
     fv_set_last_error ("out of memory measuring the regions");
     return FV_ERR_NOMEM;
@@ -111,15 +290,15 @@ fv_fill_measure_spans (fv_fill_plan *pl, int (*spans) (void *ctx, int y, fv_fill
   return FV_OK;
 }
 
-int
-fv_fill_bits_spans (void *ctx, int y, fv_fill_span *out)
+/* The runs of one bit plane's row y (bits as fv_fill_bits has them). */
+static int
+bit_spans (const unsigned *bits, int width, int tiles_x, int y, fv_fill_span *out)
 {
-  const fv_fill_bits *e = ctx;
   int n = 0, open = -1;   /* where the run being read started, -1: none */
-  for (int tx = 0; tx < e->tiles_x; tx++) {
-    const int x0 = tx * 32, valid = MIN (e->width - x0, 32);
+  for (int tx = 0; tx < tiles_x; tx++) {
+    const int x0 = tx * 32, valid = MIN (width - x0, 32);
     const uint64_t mask = (1ull << valid) - 1;
-    const uint64_t in = (uint64_t) e->bits[((size_t) (y / 32) * e->tiles_x + tx) * 32 + y % 32]
+    const uint64_t in = (uint64_t) bits[((size_t) (y / 32) * tiles_x + tx) * 32 + y % 32]
         & mask, gaps = ~in & mask;
     /* a word wholly inside or outside a run costs one test, otherwise one
      * step a transition */
@@ -137,6 +316,47 @@ fv_fill_bits_spans (void *ctx, int y, fv_fill_span *out)
     }
   }
   if (open >= 0)
-    out[n++] = (fv_fill_span) { open, e->width };
+    out[n++] = (fv_fill_span) { open, width };
   return n;
+}
+
+void
+fv_fill_bits_spans (void *ctx, int y, fv_fill_row_spans *row)
+{
+  const fv_fill_bits *e = ctx;
+  row->nholes = bit_spans (e->bits, e->width, e->tiles_x, y, row->holes);
+  if (row->filled)
+    row->nfilled = bit_spans (e->filled, e->width, e->tiles_x, y, row->filled);
+}
+
+void
+fv_fill_region_shape (const fv_fill_region *r, fv_fill_shape *s)
+{
+  *s = (fv_fill_shape) { 0 };
+  if (!r || r->area <= 0)
+    return;
+  const double a = (double) r->area;
+  s->cx = (double) r->sum_x / a;
+  s->cy = (double) r->sum_y / a;
+  /* central second moments, exact in integers before the one division:
+   * mu20 = (A Σx² - (Σx)²) / A² */
+  const __int128 A = r->area;
+  const double a2 = a * a;
+  const double mu20 = (double) (A * r->sum_xx - (__int128) r->sum_x * r->sum_x) / a2;
+  const double mu02 = (double) (A * r->sum_yy - (__int128) r->sum_y * r->sum_y) / a2;
+  const double mu11 = (double) (A * r->sum_xy - (__int128) r->sum_x * r->sum_y) / a2;
+  const double half = (mu20 - mu02) / 2, root = sqrt (half * half + mu11 * mu11);
+  const double l1 = (mu20 + mu02) / 2 + root, l2 = (mu20 + mu02) / 2 - root;
+  s->major = 4 * sqrt (MAX (l1, 0.0));
+  s->minor = 4 * sqrt (MAX (l2, 0.0));
+  /* counter-clockwise as the image is shown (its y axis points down) */
+  double o = -0.5 * atan2 (2 * mu11, mu20 - mu02) * (180.0 / M_PI);
+  s->orientation = o <= -90.0 ? o + 180.0 : o + 0.0;
+  /* Crofton: lines through the pixel centres in four directions, spaced 1
+   * along rows and columns and 1/√2 along the diagonals, each crossing
+   * counted; perimeter = (π/4)/2 Σ spacing × crossings */
+  s->perimeter = M_PI / 8 * ((double) (r->cross_h + r->cross_v)
+      + (double) (r->cross_d + r->cross_a) / M_SQRT2);
+  s->equivalent_diameter = sqrt (4 * a / M_PI);
+  s->circularity = 4 * M_PI * a / (s->perimeter * s->perimeter);
 }

@@ -27,9 +27,12 @@ struct fv_fill_plan {
   /* what grows with the frame's content (runs, fill stacks, the measure's
    * tables) is counted here against `budget` (fv_fill_grow) */
   size_t held, budget;
-  /* measure: the last frame's regions (fv_fill_regions) */
-  fv_fill_region *regions;
-  int nregions, regions_cap;
+  /* measure: the last frame's holes (fv_fill_regions) and parts
+   * (fv_fill_parts); measured: they are the last frame's (the CUDA back end
+   * measures when first asked) */
+  fv_fill_region *regions, *parts;
+  int nregions, regions_cap, nparts, parts_cap;
+  int measured;
   /* CUDA */
   void *state;          /* the back end's own (made by its init, freed by its free) */
 };
@@ -50,8 +53,8 @@ size_t fv_fill_cuda_bytes (int width, int height);
 size_t fv_fill_cuda_plan_bytes (const fv_fill_plan *plan);
 /* The CUDA plan's regions, fetched after its frame is done. */
 fv_status fv_fill_cuda_regions (fv_fill_plan *pl);
-/* Room for n regions in pl->regions; 0 when out of memory. */
-int fv_fill_regions_reserve (fv_fill_plan *pl, size_t n);
+/* Room for n regions in *list (of *cap); 0 when out of memory. */
+int fv_fill_regions_reserve (fv_fill_region **list, int *cap, size_t n);
 
 /* Counts `bytes` more of content-dependent memory against the plan's
  * budget (thread-safe); 0, with nothing counted, when it would pass it. */
@@ -89,23 +92,31 @@ fv_fill_uf_union (uint32_t *parent, uint32_t a, uint32_t b)
     parent[a > b ? a : b] = a < b ? a : b;
 }
 
-/* measure, on every back end: the enclosed runs of each row, [x0, x1), in
- * order, from a back end's own labels (fv_fill_measure.c joins them into
- * pl->regions). spans(ctx, y, out) writes row y's and returns how many
- * (at most width / 2 + 1). */
+/* measure, on every back end: each row's runs, [x0, x1), in order, from a
+ * back end's own labels (fv_fill_measure.c joins them into pl->regions and
+ * pl->parts): the enclosed background's (holes), and, when filled is not
+ * NULL, the filled pixels' (contour or enclosed: parts), at most
+ * width / 2 + 1 of each. */
 typedef struct {
   int32_t x0, x1;
 } fv_fill_span;
-fv_status fv_fill_measure_spans (fv_fill_plan *pl,
-    int (*spans) (void *ctx, int y, fv_fill_span *out), void *ctx);
-
-/* The GPU's enclosed bits as fv_fill_measure_spans reads them: 32x32 tiles
- * in rows of tiles_x, 32 words a tile (one a row, bit k = column k). */
 typedef struct {
-  const unsigned *bits;
+  fv_fill_span *holes;
+  int nholes;
+  fv_fill_span *filled;   /* NULL: parts not measured */
+  int nfilled;
+} fv_fill_row_spans;
+typedef void (*fv_fill_spans_fn) (void *ctx, int y, fv_fill_row_spans *row);
+fv_status fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx);
+
+/* The GPU's bits as fv_fill_measure reads them: 32x32 tiles in rows of
+ * tiles_x, 32 words a tile (one a row, bit k = column k); bits the enclosed
+ * background, filled the filled pixels (NULL when parts are not measured). */
+typedef struct {
+  const unsigned *bits, *filled;
   int width, tiles_x;
 } fv_fill_bits;
-int fv_fill_bits_spans (void *bits, int y, fv_fill_span *out);
+void fv_fill_bits_spans (void *bits, int y, fv_fill_row_spans *row);
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,

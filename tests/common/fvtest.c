@@ -270,46 +270,126 @@ fvt_summary (const char *name)
 /* The enclosed regions from their definition: components (conn) of the
  * background pixels the reference fill turned on, found by a breadth-first
  * search from each unvisited one in raster order, so listed by first pixel. */
-int
-fvt_ref_regions (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
-    fvt_region **out)
+/* The regions of the pixels where in[] is set, joined in conn, numbered in
+ * raster order of their first pixel, each pixel's region in label[] (-1:
+ * none), every field of fv_fill_region counted pixel by pixel. */
+static int
+ref_label (int W, int H, const uint8_t *in, int conn, int *label, fvt_region **out)
 {
-  const int W = src->width, H = src->height;
-  uint8_t *seen = calloc ((size_t) W * H, 1);
   int *queue = malloc (sizeof (int) * (size_t) W * H);
   int n = 0, cap = 16;
   fvt_region *r = malloc (sizeof *r * cap);
-#define ENCL(x, y) (((uint8_t *) src->data)[(size_t) (y) * src->stride + (x)] <= thr \
-    && want[(size_t) (y) * W + (x)])
+  for (size_t i = 0; i < (size_t) W * H; i++)
+    label[i] = -1;
   for (int y0 = 0; y0 < H; y0++)
     for (int x0 = 0; x0 < W; x0++) {
-      if (seen[(size_t) y0 * W + x0] || !ENCL (x0, y0))
+      if (label[(size_t) y0 * W + x0] >= 0 || !in[(size_t) y0 * W + x0])
         continue;
       size_t qh = 0, qt = 0;
-      int xmin = x0, xmax = x0, ymax = y0;
-      seen[(size_t) y0 * W + x0] = 1;
+      label[(size_t) y0 * W + x0] = n;
       queue[qt++] = y0 * W + x0;
       while (qh < qt) {
         int p = queue[qh++], x = p % W, y = p / W;
-        xmin = x < xmin ? x : xmin; xmax = x > xmax ? x : xmax; ymax = y > ymax ? y : ymax;
         for (int dy = -1; dy <= 1; dy++)
           for (int dx = -1; dx <= 1; dx++) {
             int nx = x + dx, ny = y + dy;
             if ((!dx && !dy) || (conn == 4 && dx && dy) || nx < 0 || ny < 0 || nx >= W
-                || ny >= H || seen[(size_t) ny * W + nx] || !ENCL (nx, ny))
+                || ny >= H || label[(size_t) ny * W + nx] >= 0 || !in[(size_t) ny * W + nx])
               continue;
-            seen[(size_t) ny * W + nx] = 1;
+            label[(size_t) ny * W + nx] = n;
             queue[qt++] = ny * W + nx;
           }
       }
       if (n == cap)
         r = realloc (r, sizeof *r * (cap *= 2));
-      r[n++] = (fvt_region) { xmin, y0, xmax - xmin + 1, ymax - y0 + 1, (int64_t) qt };
+      r[n++] = (fvt_region) { .x = W, .y = H, .part = -1 };
     }
-#undef ENCL
-  free (seen);
+  /* every field from the pixels: box, sums, and for each direction the
+   * pixel's two neighbours that way that are not in its region */
+  static const int dir[4][2] = { { 1, 0 }, { 0, 1 }, { 1, 1 }, { -1, 1 } };
+  int *x1 = calloc ((size_t) n + 1, sizeof *x1), *y1 = calloc ((size_t) n + 1, sizeof *y1);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const int l = label[(size_t) y * W + x];
+      if (l < 0)
+        continue;
+      fvt_region *g = &r[l];
+      g->x = x < g->x ? x : g->x;
+      g->y = y < g->y ? y : g->y;
+      x1[l] = x > x1[l] ? x : x1[l];
+      y1[l] = y > y1[l] ? y : y1[l];
+      g->area++;
+      g->sum_x += x;
+      g->sum_y += y;
+      g->sum_xx += (int64_t) x * x;
+      g->sum_yy += (int64_t) y * y;
+      g->sum_xy += (int64_t) x * y;
+      int64_t *cross[4] = { &g->cross_h, &g->cross_v, &g->cross_d, &g->cross_a };
+      for (int d = 0; d < 4; d++)
+        for (int s = -1; s <= 1; s += 2) {
+          const int nx = x + s * dir[d][0], ny = y + s * dir[d][1];
+          *cross[d] += nx < 0 || ny < 0 || nx >= W || ny >= H || label[(size_t) ny * W + nx] != l;
+        }
+    }
+  for (int l = 0; l < n; l++) {
+    r[l].width = x1[l] - r[l].x + 1;
+    r[l].height = y1[l] - r[l].y + 1;
+  }
+  free (x1);
+  free (y1);
   free (queue);
   *out = r;
+  return n;
+}
+
+#define REF_PIX(im, x, y) (((uint8_t *) (im)->data)[(size_t) (y) * (im)->stride + (x)])
+
+int
+fvt_ref_regions (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
+    fvt_region **out)
+{
+  const int W = src->width, H = src->height;
+  uint8_t *in = malloc ((size_t) W * H);
+  int *label = malloc (sizeof (int) * (size_t) W * H);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      in[(size_t) y * W + x] = REF_PIX (src, x, y) <= thr && want[(size_t) y * W + x];
+  const int n = ref_label (W, H, in, conn, label, out);
+  free (in);
+  free (label);
+  return n;
+}
+
+int
+fvt_ref_parts (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
+    fvt_region *holes, int nholes, fvt_region **out)
+{
+  const int W = src->width, H = src->height;
+  uint8_t *in = malloc ((size_t) W * H);
+  int *label = malloc (sizeof (int) * (size_t) W * H);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      in[(size_t) y * W + x] = REF_PIX (src, x, y) > thr || want[(size_t) y * W + x];
+  const int n = ref_label (W, H, in, conn == 8 ? 4 : 8, label, out);
+  /* the holes' own labels, to find each one's first pixel */
+  int *hole_label = malloc (sizeof (int) * (size_t) W * H);
+  fvt_region *again;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      in[(size_t) y * W + x] = REF_PIX (src, x, y) <= thr && want[(size_t) y * W + x];
+  ref_label (W, H, in, conn, hole_label, &again);
+  free (again);
+  for (int k = 0; k < nholes; k++) {
+    int x = 0;
+    while (hole_label[(size_t) holes[k].y * W + x] != k)
+      x++;
+    holes[k].part = label[(size_t) holes[k].y * W + x];
+    (*out)[holes[k].part].holes++;
+    (*out)[holes[k].part].hole_area += holes[k].area;
+  }
+  free (hole_label);
+  free (in);
+  free (label);
   return n;
 }
 

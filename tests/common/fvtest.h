@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "fv_box.h"
+#include "fv_fill.h"
 
 #define FVTEST_SKIP 77
 
@@ -55,12 +56,16 @@ void fvt_ref_fill (const fv_image *src, unsigned thr, int conn, int output, unsi
  * pixels that are background in src (<= thr) and set in want (the fill's
  * output), listed by first pixel in raster order; returns how many, the
  * list (malloc'd) in *out. Boxes inclusive of x, y, width x height. */
-typedef struct {
-  int x, y, width, height;
-  int64_t area;
-} fvt_region;
+/* autofill's measurements from their definitions, pixel by pixel: the
+ * holes (enclosed background: src <= thr where the fill's output want is
+ * on, joined in conn), and the parts (filled pixels: src > thr or a hole's,
+ * joined in the other connectivity), with every sum, crossing and link of
+ * fv_fill_region. Parts also set the holes' part. */
+typedef fv_fill_region fvt_region;
 int fvt_ref_regions (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
     fvt_region **out);
+int fvt_ref_parts (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
+    fvt_region *holes, int nholes, fvt_region **out);
 
 double fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c);
 
