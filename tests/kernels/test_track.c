@@ -10,6 +10,7 @@
 #include <glib.h>
 #include "fvtest.h"
 #include "fv_track.h"
+#include "fv_match.h"
 
 #include "fvtrack_ref.h"
 
@@ -270,6 +271,59 @@ fail_closed_and_floods (void)
   fv_tracker_free (t);
 }
 
+/* Ids along a belt (fv_matcher): parts of several sizes move right at
+ * speeds up to nearly half their width a frame (until an object has moved
+ * once, its box last seen is its prediction), enter on the left and leave
+ * on the right, one is missed for two frames, two ride side by side a
+ * pixel apart. Every part keeps one id while it is on the belt, no two parts
+ * share one, and a part that comes back after leaving gets a new one. */
+static void
+belt (void)
+{
+  enum { PARTS = 12, FRAMES = 240, BELT = 1000 };
+  fv_matcher *m = fv_matcher_new ();
+  uint32_t id_of[PARTS][4] = { { 0 } };   /* per part and lap: its id */
+  int wrong = 0, shared = 0;
+  for (int speed = 2; speed <= 14; speed += 6) {
+    fv_matcher_reset (m);
+    memset (id_of, 0, sizeof id_of);
+    for (int f = 0; f < FRAMES; f++) {
+      fv_match_box boxes[PARTS];
+      int who[PARTS], lap[PARTS], n = 0;
+      for (int p = 0; p < PARTS; p++) {
+        const double w = 30 + p % 4 * 10;   /* speed / w up to 0.47 */
+        /* part 5 rides 1 px right of part 4 (30 wide), in its row */
+        const double start = p == 5 ? -(4 * 90.0) + 31 : -(p * 90.0);
+        const double pos = start + (double) speed * f;
+        const int l = (int) (pos / (BELT + 200));
+        const double x = pos - l * (BELT + 200);
+        if (pos < 0 || x >= BELT || (p == 7 && (f == 20 || f == 21)))
+          continue;
+        boxes[n] = (fv_match_box) { x, 100 + (p == 5 ? 4 : p) % 3 * 50, w, 24 };
+        who[n] = p;
+        lap[n++] = l % 4;
+      }
+      uint32_t ids[PARTS];
+      FVT_CHECK (fv_matcher_assign (m, boxes, (size_t) n, 0.2, 3, ids), "belt: out of memory");
+      for (int i = 0; i < n; i++) {
+        uint32_t *want = &id_of[who[i]][lap[i]];
+        if (!*want)
+          *want = ids[i];
+        wrong += *want != ids[i];
+        for (int j = 0; j < i; j++)
+          shared += ids[i] == ids[j];
+      }
+    }
+    /* laps of one part, and different parts: different ids */
+    for (int a = 0; a < PARTS * 4; a++)
+      for (int b = 0; b < a; b++)
+        shared += id_of[a / 4][a % 4] && id_of[a / 4][a % 4] == id_of[b / 4][b % 4];
+    FVT_CHECK (wrong == 0 && shared == 0, "belt at %d px a frame: %d ids changed, %d shared",
+        speed, wrong, shared);
+  }
+  fv_matcher_free (m);
+}
+
 int
 main (void)
 {
@@ -278,5 +332,6 @@ main (void)
   confirmation ();
   edges_and_growth ();
   fail_closed_and_floods ();
+  belt ();
   return fvt_summary ("region tracker");
 }
