@@ -26,23 +26,81 @@ fill_comp (GstVideoFrame *f, gint c, guint8 v, gint x0, gint y0, gint x1, gint y
       base[y * st + x * ps] = v;
 }
 
+const FvDrawColour fv_draw_green = { 255, 145, 54, 34, 0, 255, 0 };
+const FvDrawColour fv_draw_part = { 128, 145, 54, 34, 0, 255, 0 };
+const FvDrawColour fv_draw_hole = { 128, 81, 90, 240, 255, 0, 0 };
+
+/* Fills [x0, x1) x [y0, y1) of every component with the colour. */
+static void
+fill_rect (GstVideoFrame *f, const FvDrawColour *k, gint x0, gint y0, gint x1, gint y1,
+    gpointer stream)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi); c++) {
+    guint8 v;
+    if (GST_VIDEO_FORMAT_INFO_IS_GRAY (fi))
+      v = k->grey;
+    else if (GST_VIDEO_FORMAT_INFO_IS_RGB (fi))
+      v = c == 0 ? k->r : c == 1 ? k->g : c == 2 ? k->b : 255;   /* R G B (A), opaque */
+    else
+      v = c == 0 ? k->y : c == 1 ? k->u : k->v;
+    fill_comp (f, c, v, x0, y0, x1, y1, stream);
+  }
+}
+
+void
+fv_draw_box_in (GstVideoFrame *f, const FvDrawColour *k, gint x, gint y, gint w, gint h,
+    gint t, gpointer stream)
+{
+  fill_rect (f, k, x, y, x + w, y + t, stream);
+  fill_rect (f, k, x, y + h - t, x + w, y + h, stream);
+  fill_rect (f, k, x, y, x + t, y + h, stream);
+  fill_rect (f, k, x + w - t, y, x + w, y + h, stream);
+}
+
 void
 fv_draw_box (GstVideoFrame *f, gint x, gint y, gint w, gint h, gint t, gpointer stream)
 {
-  const GstVideoFormatInfo *fi = f->info.finfo;
-  guint8 colour[GST_VIDEO_MAX_COMPONENTS];
-  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi); c++) {
-    if (GST_VIDEO_FORMAT_INFO_IS_GRAY (fi))
-      colour[c] = 255;
-    else if (GST_VIDEO_FORMAT_INFO_IS_RGB (fi))
-      colour[c] = c == 0 || c == 2 ? 0 : 255;   /* R G B (A): green, opaque */
-    else
-      colour[c] = c == 0 ? 145 : c == 1 ? 54 : 34;   /* green in BT.601 YUV */
-  }
-  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (fi); c++) {
-    fill_comp (f, c, colour[c], x, y, x + w, y + t, stream);
-    fill_comp (f, c, colour[c], x, y + h - t, x + w, y + h, stream);
-    fill_comp (f, c, colour[c], x, y, x + t, y + h, stream);
-    fill_comp (f, c, colour[c], x + w - t, y, x + w, y + h, stream);
+  fv_draw_box_in (f, &fv_draw_green, x, y, w, h, t, stream);
+}
+
+/* 3 x 5 digits, a row a nibble (bit 2 the left cell) */
+static const guint8 digits[10][5] = {
+  { 7, 5, 5, 5, 7 }, { 2, 6, 2, 2, 7 }, { 7, 1, 7, 4, 7 }, { 7, 1, 7, 1, 7 },
+  { 5, 5, 7, 1, 1 }, { 7, 4, 7, 1, 7 }, { 7, 4, 7, 5, 7 }, { 7, 1, 1, 1, 1 },
+  { 7, 5, 7, 5, 7 }, { 7, 5, 7, 1, 7 },
+};
+
+gint
+fv_draw_number_width (guint n, gint cell)
+{
+  gint k = 1;
+  for (; n >= 10; n /= 10)
+    k++;
+  return k * 4 * cell - cell;
+}
+
+void
+fv_draw_number (GstVideoFrame *f, const FvDrawColour *k, gint x, gint y, guint n, gint cell,
+    gpointer stream)
+{
+  gchar text[16];
+  const gint len = g_snprintf (text, sizeof text, "%u", n);
+  for (gint i = 0; i < len; i++) {
+    const guint8 *d = digits[text[i] - '0'];
+    const gint x0 = x + i * 4 * cell;
+    /* each row's cells as runs: a rectangle a run, two at most a row */
+    for (gint r = 0; r < 5; r++)
+      for (gint c = 0; c < 3;) {
+        if (!(d[r] >> (2 - c) & 1)) {
+          c++;
+          continue;
+        }
+        gint e = c;
+        while (e < 3 && d[r] >> (2 - e) & 1)
+          e++;
+        fill_rect (f, k, x0 + c * cell, y + r * cell, x0 + e * cell, y + (r + 1) * cell, stream);
+        c = e;
+      }
   }
 }

@@ -95,6 +95,46 @@ detection_meta_transform (GstBuffer *dest, GstCustomMeta *meta, GstBuffer *buffe
   return TRUE;
 }
 
+/* the frame's measurement goes with copies only: scaled, its areas would
+ * be wrong */
+static gboolean
+measure_meta_transform (GstBuffer *dest, GstCustomMeta *meta, GstBuffer *buffer, GQuark type,
+    gpointer data, gpointer user_data)
+{
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  fv_meta_set_measure (dest, gst_structure_copy (gst_custom_meta_get_structure (meta)));
+  return TRUE;
+}
+
+void
+fv_meta_set_measure (GstBuffer *buf, GstStructure *s)
+{
+  fv_meta_register ();
+  GstCustomMeta *m = gst_buffer_get_custom_meta (buf, FV_MEASURE_META);
+  if (!m)
+    m = gst_buffer_add_custom_meta (buf, FV_MEASURE_META);
+  if (!m) {
+    gst_structure_free (s);
+    return;
+  }
+  GstStructure *to = gst_custom_meta_get_structure (m);
+  gst_structure_remove_all_fields (to);
+  for (gint i = 0, n = gst_structure_n_fields (s); i < n; i++) {
+    const gchar *f = gst_structure_nth_field_name (s, i);
+    gst_structure_set_value (to, f, gst_structure_get_value (s, f));
+  }
+  gst_structure_free (s);
+}
+
+const GstStructure *
+fv_meta_get_measure (GstBuffer *buf)
+{
+  GstCustomMeta *m = gst_meta_get_info (FV_MEASURE_META)
+      ? gst_buffer_get_custom_meta (buf, FV_MEASURE_META) : NULL;
+  return m ? gst_custom_meta_get_structure (m) : NULL;
+}
+
 void
 fv_meta_register (void)
 {
@@ -104,6 +144,11 @@ fv_meta_register (void)
       GST_META_TAG_VIDEO_SIZE_STR, NULL };
     if (!gst_meta_get_info (FV_DETECTION_META))   /* an application may have registered it */
       gst_meta_register_custom (FV_DETECTION_META, tags, detection_meta_transform, NULL, NULL);
+    static const gchar *measure_tags[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
+      NULL };
+    if (!gst_meta_get_info (FV_MEASURE_META))
+      gst_meta_register_custom (FV_MEASURE_META, measure_tags, measure_meta_transform, NULL,
+          NULL);
     g_once_init_leave (&done, 1);
   }
 }

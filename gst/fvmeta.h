@@ -68,6 +68,15 @@ void fv_meta_mark_tracked (GstBuffer *buf, const gchar *label);
 #define FV_DETECTION_WIDTH "frame-width"
 #define FV_DETECTION_HEIGHT "frame-height"
 void fv_meta_register (void);
+
+/* A frame's measurement as a whole (autofill's count, unlisted and total
+ * areas): one custom meta (FV_MEASURE_META) a buffer holding a structure
+ * named after the element, copied with the buffer and dropped by any
+ * transform that changes its size (the areas would be wrong). Set replaces
+ * the structure (taken); get returns it or NULL. */
+#define FV_MEASURE_META "FvMeasureMeta"
+void fv_meta_set_measure (GstBuffer *buf, GstStructure *s);
+const GstStructure *fv_meta_get_measure (GstBuffer *buf);
 void fv_meta_mark_detection (GstBuffer *buf, const gchar *label, gboolean searched, gint width,
     gint height);
 /* 1 searched, 0 skipped, -1 no detector of that label marked the frame, -2

@@ -20,14 +20,17 @@ struct _GstAutofill {
   guint threshold, fill_value, seeds;
   gint connectivity;
   fv_fill_output output;
-  gboolean measure, post_messages;
-  gchar *roi_type;
+  gint measure;                 /* fv_fill_measure_what */
+  gboolean post_messages, draw;
+  gchar *roi_type, *part_roi_type, *unit;
+  gdouble scale;
   guint max_regions;
   guint64 min_area;
 
   fv_fill_plan *plan;          /* the active backend's */
   fv_fill_plan *cpu_plan;      /* backend=hybrid: the CPU's, beside the GPU's */
-  gboolean plan_measures;      /* the plans were made with measure */
+  gint plan_measures;          /* what the plans were made to measure */
+  struct fv_matcher *matcher;  /* the parts' ids from frame to frame */
 
   /* backend=hybrid: a frame submitted to the GPU is not finished yet */
   gboolean gpu_busy;

@@ -14,10 +14,13 @@
  * {"stream":"line-3","frame":41,"pts":1366666666,"running_time":1366666666,
  *  "wall_clock":"2026-11-24T19:20:01.123456Z","width":640,"height":480,
  *  "regions":[{"type":"region","id":0,"x":43,"y":25,"width":189,"height":104,
- *              "params":{"region":{"area":18767,"index":0}}}]}
+ *              "params":{"region":{"area":18767,"index":0,"cx":137.2,...}}}],
+ *  "measure":{"unit":"px","scale":1.0,"count":1,"area":18767,"unit-area":18767.0,
+ *             "unlisted":0}}
  * ]|
  * (one line each; "pts" and "running_time" in nanoseconds, null when the
- * buffer has none). Built against GStreamer 1.24 or later, a frame's
+ * buffer has none; "measure" only on frames an element measured as a
+ * whole: autofill's counts, areas and unit, docs/metapublish.md). Built against GStreamer 1.24 or later, a frame's
  * analytics object-detection Mtds (GstAnalyticsRelationMeta) are listed too,
  * under "objects": type, id, box and location confidence.
  *
@@ -58,6 +61,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include "fv_config.h"
+#include "fvmeta.h"
 #include "fvpublish.h"
 #if FV_HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
@@ -351,6 +355,12 @@ document (GstMetapublish *self, GstBuffer *buf, const gchar *stream)
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
     add_region (b, (GstVideoRegionOfInterestMeta *) m);
   json_builder_end_array (b);
+  /* a measurement of the frame as a whole (autofill's counts and areas) */
+  const GstStructure *measure = fv_meta_get_measure (buf);
+  if (measure) {
+    json_builder_set_member_name (b, "measure");
+    add_structure (b, measure);
+  }
 #if FV_HAVE_GST_ANALYTICS
   add_objects (b, buf);
 #endif

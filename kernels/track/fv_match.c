@@ -14,6 +14,7 @@ typedef struct {
   double vx, vy;           /* its motion a frame */
   uint32_t id;
   unsigned missed;         /* frames since */
+  unsigned moved;          /* frames it was seen again in: its own motion is known */
 } object;
 
 typedef struct {
@@ -25,6 +26,7 @@ struct fv_matcher {
   object *obj;
   size_t n, cap;
   uint32_t next_id;
+  double vx, vy;           /* the median motion of the objects seen again last */
 };
 
 fv_matcher *
@@ -50,6 +52,7 @@ fv_matcher_reset (fv_matcher *m)
 {
   m->n = 0;
   m->next_id = 1;
+  m->vx = m->vy = 0;
 }
 
 size_t
@@ -84,6 +87,20 @@ by_left (const void *a, const void *b)
 }
 
 static int
+by_value (const void *a, const void *b)
+{
+  const double l = *(const double *) a, r = *(const double *) b;
+  return (l > r) - (l < r);
+}
+
+static double
+median (double *v, size_t n)
+{
+  qsort (v, n, sizeof *v, by_value);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int
 by_overlap (const void *a, const void *b)
 {
   const pair *p = a, *q = b;
@@ -110,8 +127,10 @@ fv_matcher_assign (fv_matcher *m, const fv_match_box *boxes, size_t n, double mi
   double widest = 0;
   for (size_t k = 0; ok && k < no; k++) {
     const object *o = &m->obj[k];
-    pred[k] = (fv_match_box) { o->box.x + o->vx * (o->missed + 1),
-      o->box.y + o->vy * (o->missed + 1), o->box.w, o->box.h };
+    /* one seen once moves as the others did (a belt's parts together) */
+    const double vx = o->moved ? o->vx : m->vx, vy = o->moved ? o->vy : m->vy;
+    pred[k] = (fv_match_box) { o->box.x + vx * (o->missed + 1),
+      o->box.y + vy * (o->missed + 1), o->box.w, o->box.h };
     order[k] = (edge) { pred[k].x, (uint32_t) k };
     widest = MAX (widest, o->box.w);
   }
@@ -142,8 +161,9 @@ fv_matcher_assign (fv_matcher *m, const fv_match_box *boxes, size_t n, double mi
   /* the objects seen again move; new boxes become objects; the unseen
    * coast until hold runs out */
   object *next = ok ? malloc (sizeof *next * (no + n + 1)) : NULL;
-  ok = ok && next;
-  size_t nn = 0;
+  double *mx = ok ? malloc (sizeof *mx * (2 * n + 2)) : NULL, *my = mx ? mx + n + 1 : NULL;
+  ok = ok && next && mx;
+  size_t nn = 0, nmoved = 0;
   for (size_t p = 0; ok && p < npairs; p++) {
     const pair *q = &pairs[p];
     if (taken[q->obj] || ids[q->box])
@@ -155,14 +175,20 @@ fv_matcher_assign (fv_matcher *m, const fv_match_box *boxes, size_t n, double mi
     const double dx = (b->x + b->w / 2 - o->box.x - o->box.w / 2) / steps;
     const double dy = (b->y + b->h / 2 - o->box.y - o->box.h / 2) / steps;
     ids[q->box] = o->id;
-    next[nn++] = (object) { *b, dx, dy, o->id, 0 };
+    mx[nmoved] = dx;
+    my[nmoved++] = dy;
+    next[nn++] = (object) { *b, dx, dy, o->id, 0, o->moved + 1 };
+  }
+  if (ok && nmoved) {
+    m->vx = median (mx, nmoved);
+    m->vy = median (my, nmoved);
   }
   for (size_t i = 0; ok && i < n; i++)
     if (!ids[i]) {
       ids[i] = m->next_id++;
       if (!m->next_id)   /* wrapped: 0 means none */
         m->next_id = 1;
-      next[nn++] = (object) { boxes[i], 0, 0, ids[i], 0 };
+      next[nn++] = (object) { boxes[i], 0, 0, ids[i], 0, 0 };
     }
   for (size_t k = 0; ok && k < no; k++)
     if (!taken[k] && m->obj[k].missed < hold) {
@@ -179,6 +205,7 @@ fv_matcher_assign (fv_matcher *m, const fv_match_box *boxes, size_t n, double mi
     for (size_t i = 0; i < n; i++)
       ids[i] = 0;
   }
+  free (mx);
   free (pred);
   free (order);
   free (taken);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Ids that stay with objects from frame to frame when every frame lists
  * every object with its exact box (autofill's parts on a belt): each
- * object's box is predicted from its last motion, a frame's boxes take the
+ * object's box is predicted from its last motion (one seen once moves as
+ * the median of the objects seen again did: a belt carries its parts
+ * together), a frame's boxes take the
  * ids of the predictions they overlap most (one to one, greedily by
  * overlap), the rest take new ids, and an object missed for more than
  * `hold` frames is forgotten. Unlike fv_track (made for a detector that

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* autofill in GstHarness: output against the breadth-first reference,
  * property changes and a resolution change mid-stream, refused caps, the
- * backend choice and the proposed pool. */
+ * backend choice and the proposed pool; measure (holes against the
+ * reference, parts along a belt with their ids, scale and unit), draw, and
+ * the measure property's values. */
 #include <dlfcn.h>
+#include <math.h>
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -374,6 +377,219 @@ GST_START_TEST (test_measure)
 }
 GST_END_TEST;
 
+/* Washers on a belt: three rings (outer radius 12, inner 6) at different
+ * heights, moving right `shift` pixels. */
+static GstBuffer *
+belt_buffer (GstVideoInfo *info, int shift)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  GstVideoFrame f;
+  fail_unless (gst_video_frame_map (&f, info, buf, GST_MAP_WRITE));
+  guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, 0);
+  const int w = GST_VIDEO_FRAME_WIDTH (&f), h = GST_VIDEO_FRAME_HEIGHT (&f);
+  const int s = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int on = 0;
+      for (int k = 0; k < 3; k++) {
+        const int dx = x - (20 + 45 * k + shift), dy = y - (16 + 30 * k), r2 = dx * dx + dy * dy;
+        on |= r2 <= 12 * 12 && r2 >= 6 * 6;
+      }
+      d[y * s + x] = on ? 200 : 10;
+    }
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
+static const GstStructure *
+param_of (GstVideoRegionOfInterestMeta *r)
+{
+  return r->params ? r->params->data : NULL;
+}
+
+/* measure=both along a belt, on every backend there is: three parts (in
+ * raster order) and three holes a frame; each part keeps its id while it
+ * moves, the ids differ; each hole names its part (the part's id, its meta
+ * as parent) and the part counts it; the frame meta and the message carry
+ * the counts; scale and unit convert areas and lengths, not pixels. */
+GST_START_TEST (test_parts_belt)
+{
+  const char *backends[] = { "cpu", "cuda", "hybrid" };
+  for (int b = 0; b < (have_gpu ? 3 : 1); b++) {
+    GstVideoInfo info;
+    GstHarness *hh = harness (backends[b], 181, 100, &info);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (hh->element, bus);
+    gst_util_set_object_arg (G_OBJECT (hh->element), "measure", "both");
+    g_object_set (hh->element, "scale", 0.5, "unit", "mm", NULL);
+    guint first_ids[3] = { 0 };
+    const int frames = 8;
+    for (int f = 0; f < frames; f++)
+      fail_unless_equals_int (gst_harness_push (hh, belt_buffer (&info, 3 * f)), GST_FLOW_OK);
+    gst_harness_push_event (hh, gst_event_new_eos ());
+    for (int f = 0; f < frames; f++) {
+      GstBuffer *out = gst_harness_pull (hh);
+      fail_unless (out != NULL);
+      GstVideoRegionOfInterestMeta *part[3] = { 0 }, *hole[3] = { 0 };
+      int np = 0, nh = 0;
+      gpointer state = NULL;
+      GstMeta *meta;
+      while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+                  GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+        GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
+        const gchar *type = g_quark_to_string (r->roi_type);
+        if (!strcmp (type, "part") && np < 3)
+          part[np++] = r;
+        else if (!strcmp (type, "region") && nh < 3)
+          hole[nh++] = r;
+        else
+          fail ("%s frame %d: a meta of type %s, or too many", backends[b], f, type);
+      }
+      fail_unless (np == 3 && nh == 3, "%s frame %d: %d parts, %d holes", backends[b], f, np, nh);
+      for (int k = 0; k < 3; k++) {
+        const GstStructure *ps = gst_video_region_of_interest_meta_get_param (part[k], "part");
+        const GstStructure *hs = gst_video_region_of_interest_meta_get_param (hole[k], "region");
+        fail_unless (ps && hs && ps == param_of (part[k]));
+        guint id, holes, hole_part;
+        guint64 area, hole_area, harea;
+        gdouble unit_area, cx, cy;
+        fail_unless (gst_structure_get (ps, "id", G_TYPE_UINT, &id, "holes", G_TYPE_UINT,
+                &holes, "area", G_TYPE_UINT64, &area, "hole-area", G_TYPE_UINT64, &hole_area,
+                "unit-area", G_TYPE_DOUBLE, &unit_area, "cx", G_TYPE_DOUBLE, &cx,
+                "cy", G_TYPE_DOUBLE, &cy, NULL));
+        fail_unless (gst_structure_get (hs, "part", G_TYPE_UINT, &hole_part, "area",
+                G_TYPE_UINT64, &harea, NULL));
+        fail_unless_equals_string (gst_structure_get_string (ps, "unit"), "mm");
+        /* the washer: centred where drawn, its hole inside, areas in mm² */
+        fail_unless (fabs (cx - (20 + 45 * k + 3 * f)) < 1e-9 && fabs (cy - (16 + 30 * k)) < 1e-9,
+            "%s frame %d part %d: centroid %f,%f", backends[b], f, k, cx, cy);
+        fail_unless (holes == 1 && hole_area == harea && harea > 90 && harea < 140,
+            "%s frame %d part %d: %u holes of %" G_GUINT64_FORMAT, backends[b], f, k, holes,
+            hole_area);
+        fail_unless (unit_area == (gdouble) area * 0.25);
+        fail_unless (hole_part == id && hole[k]->parent_id == part[k]->id,
+            "%s frame %d hole %d: part %u (parent %d), want %u (%d)", backends[b], f, k,
+            hole_part, hole[k]->parent_id, id, part[k]->id);
+        if (f == 0)
+          first_ids[k] = id;
+        fail_unless (id == first_ids[k], "%s frame %d part %d: id %u, was %u", backends[b], f, k,
+            id, first_ids[k]);
+      }
+      fail_unless (first_ids[0] != first_ids[1] && first_ids[1] != first_ids[2]
+          && first_ids[0] != first_ids[2] && first_ids[0] > 0);
+      GstCustomMeta *cm = gst_buffer_get_custom_meta (out, "FvMeasureMeta");
+      const GstStructure *fm = cm ? gst_custom_meta_get_structure (cm) : NULL;
+      guint count, part_count, unlisted, part_unlisted;
+      fail_unless (fm && gst_structure_get (fm, "count", G_TYPE_UINT, &count, "part-count",
+              G_TYPE_UINT, &part_count, "unlisted", G_TYPE_UINT, &unlisted, "part-unlisted",
+              G_TYPE_UINT, &part_unlisted, NULL));
+      fail_unless (count == 3 && part_count == 3 && unlisted == 0 && part_unlisted == 0);
+      GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+      fail_unless (m != NULL);
+      const GstStructure *s = gst_message_get_structure (m);
+      fail_unless_equals_int (gst_value_list_get_size (gst_structure_get_value (s, "parts")), 3);
+      fail_unless_equals_int (gst_value_list_get_size (gst_structure_get_value (s, "regions")), 3);
+      fail_unless (gst_structure_get (s, "part-count", G_TYPE_UINT, &part_count, NULL)
+          && part_count == 3);
+      gst_message_unref (m);
+      gst_buffer_unref (out);
+    }
+    /* a flush starts the ids again */
+    gst_harness_push_event (hh, gst_event_new_flush_start ());
+    gst_harness_push_event (hh, gst_event_new_flush_stop (TRUE));
+    gst_harness_push_event (hh, gst_event_new_segment (&(GstSegment) { .format = GST_FORMAT_TIME,
+                .rate = 1.0, .applied_rate = 1.0, .stop = GST_CLOCK_TIME_NONE,
+                .duration = GST_CLOCK_TIME_NONE }));
+    GstBuffer *out = gst_harness_push_and_pull (hh, belt_buffer (&info, 40));
+    if (b == 2)
+      gst_harness_push_event (hh, gst_event_new_eos ());
+    if (!out)
+      out = gst_harness_pull (hh);
+    fail_unless (out != NULL);
+    GstVideoRegionOfInterestMeta *r = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+    fail_unless (r && !strcmp (g_quark_to_string (r->roi_type), "part"));
+    guint id = 0;
+    gst_structure_get_uint (param_of (r), "id", &id);
+    fail_unless_equals_int (id, 1);
+    gst_buffer_unref (out);
+    gst_element_set_bus (hh->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (hh);
+  }
+}
+GST_END_TEST;
+
+/* draw=true: each part's box outline in mid-grey around it (and its id
+ * above), each hole's box in it; draw=false leaves the fill's 0 and 255. */
+GST_START_TEST (test_draw)
+{
+  for (int draw = 0; draw <= 1; draw++) {
+    GstVideoInfo info;
+    GstHarness *hh = harness ("cpu", 181, 100, &info);
+    gst_util_set_object_arg (G_OBJECT (hh->element), "measure", "both");
+    g_object_set (hh->element, "draw", draw, NULL);
+    GstBuffer *out = gst_harness_push_and_pull (hh, belt_buffer (&info, 0));
+    fail_unless (out != NULL);
+    GstVideoFrame fo;
+    fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_READ));
+    const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
+    const int s = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
+    long grey = 0, other = 0;
+    for (int y = 0; y < 100; y++)
+      for (int x = 0; x < 181; x++) {
+        grey += d[y * s + x] == 128;
+        other += d[y * s + x] != 128 && d[y * s + x] != 0 && d[y * s + x] != 255;
+      }
+    fail_unless_equals_int (other, 0);
+    if (!draw) {
+      fail_unless_equals_int (grey, 0);
+    } else {
+      /* the first washer (centre 20,16, radius 12): its box is x 8..32, y
+       * 4..28, the outline one pixel outside it; its hole's box (radius
+       * under 6) x 15..25, y 11..21, outlined on its edge */
+      for (int x = 7; x <= 33; x++)
+        fail_unless (d[3 * s + x] == 128 && d[29 * s + x] == 128, "part outline at x %d", x);
+      for (int y = 3; y <= 29; y++)
+        fail_unless (d[y * s + 7] == 128 && d[y * s + 33] == 128, "part outline at y %d", y);
+      for (int x = 15; x <= 25; x++)
+        fail_unless (d[11 * s + x] == 128 && d[21 * s + x] == 128, "hole outline at x %d", x);
+      /* and nothing else but the ids: few grey pixels in all */
+      fail_unless (grey < 3 * (2 * 27 + 2 * 27 + 4 * 13) + 3 * 15 * 4 + 200, "%ld grey", grey);
+    }
+    gst_video_frame_unmap (&fo);
+    gst_buffer_unref (out);
+    gst_harness_teardown (hh);
+  }
+}
+GST_END_TEST;
+
+/* measure takes the names, and the boolean values of earlier releases */
+GST_START_TEST (test_measure_values)
+{
+  GstElement *e = gst_element_factory_make ("autofill", NULL);
+  const char *nicks[] = { "none", "holes", "parts", "both", "false", "true" };
+  const int want[] = { 0, 1, 2, 3, 0, 1 };
+  for (int i = 0; i < 6; i++) {
+    gst_util_set_object_arg (G_OBJECT (e), "measure", nicks[i]);
+    gint v = -1;
+    g_object_get (e, "measure", &v, NULL);
+    fail_unless_equals_int (v, want[i]);
+  }
+  g_object_set (e, "measure", TRUE, NULL);   /* an application's boolean */
+  gint v = -1;
+  g_object_get (e, "measure", &v, NULL);
+  fail_unless_equals_int (v, FV_FILL_MEASURE_HOLES);
+  gdouble scale = 0;
+  g_object_get (e, "scale", &scale, NULL);
+  fail_unless (scale == 1.0);
+  gchar *unit = NULL;
+  g_object_get (e, "unit", &unit, NULL);
+  fail_unless_equals_string (unit, "px");
+  g_free (unit);
+  gst_object_unref (e);
+}
+GST_END_TEST;
+
 static Suite *
 autofill_suite (void)
 {
@@ -388,6 +604,9 @@ autofill_suite (void)
   tcase_add_test (tc, test_hybrid);
   tcase_add_test (tc, test_yuv_formats);
   tcase_add_test (tc, test_measure);
+  tcase_add_test (tc, test_parts_belt);
+  tcase_add_test (tc, test_draw);
+  tcase_add_test (tc, test_measure_values);
   return s;
 }
 

@@ -273,14 +273,15 @@ fail_closed_and_floods (void)
 
 /* Ids along a belt (fv_matcher): parts of several sizes move right at
  * speeds up to nearly half their width a frame (until an object has moved
- * once, its box last seen is its prediction), enter on the left and leave
+ * once, its box last seen is its prediction; a small one moving more than
+ * its width keeps its id by the others' motion), enter on the left and leave
  * on the right, one is missed for two frames, two ride side by side a
  * pixel apart. Every part keeps one id while it is on the belt, no two parts
  * share one, and a part that comes back after leaving gets a new one. */
 static void
 belt (void)
 {
-  enum { PARTS = 12, FRAMES = 240, BELT = 1000 };
+  enum { PARTS = 13, FRAMES = 240, BELT = 1000 };
   fv_matcher *m = fv_matcher_new ();
   uint32_t id_of[PARTS][4] = { { 0 } };   /* per part and lap: its id */
   int wrong = 0, shared = 0;
@@ -291,7 +292,9 @@ belt (void)
       fv_match_box boxes[PARTS];
       int who[PARTS], lap[PARTS], n = 0;
       for (int p = 0; p < PARTS; p++) {
-        const double w = 30 + p % 4 * 10;   /* speed / w up to 0.47 */
+        /* speed / w up to 0.47; part 12, 6 wide, moves up to twice its
+         * width a frame: it keeps its id by the belt's motion */
+        const double w = p == 12 ? 6 : 30 + p % 4 * 10;
         /* part 5 rides 1 px right of part 4 (30 wide), in its row */
         const double start = p == 5 ? -(4 * 90.0) + 31 : -(p * 90.0);
         const double pos = start + (double) speed * f;
