@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Inspection line: camera -> grey -> adaptive threshold (satfilter) ->
-# filled silhouettes (autofill, measuring the holes of every part) ->
-# measurements out (metapublish) -> a window, or a recording.
+# filled silhouettes (autofill, measuring every part and its holes, drawn
+# on the picture: each part's box and id, each hole's box) -> measurements
+# out (metapublish) -> a window, or a recording.
 #   pipelines/inspection.sh [--broker HOST[:PORT]] [--publish LOCATION]
 #                           [--name NAME] [OUTPUT.webm]
 # Uses /dev/video0 when there is one, else the sample clip of parts on a
 # belt (tests/data/parts.webm). With a display and no OUTPUT it shows the
 # result; otherwise it records demo-out/inspection.webm.
-# Measurements (one JSON document a frame: each hole's box and area):
+# Measurements (one JSON document a frame: each part with its id along the
+# belt and each hole with its part, box, area, centroid, perimeter,
+# circularity, ellipse; the frame's counts; pipelines/results_summary.py
+# summarises them a second a line):
 #   --broker HOST[:PORT]  to the MQTT broker there, topic fastvision/inspection/NAME
 #   --publish LOCATION    anywhere metapublish writes: a file, -, mqtt://HOST:PORT/TOPIC
 #   (neither: demo-out/inspection.jsonl)
@@ -23,7 +27,7 @@ while [ $# -gt 0 ]; do
     --broker) publish="mqtt://$2/fastvision/inspection/{stream}"; shift 2 ;;
     --publish) publish="$2"; shift 2 ;;
     --name) name="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) out="$1"; shift ;;
   esac
 done
@@ -40,7 +44,7 @@ else
   src="filesrc location=tests/data/parts.webm ! decodebin"
 fi
 chain="videoconvert ! video/x-raw,format=GRAY8 ! satfilter mode=threshold radius=15 sensitivity=0.15 \
-  ! autofill threshold=127 measure=true min-area=20 \
+  ! autofill threshold=127 measure=both min-area=20 draw=true \
   ! metapublish location=$publish stream-name=$name ! videoconvert"
 echo "measurements: $publish (stream $name)"
 if [ -z "$out" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
