@@ -70,8 +70,8 @@ fv_fill_plan_bytes (const fv_fill_params *p, fv_backend backend)
   const fv_fill_plan probe = { .p = *p };
   if (backend == FV_BACKEND_CPU)
     b += backends[FV_BACKEND_CPU].bytes (&probe);
-  else if (p->measure)   /* the enclosed bits (and the filled ones), copied to the host */
-    b += ((size_t) p->width * p->height + 7) / 8 * (p->measure & FV_FILL_MEASURE_PARTS ? 2 : 1);
+  /* CUDA: measured on the device; the regions' table grows with the
+   * content, against the budget (fv_fill_grow) */
   return b;
 }
 

@@ -18,6 +18,7 @@
  * see docs/benchmarks.md. */
 #include <cstdlib>
 #include "fv_fill_plan.h"
+#include "fv_fill_measure_cuda.h"
 #include "../common/fv_cuda_check.cuh"
 
 namespace {
@@ -35,8 +36,8 @@ struct fv_fill_cuda {
                           * pass 3 leaves the enclosed rows in them */
   unsigned char *d_src, *d_dst;
   size_t d_pitch;
-  unsigned *host_bits;    /* measure: the enclosed bits, fetched (pinned) */
-  unsigned *filled, *host_filled;   /* measuring parts: the filled bits, and fetched */
+  unsigned *filled;       /* measuring parts: the filled bits */
+  fv_fill_measure_dev *measure;   /* measuring: labels and sums on the device */
 };
 
 struct Frame {
@@ -385,20 +386,11 @@ extern "C" fv_status
 fv_fill_cuda_regions (fv_fill_plan *pl)
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
-  const fv_fill_params *p = &pl->p;
-  pl->nregions = 0;
-  if (!c || !c->host_bits)
+  pl->nregions = pl->nparts = 0;
+  if (!c || !c->measure)
     return FV_ERR_INVALID;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  const int tiles_x = (p->width + T - 1) / T, tiles = tiles_x * ((p->height + T - 1) / T);
-  FV_CUDA_TRY (cudaMemcpyAsync (c->host_bits, c->bits, sizeof (unsigned) * tiles * T,
-      cudaMemcpyDeviceToHost, c->ps.stream));
-  if (c->filled)
-    FV_CUDA_TRY (cudaMemcpyAsync (c->host_filled, c->filled, sizeof (unsigned) * tiles * T,
-        cudaMemcpyDeviceToHost, c->ps.stream));
-  FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
-  fv_fill_bits bits = { c->host_bits, c->host_filled, p->width, tiles_x };
-  return fv_fill_measure (pl, fv_fill_bits_spans, &bits);
+  return fv_fill_measure_dev_run (c->measure, pl, c->bits, c->filled, c->ps.stream);
 }
 
 /* What fv_fill_cuda_init below allocates on the device: the edge slots and
@@ -418,8 +410,10 @@ extern "C" size_t
 fv_fill_cuda_plan_bytes (const fv_fill_plan *pl)
 {
   const size_t tiles = (size_t) ((pl->p.width + T - 1) / T) * ((pl->p.height + T - 1) / T);
+  const int parts = (pl->p.measure & FV_FILL_MEASURE_PARTS) != 0;
   return fv_fill_cuda_bytes (pl->p.width, pl->p.height)
-      + (pl->p.measure & FV_FILL_MEASURE_PARTS ? sizeof (unsigned) * tiles * T : 0);
+      + (parts ? sizeof (unsigned) * tiles * T : 0)
+      + (pl->p.measure ? fv_fill_measure_dev_bytes (pl->p.width, pl->p.height, parts) : 0);
 }
 
 extern "C" fv_status
@@ -437,11 +431,13 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, p->width, p->height));
   size_t pitch2;
   FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, p->width, p->height));
-  if (p->measure)
-    FV_CUDA_TRY (cudaMallocHost (&c->host_bits, sizeof (unsigned) * tiles * T));
-  if (p->measure & FV_FILL_MEASURE_PARTS) {
+  if (p->measure & FV_FILL_MEASURE_PARTS)
     FV_CUDA_TRY (cudaMalloc (&c->filled, sizeof (unsigned) * tiles * T));
-    FV_CUDA_TRY (cudaMallocHost (&c->host_filled, sizeof (unsigned) * tiles * T));
+  if (p->measure) {
+    fv_status st = fv_fill_measure_dev_init (&c->measure, p->width, p->height,
+        (p->measure & FV_FILL_MEASURE_PARTS) != 0);
+    if (st != FV_OK)
+      return st;
   }
   return FV_OK;
 }
@@ -494,9 +490,8 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   cudaFree (c->bits);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
-  cudaFreeHost (c->host_bits);
   cudaFree (c->filled);
-  cudaFreeHost (c->host_filled);
+  fv_fill_measure_dev_free (c->measure);
   c->ps.close ();
   free (c);
   pl->state = nullptr;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* measure: the runs of a filled frame joined into regions, for every back
- * end (the CPU hands over the runs its fill labelled, the GPU the bits its
- * last pass left). Holes are the enclosed runs joined in the background's
+/* measure on the CPU: the runs of a filled frame joined into regions (the
+ * runs its fill labelled; the GPU measures on the device,
+ * fv_fill_measure_cuda.cu, to the same integers). Holes are the enclosed runs joined in the background's
  * connectivity, parts the filled runs (contour and what it encloses) joined
  * in the other one (8 for a 4-connected background, 4 for an 8-connected
  * one: the pairing under which the outside cannot pass between two parts).
@@ -288,45 +288,6 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
     return FV_ERR_NOMEM;
   }
   return FV_OK;
-}
-
-/* The runs of one bit plane's row y (bits as fv_fill_bits has them). */
-static int
-bit_spans (const unsigned *bits, int width, int tiles_x, int y, fv_fill_span *out)
-{
-  int n = 0, open = -1;   /* where the run being read started, -1: none */
-  for (int tx = 0; tx < tiles_x; tx++) {
-    const int x0 = tx * 32, valid = MIN (width - x0, 32);
-    const uint64_t mask = (1ull << valid) - 1;
-    const uint64_t in = (uint64_t) bits[((size_t) (y / 32) * tiles_x + tx) * 32 + y % 32]
-        & mask, gaps = ~in & mask;
-    /* a word wholly inside or outside a run costs one test, otherwise one
-     * step a transition */
-    for (int k = 0; k < valid;) {
-      const uint64_t rest = (open < 0 ? in : gaps) >> k;
-      if (!rest)
-        break;
-      k += __builtin_ctzll (rest);
-      if (open < 0) {
-        open = x0 + k;
-      } else {
-        out[n++] = (fv_fill_span) { open, x0 + k };
-        open = -1;
-      }
-    }
-  }
-  if (open >= 0)
-    out[n++] = (fv_fill_span) { open, width };
-  return n;
-}
-
-void
-fv_fill_bits_spans (void *ctx, int y, fv_fill_row_spans *row)
-{
-  const fv_fill_bits *e = ctx;
-  row->nholes = bit_spans (e->bits, e->width, e->tiles_x, y, row->holes);
-  if (row->filled)
-    row->nfilled = bit_spans (e->filled, e->width, e->tiles_x, y, row->filled);
 }
 
 void

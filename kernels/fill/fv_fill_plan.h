@@ -92,9 +92,8 @@ fv_fill_uf_union (uint32_t *parent, uint32_t a, uint32_t b)
     parent[a > b ? a : b] = a < b ? a : b;
 }
 
-/* measure, on every back end: each row's runs, [x0, x1), in order, from a
- * back end's own labels (fv_fill_measure.c joins them into pl->regions and
- * pl->parts): the enclosed background's (holes), and, when filled is not
+/* measure on the CPU: each row's runs, [x0, x1), in order, from the fill's
+ * labels (fv_fill_measure.c joins them into pl->regions and pl->parts): the enclosed background's (holes), and, when filled is not
  * NULL, the filled pixels' (contour or enclosed: parts), at most
  * width / 2 + 1 of each. */
 typedef struct {
@@ -109,14 +108,6 @@ typedef struct {
 typedef void (*fv_fill_spans_fn) (void *ctx, int y, fv_fill_row_spans *row);
 fv_status fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx);
 
-/* The GPU's bits as fv_fill_measure reads them: 32x32 tiles in rows of
- * tiles_x, 32 words a tile (one a row, bit k = column k); bits the enclosed
- * background, filled the filled pixels (NULL when parts are not measured). */
-typedef struct {
-  const unsigned *bits, *filled;
-  int width, tiles_x;
-} fv_fill_bits;
-void fv_fill_bits_spans (void *bits, int y, fv_fill_row_spans *row);
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,

@@ -92,8 +92,8 @@ main (int argc, char **argv)
   printf ("# %s; NPP floodFill %s, labelMarkersUF %s\n", prop.name, ff && ffs ? "found" : "not found",
       lm && lms ? "found" : "not found");
   printf ("| size | frame | fastvision ms | NPP floodFill ms | NPP labelMarkersUF ms | floodFill / ours "
-      "| fill + measure ms | regions |\n");
-  printf ("|---|---|---|---|---|---|---|---|\n");
+      "| fill + holes ms | fill + parts and holes ms | holes | parts |\n");
+  printf ("|---|---|---|---|---|---|---|---|---|---|\n");
   struct { const char *name; int w, h; } sizes[] = {
     {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320} };
   for (auto &s : sizes)
@@ -108,7 +108,7 @@ main (int argc, char **argv)
       cudaMalloc (&dout, (size_t) w * h);
       cudaMalloc (&dpad, (size_t) (w + 2) * (h + 2));
       cudaMemcpy (din, host.data (), host.size (), cudaMemcpyHostToDevice);
-      fv_fill_params p = { w, h, 127, 255, 4, FV_FILL_FILLED, 0, 0 };
+      fv_fill_params p = { w, h, 127, 255, 4, FV_FILL_FILLED, 0, 0, {}, 0 };
       fv_fill_plan *plan;
       if (fv_fill_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
         fprintf (stderr, "plan: %s\n", fv_last_error ());
@@ -146,20 +146,31 @@ main (int argc, char **argv)
         cudaFree (buf);
         cudaFree (lab);
       }
-      /* measure=true: the fill, the enclosed bits back and the regions joined on the host */
-      fv_fill_params pm = p;
-      pm.measure = 1;
-      fv_fill_plan *mplan;
-      double meas = -1;
-      int nreg = -1;
-      if (fv_fill_plan_create (&mplan, &pm, FV_BACKEND_CUDA, 0, stream) == FV_OK) {
+      /* measure: the fill, then labels and sums on the device, the table of
+       * regions back (holes; parts and holes) */
+      double meas[2] = { -1, -1 };
+      int nreg = -1, nparts = -1;
+      for (int m = 0; m < 2; m++) {
+        fv_fill_params pm = p;
+        pm.measure = m ? FV_FILL_MEASURE_BOTH : FV_FILL_MEASURE_HOLES;
+        fv_fill_plan *mplan;
+        if (fv_fill_plan_create (&mplan, &pm, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
+          fprintf (stderr, "measure plan: %s\n", fv_last_error ());
+          continue;
+        }
         const fv_fill_region *r;
-        meas = median_ms ([&] { fv_fill_execute (mplan, &a, &b); fv_fill_regions (mplan, &r, &nreg); },
-            20);
+        meas[m] = median_ms ([&] {
+          fv_fill_execute (mplan, &a, &b);
+          if (fv_fill_regions (mplan, &r, &nreg) != FV_OK)
+            fprintf (stderr, "measure: %s\n", fv_last_error ());
+          if (m)
+            fv_fill_parts (mplan, &r, &nparts);
+        }, 20);
         fv_fill_plan_destroy (mplan);
       }
-      printf ("| %s | %s | %.4f | %.3f | %.3f | %.1fx | %.3f | %d |\n", s.name, ff_kind_names[k], ours,
-          nff, nlm, nff > 0 ? nff / ours : 0.0, meas, nreg);
+      printf ("| %s | %s | %.4f | %.3f | %.3f | %.1fx | %.3f | %.3f | %d | %d |\n", s.name,
+          ff_kind_names[k], ours, nff, nlm, nff > 0 ? nff / ours : 0.0, meas[0], meas[1], nreg,
+          nparts);
       fv_fill_plan_destroy (plan);
       cudaFree (din); cudaFree (dout); cudaFree (dpad);
     }

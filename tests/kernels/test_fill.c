@@ -234,53 +234,6 @@ shapes (void)
     }
 }
 
-/* The GPU's enclosed bits read back as runs, against a pixel-by-pixel scan
- * of the same mask (every width around word boundaries, random masks of
- * several densities, whole words set and clear). */
-static void
-bits_spans (void)
-{
-  fvt_rng rng = { 99 };
-  for (int w = 1; w <= 130; w += (w < 70 ? 1 : 13))
-    for (int dens = 0; dens <= 100; dens += 25) {
-      const int h = 40, tx = (w + 31) / 32, ty = (h + 31) / 32;
-      unsigned *bits = calloc ((size_t) tx * ty * 32, sizeof *bits);
-      uint8_t *m = malloc ((size_t) w * h);
-      for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-          const int on = (int) (fvt_next (&rng) % 100) < dens || (y % 7 == 3 && x < 64);
-          m[y * w + x] = (uint8_t) on;
-          if (on)
-            bits[((size_t) (y / 32) * tx + x / 32) * 32 + y % 32] |= 1u << (x % 32);
-        }
-      /* bits past the frame's width are garbage the reader must ignore */
-      for (int y = 0; y < h && w % 32; y++)
-        bits[((size_t) (y / 32) * tx + tx - 1) * 32 + y % 32] |= ~0u << (w % 32);
-      fv_fill_bits b = { bits, bits, w, tx };
-      fv_fill_span got[80], twice[80];
-      int bad = 0;
-      for (int y = 0; y < h; y++) {
-        fv_fill_row_spans row = { got, -1, twice, -1 };
-        fv_fill_bits_spans (&b, y, &row);
-        const int n = row.nholes;
-        bad += row.nfilled != n || memcmp (got, twice, sizeof *got * (n > 0 ? n : 0));
-        int k = 0;
-        for (int x = 0; x < w;) {
-          if (!m[y * w + x]) { x++; continue; }
-          int x1 = x;
-          while (x1 < w && m[y * w + x1]) x1++;
-          bad += k >= n || got[k].x0 != x || got[k].x1 != x1;
-          k++;
-          x = x1;
-        }
-        bad += k != n;
-      }
-      FVT_CHECK (bad == 0, "enclosed bits to runs, width %d density %d: %d wrong", w, dens, bad);
-      free (bits);
-      free (m);
-    }
-}
-
 /* The features against geometry: filled ellipses and rings of known axes
  * and turns, drawn on the plan's back end. The pixels only approximate the
  * figure, so the bounds are the digitisation's, not the code's: a feature
@@ -382,7 +335,6 @@ main (int argc, char **argv)
     return FVTEST_SKIP;
   }
   fvt_rng rng = { 4242 };
-  bits_spans ();
   shapes ();
   geometry ();
   /* random blobs at several densities and odd sizes */
