@@ -217,7 +217,7 @@ fv_fill_regions (fv_fill_plan *pl, const fv_fill_region **regions, int *n)
   fv_status st = measured (pl, FV_FILL_MEASURE_BOTH, "regions");
   if (st != FV_OK)
     return st;
-  *regions = pl->regions;
+  *regions = pl->shown_regions ? pl->shown_regions : pl->regions;
   *n = pl->nregions;
   return FV_OK;
 }
@@ -232,7 +232,7 @@ fv_fill_parts (fv_fill_plan *pl, const fv_fill_region **parts, int *n)
   fv_status st = measured (pl, FV_FILL_MEASURE_PARTS, "parts");
   if (st != FV_OK)
     return st;
-  *parts = pl->parts;
+  *parts = pl->shown_parts ? pl->shown_parts : pl->parts;
   *n = pl->nparts;
   return FV_OK;
 }

@@ -12,17 +12,29 @@
  *      their starts; corners at a run's ends when 8-connected); roots only
  *      decrease, so a region's root is its first pixel in raster order;
  *   3. compress: every label points at its root;
- *   4. roots: listed, sorted (CUB radix sort: raster order), numbered: the
- *      root's label becomes -(number + 1);
- *   5. sums: a warp a row of 32 pixels, lanes of one region reduced
- *      together (shuffles; squares split in halves so that 32-bit
- *      sums cannot overflow), one set of 64-bit atomics a region a warp;
+ *   4. roots: selected in raster order (CUB's DeviceSelect over the pixel
+ *      indices), numbered: the root's label becomes -(number + 1);
+ *   5. sums: a warp a row of 32 pixels at a time, the lanes of one region
+ *      (__match_any_sync) summed from their mask alone (popcounts against
+ *      constant masks of lane bits: no shuffles, no reductions), the pairs
+ *      inside a region from one ballot a direction, then added in a block's
+ *      shared table of
+ *      regions (a block covers 32 x 128 pixels; rows of a warp wholly in one
+ *      region add up in registers first), which goes to the global table
+ *      once: a large region costs one set of 64-bit atomics a block, not a
+ *      row;
  *      pairs of pixels of one region (right, down and both diagonals)
  *      counted from the upper or left pixel;
- *   6. holes name their part: the part under their first pixel. */
+ *   6. the sums become fv_fill_region rows on the device (crossings from
+ *      the pairs inside), holes name their part (the part under their
+ *      first pixel) and parts count them, and the rows are copied into
+ *      pinned memory that fv_fill_regions hands out as it is. */
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
-#include <cub/device/device_radix_sort.cuh>
+#include <ctime>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include "fv_fill_plan.h"
 #include "fv_fill_measure_cuda.h"
 #include "../common/fv_cuda_check.cuh"
@@ -136,9 +148,9 @@ ccl_merge (Bits b, int *L, bool conn8)
     unite (L, p, p - W + 1);
 }
 
-/* compress, and list the roots */
+/* every label straight to its root */
 __global__ void
-ccl_roots (Bits b, int *L, int *roots, int *count)
+ccl_compress (Bits b, int *L)
 {
   const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= b.width || y >= b.height)
@@ -147,11 +159,21 @@ ccl_roots (Bits b, int *L, int *roots, int *count)
   if (!(row_word (b, blockIdx.x, y) >> threadIdx.x & 1))
     return;
   const int r = find (L, p);
-  if (r == p)
-    roots[atomicAdd (count, 1)] = p;
-  else
+  if (r != p)
     L[p] = r;
 }
+
+/* a pixel that is set and its own root (labels of pixels not set are
+ * left from earlier frames: the bit decides) */
+struct IsRoot {
+  Bits b;
+  const int *L;
+  __device__ __forceinline__ bool operator() (int p) const
+  {
+    const int y = p / b.width, x = p - y * b.width;
+    return (row_word (b, x / 32, y) >> (x % 32) & 1) && L[p] == p;
+  }
+};
 
 __global__ void
 name_roots (int *L, const int *sorted, int n, DevRegion *t)
@@ -182,97 +204,202 @@ number_of (const int *L, int p)
   return v < 0 ? -v - 1 : -L[v] - 1;
 }
 
-/* Sums, least and most over the lanes of `group` (all of them call it,
- * with the same group): a butterfly over the warp when the whole warp is
- * one region, else a shuffle from each lane of the group in turn. (The
- * warp reductions of sm_80, __reduce_*_sync, returned wrong sums for these
- * partial groups on the H200 with nvcc 13: shuffles, whose result is
- * defined, instead.) */
-template <typename Op>
-__device__ __forceinline__ unsigned
-reduce (unsigned group, unsigned v, Op op)
+/* A region's partial sums: in a block's shared table, then added to the
+ * region's row of the global one. */
+constexpr int SLOTS = 32;        /* regions a block sums in shared memory */
+constexpr int SUMS_ROWS = 8;     /* warps a block */
+constexpr int ROWS_A_WARP = 16;  /* rows each warp sums: a block covers 32 x 128 */
+constexpr int FIELDS = 10;       /* area, sx, sy, sxx, syy, sxy, ph, pv, pd, pa */
+
+__device__ __forceinline__ void
+add_global (DevRegion *g, const unsigned long long *v, int xmin, int xmax, int ymin, int ymax)
 {
-  if (group == ALL) {
-    for (int o = 16; o; o >>= 1)
-      v = op (v, __shfl_xor_sync (ALL, v, o));
-    return v;
+  unsigned long long *f = &g->area;
+  for (int k = 0; k < FIELDS; k++)
+    if (v[k])
+      atomicAdd (&f[k], v[k]);
+  atomicMin (&g->xmin, xmin);
+  atomicMax (&g->xmax, xmax);
+  atomicMin (&g->ymin, ymin);
+  atomicMax (&g->ymax, ymax);
+}
+
+/* K_BITS[j]: the lanes k whose bit j is set; KK_BITS[j]: those whose k^2
+ * has bit j set */
+struct LaneBits {
+  unsigned k[5], kk[10];
+  constexpr LaneBits () : k (), kk ()
+  {
+    for (int l = 0; l < 32; l++) {
+      for (int j = 0; j < 5; j++)
+        k[j] |= (unsigned) (l >> j & 1) << l;
+      for (int j = 0; j < 10; j++)
+        kk[j] |= (unsigned) ((l * l) >> j & 1) << l;
+    }
   }
-  unsigned s = __shfl_sync (group, v, __ffs (group) - 1);
-  for (unsigned m = group & (group - 1); m; m &= m - 1)
-    s = op (s, __shfl_sync (group, v, __ffs (m) - 1));
-  return s;
-}
+};
+constexpr LaneBits LANE_BITS {};
+__constant__ unsigned K_BITS[5] = { LANE_BITS.k[0], LANE_BITS.k[1], LANE_BITS.k[2],
+  LANE_BITS.k[3], LANE_BITS.k[4] };
+__constant__ unsigned KK_BITS[10] = { LANE_BITS.kk[0], LANE_BITS.kk[1], LANE_BITS.kk[2],
+  LANE_BITS.kk[3], LANE_BITS.kk[4], LANE_BITS.kk[5], LANE_BITS.kk[6], LANE_BITS.kk[7],
+  LANE_BITS.kk[8], LANE_BITS.kk[9] };
 
-__device__ __forceinline__ unsigned
-red_add (unsigned group, unsigned v)
+/* A region's partial sums on their way to the block's table. */
+struct Partial {
+  unsigned long long v[FIELDS];
+  int xmin, xmax, ymin, ymax;
+};
+
+/* Into the block's shared table, or the global one when the block has
+ * more regions than slots. */
+__device__ __forceinline__ void
+add_slot (int *key, unsigned long long (*acc)[FIELDS], int (*box)[4], DevRegion *t, int idx,
+    const Partial &q)
 {
-  return reduce (group, v, [] (unsigned a, unsigned b) { return a + b; });
+  int slot = -1;
+  for (int k = 0, h = idx % SLOTS; k < SLOTS; k++, h = (h + 1) % SLOTS) {
+    const int was = atomicCAS (&key[h], -1, idx);
+    if (was == -1 || was == idx) {
+      slot = h;
+      break;
+    }
+  }
+  if (slot < 0) {
+    add_global (&t[idx], q.v, q.xmin, q.xmax, q.ymin, q.ymax);
+    return;
+  }
+  for (int k = 0; k < FIELDS; k++)
+    if (q.v[k])
+      atomicAdd (&acc[slot][k], q.v[k]);
+  atomicMin (&box[slot][0], q.xmin);
+  atomicMax (&box[slot][1], q.xmax);
+  atomicMin (&box[slot][2], q.ymin);
+  atomicMax (&box[slot][3], q.ymax);
 }
 
-__device__ __forceinline__ unsigned
-red_min (unsigned group, unsigned v)
-{
-  return reduce (group, v, [] (unsigned a, unsigned b) { return min (a, b); });
-}
-
-__device__ __forceinline__ unsigned
-red_max (unsigned group, unsigned v)
-{
-  return reduce (group, v, [] (unsigned a, unsigned b) { return max (a, b); });
-}
-
-__global__ void
+__global__ void __launch_bounds__ (32 * SUMS_ROWS)
 sums (Bits b, const int *L, DevRegion *t)
 {
-  const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (y >= b.height)
-    return;   /* a whole warp: its row is past the frame */
-  const int W = b.width, p = y * W + x;
-  const bool on = x < W && (row_word (b, blockIdx.x, y) >> threadIdx.x & 1);
-  const int idx = on ? number_of (L, p) : -1;
-  const unsigned group = __match_any_sync (ALL, idx);
-  if (!on)
-    return;
-  const int r = root_of (L, p);
-  auto same = [&] (int qx, int qy) {
-    return qx >= 0 && qy < b.height && qx < W && b.at (qx, qy) && root_of (L, qy * W + qx) == r;
-  };
-  const unsigned ph = red_add (group, same (x + 1, y));
-  const unsigned pv = red_add (group, same (x, y + 1));
-  const unsigned pd = red_add (group, same (x + 1, y + 1));
-  const unsigned pa = red_add (group, same (x - 1, y + 1));
-  const unsigned sx = red_add (group, (unsigned) x);
-  const unsigned long long xx = (unsigned long long) x * x;
-  const unsigned hi = red_add (group, (unsigned) (xx >> 16));
-  const unsigned lo = red_add (group, (unsigned) (xx & 0xffff));
-  const unsigned xmin = red_min (group, (unsigned) x);
-  const unsigned xmax = red_max (group, (unsigned) x);
-  if ((int) threadIdx.x != __ffs (group) - 1)
-    return;
-  const unsigned long long n = __popc (group), yy = (unsigned long long) y;
-  DevRegion *g = &t[idx];
-  atomicAdd (&g->area, n);
-  atomicAdd (&g->sx, (unsigned long long) sx);
-  atomicAdd (&g->sy, n * yy);
-  atomicAdd (&g->sxx, ((unsigned long long) hi << 16) + lo);
-  atomicAdd (&g->syy, n * yy * yy);
-  atomicAdd (&g->sxy, (unsigned long long) sx * yy);
-  if (ph) atomicAdd (&g->ph, (unsigned long long) ph);
-  if (pv) atomicAdd (&g->pv, (unsigned long long) pv);
-  if (pd) atomicAdd (&g->pd, (unsigned long long) pd);
-  if (pa) atomicAdd (&g->pa, (unsigned long long) pa);
-  atomicMin (&g->xmin, (int) xmin);
-  atomicMax (&g->xmax, (int) xmax);
-  atomicMin (&g->ymin, y);
-  atomicMax (&g->ymax, y);
+  __shared__ int key[SLOTS];
+  __shared__ unsigned long long acc[SLOTS][FIELDS];
+  __shared__ int box[SLOTS][4];
+  const int tid = threadIdx.y * 32 + threadIdx.x;
+  for (int i = tid; i < SLOTS; i += blockDim.x * blockDim.y) {
+    key[i] = -1;
+    for (int k = 0; k < FIELDS; k++)
+      acc[i][k] = 0;
+    box[i][0] = box[i][2] = INT_MAX;
+    box[i][1] = box[i][3] = -1;
+  }
+  __syncthreads ();
+  const int x = blockIdx.x * 32 + threadIdx.x, W = b.width;
+  const int y0 = (blockIdx.y * SUMS_ROWS + threadIdx.y) * ROWS_A_WARP;
+  /* rows wholly in one region add up in registers (the same in every
+   * lane) until the region changes: a large region costs the block's table
+   * one addition a warp, not a row */
+  Partial run;
+  int run_idx = -1;
+  for (int y = y0; y < y0 + ROWS_A_WARP && y < b.height; y++) {
+    const int p = y * W + x;
+    const unsigned word = row_word (b, blockIdx.x, y);
+    if (!word) {   /* the warp's row is empty (the same in every lane) */
+      if (run_idx >= 0 && threadIdx.x == 0)
+        add_slot (key, acc, box, t, run_idx, run);
+      run_idx = -1;
+      continue;
+    }
+    const bool on = x < W && (word >> threadIdx.x & 1);
+    const int idx = on ? number_of (L, p) : -1;
+    const unsigned group = __match_any_sync (ALL, idx);
+    if (group == ALL && run_idx >= 0 && idx != run_idx) {   /* the warp's run ends */
+      if (threadIdx.x == 0)
+        add_slot (key, acc, box, t, run_idx, run);
+      run_idx = -1;
+    }
+    const int r = on ? root_of (L, p) : -1;
+    auto same = [&] (int qx, int qy) {
+      return on && qx >= 0 && qy < b.height && qx < W && b.at (qx, qy)
+          && root_of (L, qy * W + qx) == r;
+    };
+    /* pairs inside the region, one ballot a direction for the warp */
+    const unsigned bh = __ballot_sync (ALL, same (x + 1, y));
+    const unsigned bv = __ballot_sync (ALL, same (x, y + 1));
+    const unsigned bd = __ballot_sync (ALL, same (x + 1, y + 1));
+    const unsigned ba = __ballot_sync (ALL, same (x - 1, y + 1));
+    if (!on)
+      continue;
+    /* the group's sums from its mask alone: x = x0 + k over its lanes k,
+     * sum k = sum over bits j of 2^j popc (group & lanes whose k has bit j),
+     * the same for k^2 (ten bits) */
+    const unsigned long long x0 = (unsigned long long) blockIdx.x * 32;
+    const unsigned long long n = __popc (group), yy = (unsigned long long) y;
+    unsigned long long sk = 0, skk = 0;
+    for (int j = 0; j < 5; j++)
+      sk += (unsigned long long) __popc (group & K_BITS[j]) << j;
+    for (int j = 0; j < 10; j++)
+      skk += (unsigned long long) __popc (group & KK_BITS[j]) << j;
+    const unsigned long long sx = n * x0 + sk;
+    const Partial q = { { n, sx, n * yy, n * x0 * x0 + 2 * x0 * sk + skk, n * yy * yy, sx * yy,
+      (unsigned long long) __popc (bh & group), (unsigned long long) __popc (bv & group),
+      (unsigned long long) __popc (bd & group), (unsigned long long) __popc (ba & group) },
+      (int) x0 + __ffs (group) - 1, (int) x0 + 31 - __clz (group), y, y };
+    if (group == ALL) {   /* the whole warp: the run goes on, or starts */
+      if (run_idx == idx) {
+        for (int k = 0; k < FIELDS; k++)
+          run.v[k] += q.v[k];
+        run.ymax = y;
+      } else {
+        run = q;
+        run_idx = idx;
+      }
+      continue;
+    }
+    if ((int) threadIdx.x == __ffs (group) - 1)
+      add_slot (key, acc, box, t, idx, q);
+  }
+  if (run_idx >= 0 && threadIdx.x == 0)
+    add_slot (key, acc, box, t, run_idx, run);
+  __syncthreads ();
+  for (int i = tid; i < SLOTS; i += blockDim.x * blockDim.y)
+    if (key[i] >= 0)
+      add_global (&t[key[i]], acc[i], box[i][0], box[i][1], box[i][2], box[i][3]);
 }
 
+/* the sums as fv_fill_region rows; a hole's part is the one under its
+ * first pixel (part_labels NULL: parts not measured), and counts it */
 __global__ void
-holes_in_parts (DevRegion *holes, int n, const int *part_labels)
+finish (const DevRegion *t, int n, fv_fill_region *out, const int *part_labels,
+    fv_fill_region *parts)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    holes[i].part = number_of (part_labels, holes[i].first);
+  if (i >= n)
+    return;
+  const DevRegion d = t[i];
+  const int64_t a = (int64_t) d.area;
+  fv_fill_region r;
+  r.x = d.xmin;
+  r.y = d.ymin;
+  r.width = d.xmax - d.xmin + 1;
+  r.height = d.ymax - d.ymin + 1;
+  r.area = a;
+  r.sum_x = (int64_t) d.sx;
+  r.sum_y = (int64_t) d.sy;
+  r.sum_xx = (int64_t) d.sxx;
+  r.sum_yy = (int64_t) d.syy;
+  r.sum_xy = (int64_t) d.sxy;
+  r.cross_h = 2 * a - 2 * (int64_t) d.ph;
+  r.cross_v = 2 * a - 2 * (int64_t) d.pv;
+  r.cross_d = 2 * a - 2 * (int64_t) d.pd;
+  r.cross_a = 2 * a - 2 * (int64_t) d.pa;
+  r.part = part_labels ? number_of (part_labels, d.first) : -1;
+  r.holes = 0;
+  r.hole_area = 0;
+  out[i] = r;
+  if (part_labels) {
+    atomicAdd (&parts[r.part].holes, 1);
+    atomicAdd ((unsigned long long *) &parts[r.part].hole_area, (unsigned long long) a);
+  }
 }
 
 constexpr int ROWS = 8;   /* rows a block: 32 x 8 threads */
@@ -282,18 +409,41 @@ constexpr int ROWS = 8;   /* rows a block: 32 x 8 threads */
 struct fv_fill_measure_dev {
   int width, height, tiles_x;
   int *labels[2];           /* holes, parts */
-  int *roots, *sorted;      /* up to width x height / 2 + 1 each */
+  int *roots;               /* up to width x height / 2 + 1, in raster order */
   int *count;               /* two counters */
   int *host_count;          /* pinned */
   void *temp;               /* CUB's */
   size_t temp_bytes;
-  DevRegion *table[2];      /* on the device */
-  DevRegion *host_table[2]; /* pinned */
+  DevRegion *table[2];      /* the sums, on the device */
+  fv_fill_region *rows[2];  /* the rows, on the device */
+  fv_fill_region *host_rows[2];   /* pinned: what fv_fill_regions hands out */
   int cap[2];
-  int end_bit;              /* bits a pixel index takes */
 };
 
 namespace {
+
+/* FV_FILL_MEASURE_PROFILE=1: each phase's time on stderr (the stream
+ * waited for after each: for finding where the time goes, not for speed) */
+struct Phases {
+  bool on;
+  cudaStream_t s;
+  double t;
+  static double now ()
+  {
+    timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  }
+  void mark (const char *what)
+  {
+    if (!on)
+      return;
+    cudaStreamSynchronize (s);
+    const double n = now ();
+    fprintf (stderr, "measure: %-28s %.3f ms\n", what, n - t);
+    t = now ();
+  }
+};
 
 size_t
 most_roots (int w, int h)
@@ -312,15 +462,17 @@ grow (fv_fill_measure_dev *m, fv_fill_plan *pl, int k, int n)
     cap = cap > INT_MAX / 2 ? n : cap * 2;
   /* the pinned copy counts against the plan's host budget, as the CPU's
    * runs do */
-  if (!fv_fill_grow (pl, sizeof (DevRegion) * (size_t) (cap - m->cap[k])))
+  if (!fv_fill_grow (pl, sizeof (fv_fill_region) * (size_t) (cap - m->cap[k])))
     return fv_fill_over_budget (pl, "the measured regions");
   cudaFree (m->table[k]);
-  cudaFreeHost (m->host_table[k]);
+  cudaFree (m->rows[k]);
+  cudaFreeHost (m->host_rows[k]);
   m->table[k] = nullptr;
-  m->host_table[k] = nullptr;
+  m->rows[k] = m->host_rows[k] = nullptr;
   m->cap[k] = 0;
   FV_CUDA_TRY (cudaMalloc (&m->table[k], sizeof (DevRegion) * cap));
-  FV_CUDA_TRY (cudaMallocHost (&m->host_table[k], sizeof (DevRegion) * cap));
+  FV_CUDA_TRY (cudaMalloc (&m->rows[k], sizeof (fv_fill_region) * cap));
+  FV_CUDA_TRY (cudaMallocHost (&m->host_rows[k], sizeof (fv_fill_region) * cap));
   m->cap[k] = cap;
   return FV_OK;
 }
@@ -328,41 +480,36 @@ grow (fv_fill_measure_dev *m, fv_fill_plan *pl, int k, int n)
 /* Labels one bit plane and sums its regions into table k; n: how many. */
 fv_status
 label_and_sum (fv_fill_measure_dev *m, fv_fill_plan *pl, int k, const unsigned *bits,
-    bool conn8, cudaStream_t s, int *n)
+    bool conn8, cudaStream_t s, int *n, Phases &ph)
 {
   const Bits b = { bits, m->width, m->height, m->tiles_x };
   const dim3 block (32, ROWS), grid (m->tiles_x, (m->height + ROWS - 1) / ROWS);
   int *L = m->labels[k];
   ccl_init<<<grid, block, 0, s>>> (b, L);
+  ph.mark ("init");
   ccl_merge<<<grid, block, 0, s>>> (b, L, conn8);
-  FV_CUDA_TRY (cudaMemsetAsync (&m->count[k], 0, sizeof (int), s));
-  ccl_roots<<<grid, block, 0, s>>> (b, L, m->roots, &m->count[k]);
-  FV_CUDA_TRY (cudaGetLastError ());
+  ph.mark ("merge");
+  ccl_compress<<<grid, block, 0, s>>> (b, L);
+  ph.mark ("compress");
+  size_t bytes = m->temp_bytes;
+  FV_CUDA_TRY (cub::DeviceSelect::If (m->temp, bytes, thrust::counting_iterator<int> (0),
+      m->roots, &m->count[k], m->width * m->height, IsRoot { b, L }, s));
   FV_CUDA_TRY (cudaMemcpyAsync (&m->host_count[k], &m->count[k], sizeof (int),
       cudaMemcpyDeviceToHost, s));
   FV_CUDA_TRY (fv_cuda_sync (s));
+  ph.mark ("roots, count back");
   *n = m->host_count[k];
   fv_status st = grow (m, pl, k, *n);
   if (st != FV_OK || *n == 0)
     return st;
-  size_t bytes = m->temp_bytes;
-  FV_CUDA_TRY (cub::DeviceRadixSort::SortKeys (m->temp, bytes, m->roots, m->sorted, *n, 0,
-      m->end_bit, s));
-  name_roots<<<(*n + 255) / 256, 256, 0, s>>> (L, m->sorted, *n, m->table[k]);
-  sums<<<grid, block, 0, s>>> (b, L, m->table[k]);
+  name_roots<<<(*n + 255) / 256, 256, 0, s>>> (L, m->roots, *n, m->table[k]);
+  ph.mark ("name");
+  const int tile_rows = SUMS_ROWS * ROWS_A_WARP;
+  sums<<<dim3 (m->tiles_x, (m->height + tile_rows - 1) / tile_rows), dim3 (32, SUMS_ROWS), 0, s>>>
+      (b, L, m->table[k]);
+  ph.mark ("sums");
   FV_CUDA_TRY (cudaGetLastError ());
   return FV_OK;
-}
-
-/* The device's region to the host's: crossings from the pairs inside */
-void
-to_region (const DevRegion *d, fv_fill_region *r)
-{
-  const int64_t a = (int64_t) d->area;
-  *r = (fv_fill_region) { d->xmin, d->ymin, d->xmax - d->xmin + 1, d->ymax - d->ymin + 1, a,
-    (int64_t) d->sx, (int64_t) d->sy, (int64_t) d->sxx, (int64_t) d->syy, (int64_t) d->sxy,
-    2 * a - 2 * (int64_t) d->ph, 2 * a - 2 * (int64_t) d->pv, 2 * a - 2 * (int64_t) d->pd,
-    2 * a - 2 * (int64_t) d->pa, d->part, 0, 0 };
 }
 
 }  // namespace
@@ -372,10 +519,10 @@ fv_fill_measure_dev_bytes (int width, int height, int parts)
 {
   const size_t px = (size_t) width * height, roots = most_roots (width, height);
   size_t temp = 0;
-  cub::DeviceRadixSort::SortKeys ((void *) nullptr, temp, (int *) nullptr, (int *) nullptr,
-      (int) roots, 0, 32);
-  return px * sizeof (int) * (parts ? 2 : 1) + 2 * roots * sizeof (int) + temp
-      + 2 * 1024 * sizeof (DevRegion);
+  cub::DeviceSelect::If ((void *) nullptr, temp, thrust::counting_iterator<int> (0),
+      (int *) nullptr, (int *) nullptr, (int) px, IsRoot {}, (cudaStream_t) 0);
+  return px * sizeof (int) * (parts ? 2 : 1) + roots * sizeof (int) + temp
+      + 2 * 1024 * (sizeof (DevRegion) + sizeof (fv_fill_region));
 }
 
 extern "C" fv_status
@@ -389,18 +536,15 @@ fv_fill_measure_dev_init (fv_fill_measure_dev **out, int width, int height, int 
   m->height = height;
   m->tiles_x = (width + 31) / 32;
   const size_t px = (size_t) width * height, roots = most_roots (width, height);
-  m->end_bit = 1;
-  while (m->end_bit < 32 && (1ull << m->end_bit) < px)
-    m->end_bit++;
   FV_CUDA_TRY (cudaMalloc (&m->labels[0], px * sizeof (int)));
   if (parts)
     FV_CUDA_TRY (cudaMalloc (&m->labels[1], px * sizeof (int)));
   FV_CUDA_TRY (cudaMalloc (&m->roots, roots * sizeof (int)));
-  FV_CUDA_TRY (cudaMalloc (&m->sorted, roots * sizeof (int)));
   FV_CUDA_TRY (cudaMalloc (&m->count, 2 * sizeof (int)));
   FV_CUDA_TRY (cudaMallocHost (&m->host_count, 2 * sizeof (int)));
-  FV_CUDA_TRY (cub::DeviceRadixSort::SortKeys ((void *) nullptr, m->temp_bytes, m->roots,
-      m->sorted, (int) roots, 0, m->end_bit));
+  FV_CUDA_TRY (cub::DeviceSelect::If ((void *) nullptr, m->temp_bytes,
+      thrust::counting_iterator<int> (0), m->roots, m->count, (int) px, IsRoot {},
+      (cudaStream_t) 0));
   FV_CUDA_TRY (cudaMalloc (&m->temp, m->temp_bytes));
   return FV_OK;
 }
@@ -412,37 +556,31 @@ fv_fill_measure_dev_run (fv_fill_measure_dev *m, fv_fill_plan *pl, const unsigne
   cudaStream_t s = (cudaStream_t) stream;
   const bool conn8 = pl->p.connectivity == 8;
   int nh = 0, np = 0;
-  fv_status st = label_and_sum (m, pl, 0, hole_bits, conn8, s, &nh);
+  static const bool profile = getenv ("FV_FILL_MEASURE_PROFILE") != nullptr;
+  Phases ph = { profile, s, Phases::now () };
+  fv_status st = label_and_sum (m, pl, 0, hole_bits, conn8, s, &nh, ph);
   if (st == FV_OK && filled_bits)
-    st = label_and_sum (m, pl, 1, filled_bits, !conn8, s, &np);
+    st = label_and_sum (m, pl, 1, filled_bits, !conn8, s, &np, ph);
   if (st != FV_OK)
     return st;
-  if (filled_bits && nh)
-    holes_in_parts<<<(nh + 255) / 256, 256, 0, s>>> (m->table[0], nh, m->labels[1]);
-  if (nh)
-    FV_CUDA_TRY (cudaMemcpyAsync (m->host_table[0], m->table[0], sizeof (DevRegion) * nh,
+  if (np) {
+    finish<<<(np + 255) / 256, 256, 0, s>>> (m->table[1], np, m->rows[1], nullptr, nullptr);
+    FV_CUDA_TRY (cudaGetLastError ());
+  }
+  if (nh) {
+    finish<<<(nh + 255) / 256, 256, 0, s>>> (m->table[0], nh, m->rows[0],
+        filled_bits ? m->labels[1] : nullptr, m->rows[1]);
+    FV_CUDA_TRY (cudaGetLastError ());
+    FV_CUDA_TRY (cudaMemcpyAsync (m->host_rows[0], m->rows[0], sizeof (fv_fill_region) * nh,
         cudaMemcpyDeviceToHost, s));
+  }
   if (np)
-    FV_CUDA_TRY (cudaMemcpyAsync (m->host_table[1], m->table[1], sizeof (DevRegion) * np,
+    FV_CUDA_TRY (cudaMemcpyAsync (m->host_rows[1], m->rows[1], sizeof (fv_fill_region) * np,
         cudaMemcpyDeviceToHost, s));
-  FV_CUDA_TRY (cudaGetLastError ());
   FV_CUDA_TRY (fv_cuda_sync (s));
-  if (!fv_fill_regions_reserve (&pl->regions, &pl->regions_cap, (size_t) nh)
-      || !fv_fill_regions_reserve (&pl->parts, &pl->parts_cap, (size_t) np)) {
-    fv_set_last_error ("out of memory for %d measured regions", nh + np);
-    return FV_ERR_NOMEM;
-  }
-  for (int i = 0; i < nh; i++)
-    to_region (&m->host_table[0][i], &pl->regions[i]);
-  for (int i = 0; i < np; i++) {
-    to_region (&m->host_table[1][i], &pl->parts[i]);
-    pl->parts[i].part = -1;
-  }
-  for (int i = 0; i < nh && filled_bits; i++) {
-    fv_fill_region *part = &pl->parts[pl->regions[i].part];
-    part->holes++;
-    part->hole_area += pl->regions[i].area;
-  }
+  ph.mark ("rows back");
+  pl->shown_regions = m->host_rows[0];
+  pl->shown_parts = m->host_rows[1];
   pl->nregions = nh;
   pl->nparts = np;
   return FV_OK;
@@ -456,10 +594,10 @@ fv_fill_measure_dev_free (fv_fill_measure_dev *m)
   for (int k = 0; k < 2; k++) {
     cudaFree (m->labels[k]);
     cudaFree (m->table[k]);
-    cudaFreeHost (m->host_table[k]);
+    cudaFree (m->rows[k]);
+    cudaFreeHost (m->host_rows[k]);
   }
   cudaFree (m->roots);
-  cudaFree (m->sorted);
   cudaFree (m->count);
   cudaFreeHost (m->host_count);
   cudaFree (m->temp);

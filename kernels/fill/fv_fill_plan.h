@@ -33,6 +33,9 @@ struct fv_fill_plan {
   fv_fill_region *regions, *parts;
   int nregions, regions_cap, nparts, parts_cap;
   int measured;
+  /* what fv_fill_regions and fv_fill_parts hand out: regions and parts on
+   * the CPU, the CUDA back end's pinned tables there */
+  const fv_fill_region *shown_regions, *shown_parts;
   /* CUDA */
   void *state;          /* the back end's own (made by its init, freed by its free) */
 };
