@@ -13,19 +13,25 @@
  * finishes frame i (one frame of latency). GRAY8, or the Y plane of I420,
  * NV12 and Y444 (chroma passed through).
  *
- * With `measure=true` the element also measures what it filled. A region is
- * one connected piece of enclosed background (in the `connectivity` of the
- * background): the pixels the fill turned on that were not contour — the
- * same regions whether `output` is `filled` or `holes` (a washer is one
- * region, its hole; a solid part has none). Each frame gets one
- * region-of-interest meta per region of at least `min-area` pixels (type
- * `roi-type`, "region" by default; a "region" param with its area and
- * index), at most `max-regions` of them in raster order of their first
- * pixel, and, with `post-messages`, one element message named `autofill`
- * with the count, the total area, how many were not listed and the list.
- * The regions come from what the fill already has (the runs it labelled on
- * the CPU, the enclosed bits its last pass leaves on the GPU), joined by the
- * same code on both.
+ * With `measure` the element also measures what it filled: `holes` (each
+ * connected piece of enclosed background, in the background's
+ * `connectivity`: a washer has one, a solid part none), `parts` (each
+ * connected piece of the filled output, contour and what it encloses, in
+ * the other connectivity) or `both`. Every region gets its box, area,
+ * centroid, Crofton perimeter, equivalent diameter, circularity and
+ * equivalent ellipse (major, minor, orientation), lengths and areas also in
+ * `unit` through `scale`; parts keep an id from frame to frame while they
+ * move (a belt), count their holes, and holes name their part. Each frame
+ * gets one region-of-interest meta per region of at least `min-area` pixels
+ * (types `part-roi-type` and `roi-type`; the features as params; a hole's
+ * parent is its part), at most `max-regions` of each kind in raster order of
+ * their first pixel, OD Mtds on 1.24+, a frame meta with the counts
+ * (metapublish's "measure"), and with `post-messages` one element message
+ * named `autofill` with the counts and the lists; `draw=true` draws the parts
+ * (box and id) and holes on the output. The CPU measures the runs its fill
+ * labelled; the GPU labels and sums on the device and copies back only the
+ * table of regions; both give the same integers, hence the same features.
+ * docs/autofill.md has the definitions.
  *
  * ## Example launch lines
  * |[
@@ -39,8 +45,14 @@
  * ]| Only the enclosed background.
  * |[
  * gst-launch-1.0 -m filesrc location=shapes.png ! pngdec ! videoconvert ! \
- *     video/x-raw,format=GRAY8 ! autofill measure=true min-area=20 ! fakesink
- * ]| The holes of each part, counted and measured on the bus.
+ *     video/x-raw,format=GRAY8 ! autofill measure=both min-area=20 ! fakesink
+ * ]| Each part and its holes, counted and measured on the bus.
+ * |[
+ * gst-launch-1.0 filesrc location=parts.webm ! decodebin ! videoconvert ! \
+ *     video/x-raw,format=GRAY8 ! satfilter mode=threshold radius=15 sensitivity=0.15 ! \
+ *     autofill measure=both min-area=20 scale=0.1 unit=mm draw=true ! \
+ *     metapublish location=parts.jsonl ! videoconvert ! autovideosink
+ * ]| An inspection line: parts with their ids drawn, measurements in mm to a file.
  */
 #include <string.h>
 #include "gstautofill.h"

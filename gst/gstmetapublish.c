@@ -47,9 +47,9 @@
  * |[
  * gst-launch-1.0 filesrc location=parts.mp4 ! decodebin ! videoconvert ! \
  *     video/x-raw,format=GRAY8 ! satfilter mode=threshold radius=15 ! \
- *     autofill measure=true min-area=20 ! \
+ *     autofill measure=both min-area=20 ! \
  *     metapublish location=mqtt://broker.local/factory/{stream} stream-name=line-3 ! fakesink
- * ]| An inspection line's holes, measured and sent to a broker.
+ * ]| An inspection line's parts and holes, measured and sent to a broker.
  * |[
  * gst-launch-1.0 filesrc location=tests/data/sample-face.webm ! decodebin ! videoconvert ! \
  *     vjdetect ! metapublish location=faces.jsonl max-size=10000000 ! fakesink

@@ -49,24 +49,29 @@ main (int argc, char **argv)
       printf ("fastvision %s %s fill %.3f\n", sizes[si].name, ff_kind_names[k], t[reps / 2]);
       fflush (stdout);
       fv_fill_plan_destroy (plan);
-      /* measure=true: the same fill and its regions joined from the runs */
-      p.measure = 1;
-      const fv_fill_region *r;
-      int nreg = 0;
-      if (fv_fill_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) != FV_OK)
-        return 1;
-      fv_fill_execute (plan, &a, &b);
-      for (int i = 0; i < reps; i++) {
-        double t0 = now_ms ();
+      /* measure: the same fill and its holes (then parts and holes) joined
+       * from the runs */
+      for (int m = 0; m < 2; m++) {
+        p.measure = m ? FV_FILL_MEASURE_BOTH : FV_FILL_MEASURE_HOLES;
+        const fv_fill_region *r;
+        int nreg = 0, nparts = 0;
+        if (fv_fill_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) != FV_OK)
+          return 1;
         fv_fill_execute (plan, &a, &b);
-        fv_fill_regions (plan, &r, &nreg);
-        t[i] = now_ms () - t0;
+        for (int i = 0; i < reps; i++) {
+          double t0 = now_ms ();
+          fv_fill_execute (plan, &a, &b);
+          fv_fill_regions (plan, &r, &nreg);
+          if (m)
+            fv_fill_parts (plan, &r, &nparts);
+          t[i] = now_ms () - t0;
+        }
+        qsort (t, reps, sizeof (double), cmp_double);
+        printf ("fastvision %s %s fill+%s %.3f regions %d parts %d\n", sizes[si].name,
+            ff_kind_names[k], m ? "parts+holes" : "holes", t[reps / 2], nreg, nparts);
+        fflush (stdout);
+        fv_fill_plan_destroy (plan);
       }
-      qsort (t, reps, sizeof (double), cmp_double);
-      printf ("fastvision %s %s fill+measure %.3f regions %d\n", sizes[si].name, ff_kind_names[k],
-          t[reps / 2], nreg);
-      fflush (stdout);
-      fv_fill_plan_destroy (plan);
       free (src);
       free (dst);
     }

@@ -4,7 +4,11 @@
 one background pixel, floodFill the background from the corner, invert, and
 add the contours. Reads the PGM frames bench_fill_cpu wrote; prints
 "opencv SIZE KIND fill MS" (median) and checks the result against
-fastvision's definition (no pixel may differ)."""
+fastvision's definition (no pixel may differ). Then the same fill measured
+as autofill measure=both does, with connectedComponentsWithStats (area,
+box, centroid: fewer features than autofill's) on the parts (the filled
+pixels, 8-connected) and on the holes (filled and not contour,
+4-connected): "opencv SIZE KIND fill+ccstats MS"."""
 import glob
 import os
 import sys
@@ -35,3 +39,17 @@ for path in sorted(glob.glob(os.path.join(d, "*.pgm"))):
         reverse_fill(img)
         t.append((time.perf_counter() - a) * 1e3)
     print(f"opencv {size} {kind} fill {sorted(t)[len(t) // 2]:.3f}", flush=True)
+
+    def measured(img):
+        filled = reverse_fill(img)
+        holes = cv2.bitwise_and(filled, cv2.bitwise_not((img > 127).astype(np.uint8) * 255))
+        cv2.connectedComponentsWithStats(filled, connectivity=8)
+        cv2.connectedComponentsWithStats(holes, connectivity=4)
+
+    measured(img)
+    t = []
+    for _ in range(reps):
+        a = time.perf_counter()
+        measured(img)
+        t.append((time.perf_counter() - a) * 1e3)
+    print(f"opencv {size} {kind} fill+ccstats {sorted(t)[len(t) // 2]:.3f}", flush=True)

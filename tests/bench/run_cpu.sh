@@ -56,5 +56,18 @@ done
 for f in ffv fcv; do
   sort -k2,4 -k5,5g "$tmp/$f.all" | awk '!seen[$2" "$3" "$4]++' > "$tmp/$f"
 done
-join <(awk '{print $2":"$3, $5}' "$tmp/ffv" | sort) <(awk '{print $2":"$3, $5}' "$tmp/fcv" | sort) |
+join <(awk '$4 == "fill" {print $2":"$3, $5}' "$tmp/ffv" | sort) \
+  <(awk '$4 == "fill" {print $2":"$3, $5}' "$tmp/fcv" | sort) |
   awk '{split($1, k, ":"); printf "| %s | %s | %.3f | %.3f | %.2fx |\n", k[1], k[2], $2, $3, $3 / $2}'
+echo
+echo "autofill measure (holes; parts and holes) against the fill alone and OpenCV's fill with"
+echo "connectedComponentsWithStats on parts and holes (area, box, centroid only):"
+echo "| size | frame | fill ms | + holes ms | + parts and holes ms | parts and holes / fill | OpenCV fill + ccstats ms | OpenCV / fastvision |"
+echo "|---|---|---|---|---|---|---|---|"
+awk 'FNR == NR { if ($4 == "fill+ccstats") cv[$2" "$3] = $5; next }
+  { v[$2" "$3" "$4] = $5; if ($4 == "fill") keys[++n] = $2" "$3 }
+  END { for (i = 1; i <= n; i++) { k = keys[i]; f = v[k" fill"]; m = v[k" fill+parts+holes"];
+    split(k, kk, " ");
+    printf "| %s | %s | %.3f | %.3f | %.3f | %.2fx | %s | %s |\n", kk[1], kk[2], f, v[k" fill+holes"], m,
+      m / f, (k in cv) ? cv[k] : "-", (k in cv) ? sprintf("%.2fx", cv[k] / m) : "-" } }' \
+  "$tmp/fcv" "$tmp/ffv"
