@@ -349,7 +349,7 @@ fvt_ref_regions (const fv_image *src, unsigned thr, int conn, const uint8_t *wan
     fvt_region **out)
 {
   const int W = src->width, H = src->height;
-  uint8_t *in = malloc ((size_t) W * H);
+  uint8_t *in = calloc ((size_t) W * H, 1);
   int *label = malloc (sizeof (int) * (size_t) W * H);
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
@@ -365,7 +365,7 @@ fvt_ref_parts (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
     fvt_region *holes, int nholes, fvt_region **out)
 {
   const int W = src->width, H = src->height;
-  uint8_t *in = malloc ((size_t) W * H);
+  uint8_t *in = calloc ((size_t) W * H, 1);
   int *label = malloc (sizeof (int) * (size_t) W * H);
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)

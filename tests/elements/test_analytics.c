@@ -240,6 +240,57 @@ GST_START_TEST (test_roitrack_tracking_mtds)
 }
 GST_END_TEST;
 
+/* autofill measure=both: every listed part and hole is an OD Mtd too, at
+ * its box, of its type; a hole IS_PART_OF its part, which CONTAINs it. A
+ * ring inside a frame: one part, one hole. */
+GST_START_TEST (test_autofill_od_mtds)
+{
+  GstHarness *h = gst_harness_new_parse ("autofill backend=cpu measure=both post-messages=false");
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=64,height=48,framerate=10/1");
+  GstBuffer *in = gst_buffer_new_and_alloc (64 * 48);
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+  for (int y = 0; y < 48; y++)
+    for (int x = 0; x < 64; x++) {
+      const int r2 = (x - 30) * (x - 30) + (y - 24) * (y - 24);
+      map.data[y * 64 + x] = r2 <= 15 * 15 && r2 >= 8 * 8 ? 200 : 0;
+    }
+  gst_buffer_unmap (in, &map);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (out);
+  fail_unless (rmeta != NULL);
+  GstAnalyticsODMtd od, part = { 0 }, hole = { 0 };
+  gpointer state = NULL;
+  int parts = 0, holes = 0;
+  while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_od_mtd_get_mtd_type (),
+          &od)) {
+    const gchar *type = g_quark_to_string (gst_analytics_od_mtd_get_obj_type (&od));
+    gint x, y, w, hh;
+    gfloat c;
+    fail_unless (gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &hh, &c));
+    if (!strcmp (type, "part")) {
+      parts++;
+      part = od;
+      fail_unless (x == 15 && y == 9 && w == 31 && hh == 31, "part at %d,%d %dx%d", x, y, w, hh);
+    } else if (!strcmp (type, "region")) {
+      holes++;
+      hole = od;
+      fail_unless (x == 23 && y == 17 && w == 15 && hh == 15, "hole at %d,%d %dx%d", x, y, w, hh);
+    }
+  }
+  fail_unless (parts == 1 && holes == 1, "%d part and %d hole Mtds", parts, holes);
+  const guint pid = gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &part);
+  const guint hid = gst_analytics_mtd_get_id ((GstAnalyticsMtd *) &hole);
+  fail_unless (gst_analytics_relation_meta_get_relation (rmeta, hid, pid)
+      & GST_ANALYTICS_REL_TYPE_IS_PART_OF);
+  fail_unless (gst_analytics_relation_meta_get_relation (rmeta, pid, hid)
+      & GST_ANALYTICS_REL_TYPE_CONTAIN);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static Suite *
 analytics_suite (void)
 {
@@ -251,6 +302,7 @@ analytics_suite (void)
   tcase_add_test (tc, test_satfilter_from_od_mtds);
   tcase_add_test (tc, test_metapublish_objects);
   tcase_add_test (tc, test_roitrack_tracking_mtds);
+  tcase_add_test (tc, test_autofill_od_mtds);
   return s;
 }
 
