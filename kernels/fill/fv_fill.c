@@ -244,6 +244,7 @@ fv_fill_plan_destroy (fv_fill_plan *pl)
     return;
   if (pl->be)
     pl->be->free (pl);
+  fv_fill_measure_free (pl);
   free (pl->regions);
   free (pl->parts);
   free (pl);

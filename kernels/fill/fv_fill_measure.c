@@ -17,6 +17,7 @@
  * pass over the pixels. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "fv_fill_plan.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -122,8 +123,18 @@ overlap (int a0, int a1, int b0, int b1)
 /* The regions' sums from their runs: box, area, moments; then the pairs of
  * pixels inside one region one row apart (straight down, down-right,
  * down-left), from which the crossings of its boundary follow. */
+/* What a plan keeps from frame to frame: the joiners' tables and the
+ * buffers, grown to the largest frame seen (counted against the budget
+ * while the plan lives) */
+typedef struct fv_fill_measure_state {
+  joiner j[2];             /* holes, parts */
+  fv_fill_span *row[2];    /* one row's spans of each */
+  int64_t *pairs;          /* 3 a region */
+  size_t pairs_cap;
+} measure_state;
+
 static void
-sum_regions (joiner *j, fv_fill_region *reg, int height)
+sum_regions (joiner *j, fv_fill_region *reg, int height, measure_state *ms)
 {
   for (size_t k = 0; k < j->nregions; k++)
     reg[k] = (fv_fill_region) { .x = INT32_MAX, .y = INT32_MAX, .part = -1 };
@@ -152,11 +163,18 @@ sum_regions (joiner *j, fv_fill_region *reg, int height)
   /* pairs inside a region, counted once each: v (x,y)-(x,y+1), d
    * (x,y)-(x+1,y+1), a (x+1,y)-(x,y+1); two pointers over the runs of rows y
    * and y+1 widened by one pixel find every pair of runs that has any */
-  int64_t *v = calloc (3 * MAX (j->nregions, 1), sizeof *v);
-  if (!v) {
-    j->nomem = 1;
-    return;
+  const size_t need = 3 * MAX (j->nregions, 1);
+  if (need > ms->pairs_cap) {
+    int64_t *p = realloc (ms->pairs, need * sizeof *p);
+    if (!p) {
+      j->nomem = 1;
+      return;
+    }
+    ms->pairs = p;
+    ms->pairs_cap = need;
   }
+  int64_t *v = ms->pairs;
+  memset (v, 0, need * sizeof *v);
   for (int yy = 0; yy + 1 < height; yy++) {
     const size_t a0 = j->row_first[yy], b0 = j->row_first[yy + 1], b1 = j->row_first[yy + 2];
     for (size_t i = a0, k = b0; i < b0 && k < b1;) {
@@ -180,7 +198,6 @@ sum_regions (joiner *j, fv_fill_region *reg, int height)
     r->cross_d = 2 * r->area - 2 * t[1];
     r->cross_a = 2 * r->area - 2 * t[2];
   }
-  free (v);
   /* along a row a run is crossed at its two ends */
   for (size_t i = 0; i < j->n; i++)
     reg[j->parent[i]].cross_h += 2;
@@ -193,18 +210,40 @@ joiner_free (joiner *j)
   free (j->parent);
   free (j->part);
   free (j->row_first);
-  __atomic_sub_fetch (&j->pl->held, j->cap * j->per_run, __ATOMIC_RELAXED);
+  if (j->pl)
+    __atomic_sub_fetch (&j->pl->held, j->cap * j->per_run, __ATOMIC_RELAXED);
 }
 
+/* A frame begins: the tables kept, emptied. */
 static int
-joiner_init (joiner *j, fv_fill_plan *pl, int conn, int with_part)
+joiner_begin (joiner *j, fv_fill_plan *pl, int conn, int with_part)
 {
   const int H = pl->p.height;
-  *j = (joiner) { .pl = pl, .e = conn == 8, .with_part = with_part,
-    .per_run = sizeof (fv_fill_span) + sizeof (uint32_t) * (with_part ? 2 : 1),
-    .most = ((size_t) pl->p.width / 2 + 1) * (size_t) H };
-  j->row_first = malloc (sizeof *j->row_first * ((size_t) H + 2));
+  if (!j->row_first) {
+    *j = (joiner) { .pl = pl, .with_part = with_part,
+      .per_run = sizeof (fv_fill_span) + sizeof (uint32_t) * (with_part ? 2 : 1),
+      .most = ((size_t) pl->p.width / 2 + 1) * (size_t) H };
+    j->row_first = malloc (sizeof *j->row_first * ((size_t) H + 2));
+  }
+  j->e = conn == 8;
+  j->n = j->nregions = 0;
+  j->over = j->nomem = 0;
   return j->row_first != NULL;
+}
+
+void
+fv_fill_measure_free (fv_fill_plan *pl)
+{
+  measure_state *ms = pl->measure_state;
+  if (!ms)
+    return;
+  joiner_free (&ms->j[0]);
+  joiner_free (&ms->j[1]);
+  free (ms->row[0]);
+  free (ms->row[1]);
+  free (ms->pairs);
+  free (ms);
+  pl->measure_state = NULL;
 }
 
 /* Each hole run's filled run (a hole's pixels are filled, and a run of
@@ -226,61 +265,66 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
   const int H = pl->p.height, W = pl->p.width;
   const int parts = (pl->p.measure & FV_FILL_MEASURE_PARTS) != 0;
   const size_t most = (size_t) W / 2 + 1;
-  joiner h, f = { .pl = pl };
-  int ok = joiner_init (&h, pl, pl->p.connectivity, parts);
-  if (parts)
-    ok = joiner_init (&f, pl, pl->p.connectivity == 8 ? 4 : 8, 0) && ok;
-  fv_fill_row_spans row = { malloc (sizeof (fv_fill_span) * most), 0,
-    parts ? malloc (sizeof (fv_fill_span) * most) : NULL, 0 };
-  ok = ok && row.holes && (!parts || row.filled);
-  for (int y = 0; y < H && ok; y++) {
-    spans (ctx, y, &row);
-    const size_t hfirst = h.n, ffirst = f.n;
-    ok = add_row (&h, y, row.holes, row.nholes);
-    if (ok && parts) {
-      ok = add_row (&f, y, row.filled, row.nfilled);
-      if (ok)
-        holes_in_parts (&h, &f, hfirst, ffirst);
+  measure_state *ms = pl->measure_state;
+  if (!ms) {
+    ms = pl->measure_state = calloc (1, sizeof *ms);
+    if (ms) {
+      ms->row[0] = malloc (sizeof (fv_fill_span) * most);
+      ms->row[1] = parts ? malloc (sizeof (fv_fill_span) * most) : NULL;
     }
   }
-  free (row.holes);
-  free (row.filled);
-  if (ok) {
-    h.row_first[H] = h.row_first[H + 1] = h.n;
-    name_regions (&h);
-    if (parts) {
-      f.row_first[H] = f.row_first[H + 1] = f.n;
-      name_regions (&f);
+  if (!ms || !ms->row[0] || (parts && !ms->row[1])) {
+    fv_set_last_error ("out of memory measuring the regions");
+    return FV_ERR_NOMEM;
+  }
+  joiner *const hp = &ms->j[0], *const fp = &ms->j[1];
+  int ok = joiner_begin (hp, pl, pl->p.connectivity, parts);
+  if (parts)
+    ok = joiner_begin (fp, pl, pl->p.connectivity == 8 ? 4 : 8, 0) && ok;
+  fv_fill_row_spans row = { ms->row[0], 0, ms->row[1], 0 };
+  for (int y = 0; y < H && ok; y++) {
+    spans (ctx, y, &row);
+    const size_t hfirst = hp->n, ffirst = fp->n;
+    ok = add_row (hp, y, row.holes, row.nholes);
+    if (ok && parts) {
+      ok = add_row (fp, y, row.filled, row.nfilled);
+      if (ok)
+        holes_in_parts (hp, fp, hfirst, ffirst);
     }
-    ok = fv_fill_regions_reserve (&pl->regions, &pl->regions_cap, h.nregions)
-        && (!parts || fv_fill_regions_reserve (&pl->parts, &pl->parts_cap, f.nregions));
+  }
+  if (ok) {
+    hp->row_first[H] = hp->row_first[H + 1] = hp->n;
+    name_regions (hp);
+    if (parts) {
+      fp->row_first[H] = fp->row_first[H + 1] = fp->n;
+      name_regions (fp);
+    }
+    ok = fv_fill_regions_reserve (&pl->regions, &pl->regions_cap, hp->nregions)
+        && (!parts || fv_fill_regions_reserve (&pl->parts, &pl->parts_cap, fp->nregions));
   }
   pl->nregions = pl->nparts = 0;
   if (ok) {
-    sum_regions (&h, pl->regions, H);
+    sum_regions (hp, pl->regions, H, ms);
     if (parts)
-      sum_regions (&f, pl->parts, H);
-    ok = !h.nomem && !f.nomem;
+      sum_regions (fp, pl->parts, H, ms);
+    ok = !hp->nomem && !(parts && fp->nomem);
   }
   if (ok && parts) {
     /* a hole's part is its first run's; the parts count their holes */
-    for (size_t i = 0, k = 0; i < h.n && k < h.nregions; i++)
-      if (h.parent[i] == k) {
+    for (size_t i = 0, k = 0; i < hp->n && k < hp->nregions; i++)
+      if (hp->parent[i] == k) {
         fv_fill_region *hole = &pl->regions[k++], *part;
-        hole->part = (int) f.parent[h.part[i]];
+        hole->part = (int) fp->parent[hp->part[i]];
         part = &pl->parts[hole->part];
         part->holes++;
         part->hole_area += hole->area;
       }
   }
   if (ok) {
-    pl->nregions = (int) h.nregions;
-    pl->nparts = parts ? (int) f.nregions : 0;
+    pl->nregions = (int) hp->nregions;
+    pl->nparts = parts ? (int) fp->nregions : 0;
   }
-  const int over = h.over || f.over;
-  joiner_free (&h);
-  if (parts)
-    joiner_free (&f);
+  const int over = hp->over || (parts && fp->over);
   if (over)
     return fv_fill_over_budget (pl, "the measured regions");
   if (!ok) {

@@ -36,6 +36,7 @@ struct fv_fill_plan {
   /* what fv_fill_regions and fv_fill_parts hand out: regions and parts on
    * the CPU, the CUDA back end's pinned tables there */
   const fv_fill_region *shown_regions, *shown_parts;
+  struct fv_fill_measure_state *measure_state;   /* the CPU measure's tables, kept */
   /* CUDA */
   void *state;          /* the back end's own (made by its init, freed by its free) */
 };
@@ -110,6 +111,8 @@ typedef struct {
 } fv_fill_row_spans;
 typedef void (*fv_fill_spans_fn) (void *ctx, int y, fv_fill_row_spans *row);
 fv_status fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx);
+/* What fv_fill_measure kept in the plan, freed. */
+void fv_fill_measure_free (fv_fill_plan *pl);
 
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
