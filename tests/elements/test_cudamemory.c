@@ -322,8 +322,12 @@ test_filters (void)
     check_element ("satfilter radius=2 mode=stddev border=zero", in, 3);
     check_element ("fftconvolve gaussian-sigma=2", in, 3);
     check_element ("fftconvolve gaussian-sigma=1.5 method=direct border=replicate", in, 3);
-    if (!strcmp (formats[k], "I420") || !strcmp (formats[k], "NV12") || !strcmp (formats[k], "Y444"))
+    if (!strcmp (formats[k], "I420") || !strcmp (formats[k], "NV12")
+        || !strcmp (formats[k], "Y444")) {
       check_element ("autofill", in, 3);
+      /* the measurements drawn on the device equal those drawn on the host */
+      check_element ("autofill measure=both draw=true threshold=100", in, 3);
+    }
     free_inputs (in, 3);
   }
 }
