@@ -409,7 +409,7 @@ constexpr int ROWS = 8;   /* rows a block: 32 x 8 threads */
 struct fv_fill_measure_dev {
   int width, height, tiles_x;
   int *labels[2];           /* holes, parts */
-  int *roots;               /* up to width x height / 2 + 1, in raster order */
+  int *roots[2];            /* each plane's, up to width x height / 2 + 1, in raster order */
   int *count;               /* two counters */
   int *host_count;          /* pinned */
   void *temp;               /* CUB's */
@@ -477,10 +477,11 @@ grow (fv_fill_measure_dev *m, fv_fill_plan *pl, int k, int n)
   return FV_OK;
 }
 
-/* Labels one bit plane and sums its regions into table k; n: how many. */
+/* Labels one bit plane (k: holes 0, parts 1) and selects its roots in
+ * raster order, their count left on the device. */
 fv_status
-label_and_sum (fv_fill_measure_dev *m, fv_fill_plan *pl, int k, const unsigned *bits,
-    bool conn8, cudaStream_t s, int *n, Phases &ph)
+label (fv_fill_measure_dev *m, int k, const unsigned *bits, bool conn8, cudaStream_t s,
+    Phases &ph)
 {
   const Bits b = { bits, m->width, m->height, m->tiles_x };
   const dim3 block (32, ROWS), grid (m->tiles_x, (m->height + ROWS - 1) / ROWS);
@@ -493,16 +494,22 @@ label_and_sum (fv_fill_measure_dev *m, fv_fill_plan *pl, int k, const unsigned *
   ph.mark ("compress");
   size_t bytes = m->temp_bytes;
   FV_CUDA_TRY (cub::DeviceSelect::If (m->temp, bytes, thrust::counting_iterator<int> (0),
-      m->roots, &m->count[k], m->width * m->height, IsRoot { b, L }, s));
-  FV_CUDA_TRY (cudaMemcpyAsync (&m->host_count[k], &m->count[k], sizeof (int),
-      cudaMemcpyDeviceToHost, s));
-  FV_CUDA_TRY (fv_cuda_sync (s));
-  ph.mark ("roots, count back");
-  *n = m->host_count[k];
-  fv_status st = grow (m, pl, k, *n);
-  if (st != FV_OK || *n == 0)
+      m->roots[k], &m->count[k], m->width * m->height, IsRoot { b, L }, s));
+  ph.mark ("roots");
+  return FV_OK;
+}
+
+/* Numbers the n roots of plane k and sums its regions into table k. */
+fv_status
+sum (fv_fill_measure_dev *m, fv_fill_plan *pl, int k, const unsigned *bits, int n,
+    cudaStream_t s, Phases &ph)
+{
+  fv_status st = grow (m, pl, k, n);
+  if (st != FV_OK || n == 0)
     return st;
-  name_roots<<<(*n + 255) / 256, 256, 0, s>>> (L, m->roots, *n, m->table[k]);
+  const Bits b = { bits, m->width, m->height, m->tiles_x };
+  int *L = m->labels[k];
+  name_roots<<<(n + 255) / 256, 256, 0, s>>> (L, m->roots[k], n, m->table[k]);
   ph.mark ("name");
   const int tile_rows = SUMS_ROWS * ROWS_A_WARP;
   sums<<<dim3 (m->tiles_x, (m->height + tile_rows - 1) / tile_rows), dim3 (32, SUMS_ROWS), 0, s>>>
@@ -521,7 +528,7 @@ fv_fill_measure_dev_bytes (int width, int height, int parts)
   size_t temp = 0;
   cub::DeviceSelect::If ((void *) nullptr, temp, thrust::counting_iterator<int> (0),
       (int *) nullptr, (int *) nullptr, (int) px, IsRoot {}, (cudaStream_t) 0);
-  return px * sizeof (int) * (parts ? 2 : 1) + roots * sizeof (int) + temp
+  return (px + roots) * sizeof (int) * (parts ? 2 : 1) + temp
       + 2 * 1024 * (sizeof (DevRegion) + sizeof (fv_fill_region));
 }
 
@@ -539,11 +546,13 @@ fv_fill_measure_dev_init (fv_fill_measure_dev **out, int width, int height, int 
   FV_CUDA_TRY (cudaMalloc (&m->labels[0], px * sizeof (int)));
   if (parts)
     FV_CUDA_TRY (cudaMalloc (&m->labels[1], px * sizeof (int)));
-  FV_CUDA_TRY (cudaMalloc (&m->roots, roots * sizeof (int)));
+  FV_CUDA_TRY (cudaMalloc (&m->roots[0], roots * sizeof (int)));
+  if (parts)
+    FV_CUDA_TRY (cudaMalloc (&m->roots[1], roots * sizeof (int)));
   FV_CUDA_TRY (cudaMalloc (&m->count, 2 * sizeof (int)));
   FV_CUDA_TRY (cudaMallocHost (&m->host_count, 2 * sizeof (int)));
   FV_CUDA_TRY (cub::DeviceSelect::If ((void *) nullptr, m->temp_bytes,
-      thrust::counting_iterator<int> (0), m->roots, m->count, (int) px, IsRoot {},
+      thrust::counting_iterator<int> (0), m->roots[0], m->count, (int) px, IsRoot {},
       (cudaStream_t) 0));
   FV_CUDA_TRY (cudaMalloc (&m->temp, m->temp_bytes));
   return FV_OK;
@@ -558,9 +567,21 @@ fv_fill_measure_dev_run (fv_fill_measure_dev *m, fv_fill_plan *pl, const unsigne
   int nh = 0, np = 0;
   static const bool profile = getenv ("FV_FILL_MEASURE_PROFILE") != nullptr;
   Phases ph = { profile, s, Phases::now () };
-  fv_status st = label_and_sum (m, pl, 0, hole_bits, conn8, s, &nh, ph);
+  /* both planes labelled, then one wait for both counts */
+  fv_status st = label (m, 0, hole_bits, conn8, s, ph);
   if (st == FV_OK && filled_bits)
-    st = label_and_sum (m, pl, 1, filled_bits, !conn8, s, &np, ph);
+    st = label (m, 1, filled_bits, !conn8, s, ph);
+  if (st != FV_OK)
+    return st;
+  FV_CUDA_TRY (cudaMemcpyAsync (m->host_count, m->count, 2 * sizeof (int),
+      cudaMemcpyDeviceToHost, s));
+  FV_CUDA_TRY (fv_cuda_sync (s));
+  ph.mark ("counts back");
+  nh = m->host_count[0];
+  np = filled_bits ? m->host_count[1] : 0;
+  st = sum (m, pl, 0, hole_bits, nh, s, ph);
+  if (st == FV_OK && filled_bits)
+    st = sum (m, pl, 1, filled_bits, np, s, ph);
   if (st != FV_OK)
     return st;
   if (np) {
@@ -593,11 +614,11 @@ fv_fill_measure_dev_free (fv_fill_measure_dev *m)
     return;
   for (int k = 0; k < 2; k++) {
     cudaFree (m->labels[k]);
+    cudaFree (m->roots[k]);
     cudaFree (m->table[k]);
     cudaFree (m->rows[k]);
     cudaFreeHost (m->host_rows[k]);
   }
-  cudaFree (m->roots);
   cudaFree (m->count);
   cudaFreeHost (m->host_count);
   cudaFree (m->temp);
