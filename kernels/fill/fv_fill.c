@@ -207,34 +207,35 @@ measured (fv_fill_plan *pl, int what, const char *name)
   return FV_OK;
 }
 
+/* One kind of the last frame's regions, handed out: the plan's own list
+ * (CPU) or the back end's pinned table (CUDA). */
+static fv_status
+hand_out (fv_fill_plan *pl, int what, const fv_fill_region **list, int *n)
+{
+  if (!pl || !list || !n)
+    return FV_ERR_INVALID;
+  *list = NULL;
+  *n = 0;
+  const int parts = what == FV_FILL_MEASURE_PARTS;
+  fv_status st = measured (pl, what, parts ? "parts" : "regions");
+  if (st != FV_OK)
+    return st;
+  const fv_fill_region *shown = parts ? pl->shown_parts : pl->shown_regions;
+  *list = shown ? shown : parts ? pl->parts : pl->regions;
+  *n = parts ? pl->nparts : pl->nregions;
+  return FV_OK;
+}
+
 fv_status
 fv_fill_regions (fv_fill_plan *pl, const fv_fill_region **regions, int *n)
 {
-  if (!pl || !regions || !n)
-    return FV_ERR_INVALID;
-  *regions = NULL;
-  *n = 0;
-  fv_status st = measured (pl, FV_FILL_MEASURE_BOTH, "regions");
-  if (st != FV_OK)
-    return st;
-  *regions = pl->shown_regions ? pl->shown_regions : pl->regions;
-  *n = pl->nregions;
-  return FV_OK;
+  return hand_out (pl, FV_FILL_MEASURE_BOTH, regions, n);
 }
 
 fv_status
 fv_fill_parts (fv_fill_plan *pl, const fv_fill_region **parts, int *n)
 {
-  if (!pl || !parts || !n)
-    return FV_ERR_INVALID;
-  *parts = NULL;
-  *n = 0;
-  fv_status st = measured (pl, FV_FILL_MEASURE_PARTS, "parts");
-  if (st != FV_OK)
-    return st;
-  *parts = pl->shown_parts ? pl->shown_parts : pl->parts;
-  *n = pl->nparts;
-  return FV_OK;
+  return hand_out (pl, FV_FILL_MEASURE_PARTS, parts, n);
 }
 
 void

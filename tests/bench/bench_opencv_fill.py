@@ -27,29 +27,28 @@ def reverse_fill(img, thr=127):
     return cv2.bitwise_or(holes, contour)
 
 
+def measured(img):
+    """The fill, and its parts and holes labelled with statistics."""
+    filled = reverse_fill(img)
+    holes = cv2.bitwise_and(filled, cv2.bitwise_not((img > 127).astype(np.uint8) * 255))
+    cv2.connectedComponentsWithStats(filled, connectivity=8)
+    cv2.connectedComponentsWithStats(holes, connectivity=4)
+
+
+def median_ms(fn, img, reps):
+    fn(img)   # warm
+    t = []
+    for _ in range(reps):
+        a = time.perf_counter()
+        fn(img)
+        t.append((time.perf_counter() - a) * 1e3)
+    return sorted(t)[len(t) // 2]
+
+
 d = sys.argv[1]
 for path in sorted(glob.glob(os.path.join(d, "*.pgm"))):
     size, kind = os.path.basename(path)[:-4].split("-")
     img = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
     reps = 21 if img.shape[0] <= 1080 else (9 if img.shape[0] <= 2160 else 5)
-    reverse_fill(img)
-    t = []
-    for _ in range(reps):
-        a = time.perf_counter()
-        reverse_fill(img)
-        t.append((time.perf_counter() - a) * 1e3)
-    print(f"opencv {size} {kind} fill {sorted(t)[len(t) // 2]:.3f}", flush=True)
-
-    def measured(img):
-        filled = reverse_fill(img)
-        holes = cv2.bitwise_and(filled, cv2.bitwise_not((img > 127).astype(np.uint8) * 255))
-        cv2.connectedComponentsWithStats(filled, connectivity=8)
-        cv2.connectedComponentsWithStats(holes, connectivity=4)
-
-    measured(img)
-    t = []
-    for _ in range(reps):
-        a = time.perf_counter()
-        measured(img)
-        t.append((time.perf_counter() - a) * 1e3)
-    print(f"opencv {size} {kind} fill+ccstats {sorted(t)[len(t) // 2]:.3f}", flush=True)
+    print(f"opencv {size} {kind} fill {median_ms(reverse_fill, img, reps):.3f}", flush=True)
+    print(f"opencv {size} {kind} fill+ccstats {median_ms(measured, img, reps):.3f}", flush=True)
