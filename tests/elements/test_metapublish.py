@@ -293,7 +293,11 @@ def test_outage(tmp, port, broker, max_queued, name):
     pub = pipe.get_by_name("pub")
     dropped = pub.get_property("dropped")
     gaps = max(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else 99
-    check(len(times) == frames and gaps < 0.2,
+    # waiting on the broker would stall the stream for a back-off step (1 s
+    # and more) or a connect; the handoffs are timed in Python, whose
+    # thread a loaded 2-core machine holds back for up to about 0.3 s (CI,
+    # with the whole suite beside it): the bound is half the shortest wait
+    check(len(times) == frames and gaps < 0.5,
           f"outage {name}: {len(times)} of {frames} frames, longest gap {gaps:.3f} s")
     warnings = [m for m in msgs if m.type == Gst.MessageType.WARNING
                 and "broker" in m.parse_warning()[0].message]
