@@ -93,6 +93,10 @@ enum {
 #define MIN_SCALE 1e-9
 #define MAX_SCALE 1e9
 #define DEFAULT_MAX_REGIONS 256
+/* 1.24+: OD Mtds for at most this many listed regions a frame (parts
+ * first): a relation meta's table of relations grows with the square of
+ * its Mtds (24,000 regions would take 576 MB) */
+#define MAX_OD_MTDS 1024
 /* a listed region's host memory, its meta and its message entry each (an
  * upper estimate: a ROI meta with one param structure of two fields, a
  * structure of seven fields in a GstValueList) */
@@ -416,7 +420,7 @@ add_od (GstAnalyticsRelationMeta *rmeta, const gchar *type, const fv_fill_region
  * its meta as their parent). */
 static void
 kind_metas (GstAutofill *self, GstBuffer *buf, Kind *k, const Kind *parts, gboolean is_part,
-    const Report *rp, gint *next_id, gpointer rmeta)
+    const Report *rp, gint *next_id, gpointer rmeta, guint *ods)
 {
   g_value_init (&k->list, GST_TYPE_LIST);
   const gchar *type = is_part ? rp->part_type : rp->hole_type;
@@ -431,7 +435,8 @@ kind_metas (GstAutofill *self, GstBuffer *buf, Kind *k, const Kind *parts, gbool
     k->meta_id[i] = m->id;
 #if FV_HAVE_GST_ANALYTICS
     GstAnalyticsODMtd od;
-    const gint od_id = k->od_id[i] = add_od (rmeta, type, r, &od);
+    const gint od_id = k->od_id[i] = *ods < MAX_OD_MTDS ? add_od (rmeta, type, r, &od) : -1;
+    *ods += od_id >= 0;
 #endif
     GstStructure *p = region_params (is_part ? "part" : "region", r, index++, rp->scale,
         rp->unit);
@@ -542,10 +547,12 @@ report (GstAutofill *self, fv_fill_plan *plan, GstVideoFrame *frame)
   if (!rmeta)
     rmeta = gst_buffer_add_analytics_relation_meta (buf);
 #endif
+  guint ods = 0;
   if (with_parts)
-    kind_metas (self, buf, &parts, NULL, TRUE, &rp, &next_id, rmeta);
+    kind_metas (self, buf, &parts, NULL, TRUE, &rp, &next_id, rmeta, &ods);
   if (with_holes)
-    kind_metas (self, buf, &holes, with_parts ? &parts : NULL, FALSE, &rp, &next_id, rmeta);
+    kind_metas (self, buf, &holes, with_parts ? &parts : NULL, FALSE, &rp, &next_id, rmeta,
+        &ods);
   const guint unlisted = (with_holes ? holes.count - holes.listed : 0)
       + (with_parts ? parts.count - parts.listed : 0);
   GST_LOG_OBJECT (self, "%u holes (%u listed), %u parts (%u listed)", holes.count,
