@@ -149,6 +149,13 @@ resolve (GstFvFilter *self)
   return TRUE;
 }
 
+/* The chunk runner keeps to one device, faster than the listed ones. */
+static void
+spread_note (void *user, const char *message)
+{
+  GST_WARNING_OBJECT (user, "cuda-device-ids: %s", message);
+}
+
 /* How CUDA plans may spread (max-device-memory, cuda-device-ids, the
  * active device), for the kernels' parameters; FALSE after refusing a
  * device list that does not parse or names a missing device. */
@@ -159,6 +166,8 @@ spread_of (GstFvFilter *filter, fv_spread *spread)
   memset (spread, 0, sizeof *spread);
   GST_OBJECT_LOCK (filter);
   spread->max_device_bytes = priv->max_device_memory;
+  spread->note = spread_note;
+  spread->note_user = filter;
   gchar *ids = g_strdup (priv->device_ids);
   GST_OBJECT_UNLOCK (filter);
   if (!fv_device_is_cuda (&priv->dev)) {

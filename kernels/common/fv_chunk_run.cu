@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The chunk runner (fv_chunk_run.h): one thread per device entry, each
- * staging its chunks' inputs, running its sub-plan and copying the chunks'
- * outputs into the frame, on its own stream. */
+/* The chunk runner (fv_chunk_run.h): a persistent worker thread per device
+ * entry, each taking chunks as it finishes the last: staging the chunk's
+ * input, running its sub-plan and copying its output into the frame, on
+ * its own stream. */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <pthread.h>
 #include "fv_chunk_run.h"
 #include "fv_cuda_check.cuh"
@@ -21,13 +23,22 @@ struct Entry {
   char *d_in, *d_out;
   size_t pitch_in, pitch_out;
   size_t budget;
+  pthread_t thread;          /* its worker, when it has one (not the caller's entry) */
+  bool threaded;
+  unsigned seen;             /* the last call its worker took */
   /* this call */
   Op op;
+  bool active;               /* takes part */
   const fv_image *src, *dst;
-  const unsigned char *which;
   fv_status status;
+  int chunks;                /* chunks it ran */
+  double done_ms;            /* when it finished, from the call's start */
   char error[512];
 };
+
+/* How a spread runner runs its frames: timing both ways first, then one. */
+enum Way { WAY_SPREAD, WAY_HOME };
+#define TIMED_CALLS 5   /* the first spread untimed, then spread, home, spread, home */
 
 struct fv_chunk_run {
   fv_chunk_run_params p;
@@ -39,7 +50,43 @@ struct fv_chunk_run {
   fv_cuda_place caller;      /* the creating thread's context and device */
   int nent;                  /* entries: each listed device times the lanes */
   Entry e[FV_MAX_DEVICE_ENTRIES];
+  /* the workers */
+  pthread_mutex_t mu;
+  pthread_cond_t go, done;
+  unsigned call;             /* counts the calls handed to the workers */
+  int pending;               /* workers not finished with this call */
+  bool quit;
+  /* this call's chunks, taken in order */
+  int *todo, ntodo, next;
+  double t0;
+  /* spread over several GPUs: which way, and the first calls' times */
+  bool choose;               /* several GPUs, the caller's among them, not keep_spread */
+  Way way;
+  int calls;
+  double best[2];
 };
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static thread_local fv_chunk_run_stats last_stats;
+
+extern "C" const fv_chunk_run_stats *
+fv_chunk_run_last (void)
+{
+  return &last_stats;
+}
+
+extern "C" void
+fv_chunk_run_last_clear (void)
+{
+  memset (&last_stats, 0, sizeof last_stats);
+}
 
 static size_t
 pixel_bytes (const fv_chunk_run_params *p)
@@ -155,6 +202,39 @@ on_entry_gpu (const Entry *e, const fv_image *im)
   return fv_cuda_image_on_device (im, e->device);
 }
 
+/* One chunk: staged (or read where it lies), filtered, copied out (or
+ * written in place); returns when its output is in the frame. */
+static fv_status
+entry_chunk (Entry *e, int c, fv_image *in, const fv_image *out, bool direct, bool in_place)
+{
+  fv_chunk_run *r = e->run;
+  fv_status st = FV_OK;
+  if (direct)
+    in->data = (char *) e->src->data + (size_t) r->sy[c] * e->src->stride
+        + (size_t) r->sx[c] * pixel_bytes (&r->p), in->stride = e->src->stride;
+  else
+    st = stage (e, c, e->src);
+  if (st == FV_OK && r->k.before)
+    st = r->k.before (c, in, e->stream, r->user);
+  if (st == FV_OK && in_place) {
+    const fv_chunk_rect *o = &r->plan.chunk[c].out;
+    fv_image rows = *e->dst;
+    rows.data = (char *) e->dst->data + (size_t) o->y * e->dst->stride;
+    rows.height = o->h;
+    st = r->k.execute_rows (e->plan, in, &rows, o->y - r->sy[c], o->h, r->user);
+  } else {
+    if (st == FV_OK)
+      st = r->k.execute (e->plan, in, out, r->user);
+    if (st == FV_OK && r->k.after)
+      st = r->k.after (c, in, out, e->stream, r->user);
+    if (st == FV_OK)
+      st = unstage (e, c, e->dst);
+  }
+  if (st == FV_OK)
+    FV_CUDA_TRY (fv_cuda_sync (e->stream));
+  return st;
+}
+
 static fv_status
 entry_execute (Entry *e)
 {
@@ -169,37 +249,15 @@ entry_execute (Entry *e)
   /* and bands are written into such a frame in place, when the kernel can */
   const bool in_place = r->k.execute_rows && r->plan.cols == 1 && !r->p.ring
       && on_entry_gpu (e, e->dst);
-  for (int c = 0; c < r->plan.n; c++) {
-    if (r->plan.chunk[c].device != e->index || (e->which && !e->which[c]))
-      continue;
-    fv_status st = FV_OK;
-    if (direct)
-      in.data = (char *) e->src->data + (size_t) r->sy[c] * e->src->stride
-          + (size_t) r->sx[c] * pixel_bytes (&r->p), in.stride = e->src->stride;
-    else
-      st = stage (e, c, e->src);
-    if (st == FV_OK && r->k.before)
-      st = r->k.before (c, &in, e->stream, r->user);
-    if (st == FV_OK && in_place) {
-      const fv_chunk_rect *o = &r->plan.chunk[c].out;
-      fv_image rows = *e->dst;
-      rows.data = (char *) e->dst->data + (size_t) o->y * e->dst->stride;
-      rows.height = o->h;
-      st = r->k.execute_rows (e->plan, &in, &rows, o->y - r->sy[c], o->h, r->user);
-      if (st != FV_OK)
-        return st;
-      continue;
-    }
-    if (st == FV_OK)
-      st = r->k.execute (e->plan, &in, &out, r->user);
-    if (st == FV_OK && r->k.after)
-      st = r->k.after (c, &in, &out, e->stream, r->user);
-    if (st == FV_OK)
-      st = unstage (e, c, e->dst);
-    if (st != FV_OK)
+  /* the next chunk no entry has taken, until none is left */
+  for (int k; (k = __atomic_fetch_add (&r->next, 1, __ATOMIC_RELAXED)) < r->ntodo;) {
+    fv_status st = entry_chunk (e, r->todo[k], &in, &out, direct, in_place);
+    if (st != FV_OK) {
+      __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */
       return st;
+    }
+    e->chunks++;
   }
-  FV_CUDA_TRY (fv_cuda_sync (e->stream));
   return FV_OK;
 }
 
@@ -219,10 +277,9 @@ entry_destroy (Entry *e)
   e->stream = NULL;
 }
 
-static void *
-entry_work (void *data)
+static void
+entry_work (Entry *e)
 {
-  Entry *e = (Entry *) data;
   e->status = fv_cuda_place_enter (&e->run->caller, e->device);
   if (e->status == FV_OK) {
     switch (e->op) {
@@ -234,47 +291,114 @@ entry_work (void *data)
   }
   if (e->status != FV_OK)
     snprintf (e->error, sizeof e->error, "CUDA device %d: %s", e->device, fv_last_error ());
+  e->done_ms = now_ms () - e->run->t0;
+}
+
+/* A worker: each call handed out, if its entry takes part, until quit. */
+static void *
+worker (void *data)
+{
+  Entry *e = (Entry *) data;
+  fv_chunk_run *r = e->run;
+  pthread_mutex_lock (&r->mu);
+  for (;;) {
+    while (!r->quit && e->seen == r->call)
+      pthread_cond_wait (&r->go, &r->mu);
+    if (r->quit)
+      break;
+    e->seen = r->call;
+    pthread_mutex_unlock (&r->mu);
+    if (e->active)
+      entry_work (e);
+    pthread_mutex_lock (&r->mu);
+    if (--r->pending == 0)
+      pthread_cond_signal (&r->done);
+  }
+  pthread_mutex_unlock (&r->mu);
   return NULL;
 }
 
-/* Every entry does `op`: the first on the calling thread when it is on the
- * caller's device (its context is current already), the others on threads
- * of their own, at once. The first failure's reason becomes this thread's. */
-static fv_status
-run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst,
-    const unsigned char *which)
+/* Whether entry i works on the calling thread: the first, on the caller's
+ * device (its context is current already). */
+static bool
+on_caller (const fv_chunk_run *r, int i)
 {
-  pthread_t t[FV_MAX_DEVICE_ENTRIES];
-  bool threaded[FV_MAX_DEVICE_ENTRIES] = { false };
-  for (int i = 0; i < r->nent; i++) {
+  return i == 0 && r->e[0].device == r->caller.device;
+}
+
+/* Every entry (those on the caller's device alone when home_only) does
+ * `op`: the caller's on this thread, the others on their workers (started
+ * the first time), at once. The first failure's reason becomes this
+ * thread's. */
+static fv_status
+run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, bool home_only)
+{
+  r->t0 = now_ms ();
+  int workers = 0;
+  for (int i = 0; i < FV_MAX_DEVICE_ENTRIES; i++) {   /* a retry with fewer lanes leaves some */
     Entry *e = &r->e[i];
     e->op = op;
+    e->active = i < r->nent && (!home_only || e->device == r->caller.device);
     e->src = src;
     e->dst = dst;
-    e->which = which;
     e->status = FV_OK;
+    e->chunks = 0;
+    e->done_ms = 0;
     e->error[0] = '\0';
-    const bool own_thread = i > 0 || e->device != r->caller.device;
-    if (own_thread)
-      threaded[i] = pthread_create (&t[i], NULL, entry_work, e) == 0;
-    if (own_thread && !threaded[i]) {
-      e->status = FV_ERR_NOMEM;
-      snprintf (e->error, sizeof e->error, "cannot start a thread for CUDA device %d",
-          e->device);
+    if (on_caller (r, i))
+      continue;
+    if (!e->threaded && e->active) {
+      e->seen = r->call;
+      e->threaded = pthread_create (&e->thread, NULL, worker, e) == 0;
+      if (!e->threaded) {
+        e->status = FV_ERR_NOMEM;
+        snprintf (e->error, sizeof e->error, "cannot start a thread for CUDA device %d",
+            e->device);
+      }
     }
+    workers += e->threaded;
   }
-  if (r->e[0].device == r->caller.device)
+  pthread_mutex_lock (&r->mu);
+  r->pending = workers;
+  r->call++;
+  pthread_cond_broadcast (&r->go);
+  pthread_mutex_unlock (&r->mu);
+  if (on_caller (r, 0) && r->e[0].active)
     entry_work (&r->e[0]);
+  pthread_mutex_lock (&r->mu);
+  while (r->pending > 0)
+    pthread_cond_wait (&r->done, &r->mu);
+  pthread_mutex_unlock (&r->mu);
   fv_status st = FV_OK;
-  for (int i = 0; i < r->nent; i++) {
-    if (threaded[i])
-      pthread_join (t[i], NULL);
+  for (int i = 0; i < r->nent; i++)
     if (r->e[i].status != FV_OK && st == FV_OK) {
       st = r->e[i].status;
       fv_set_last_error ("%s", r->e[i].error);
     }
-  }
   return st;
+}
+
+/* Ends the workers (after OP_DESTROY). */
+static void
+stop_workers (fv_chunk_run *r)
+{
+  pthread_mutex_lock (&r->mu);
+  r->quit = true;
+  pthread_cond_broadcast (&r->go);
+  pthread_mutex_unlock (&r->mu);
+  for (int i = 0; i < FV_MAX_DEVICE_ENTRIES; i++)
+    if (r->e[i].threaded)
+      pthread_join (r->e[i].thread, NULL);
+}
+
+/* Whether the entries are on more than one GPU. */
+static bool
+several_gpus (const fv_chunk_run *r)
+{
+  for (int i = 1; i < r->nent; i++)
+    if (r->e[i].device != r->e[0].device)
+      return true;
+  return false;
 }
 
 /* Uniform chunk inputs: the widest output plus its halo on both sides (or
@@ -324,8 +448,10 @@ plan_chunks (fv_chunk_run *r, size_t budget)
   const size_t fixed = entry_bytes (r, 1, 1);
   const size_t whole = entry_bytes (r, p->width, p->height);
   const size_t per_px = (size_t) ((whole > fixed ? whole - fixed : 0) / frame) + 1;
+  /* over several GPUs, per_entry chunks an entry: those that copy nothing take more */
+  const int want = r->nent * (several_gpus (r) && p->per_entry > 1 ? p->per_entry : 1);
   fv_chunk_params cp = { p->width, p->height, per_px, fixed, p->halo_x, p->halo_y, budget,
-    r->nent > p->min_chunks ? r->nent : p->min_chunks };
+    want > p->min_chunks ? want : p->min_chunks };
   for (int tries = 0; tries < 24; tries++) {
     fv_chunk_plan_free (&r->plan);
     fv_status st = fv_chunk_plan_make (&cp, &r->plan);
@@ -351,6 +477,13 @@ plan_chunks (fv_chunk_run *r, size_t budget)
   return FV_ERR_NOMEM;
 }
 
+static void *
+budget_work (void *data)
+{
+  entry_work ((Entry *) data);
+  return NULL;
+}
+
 extern "C" fv_status
 fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget)
 {
@@ -368,7 +501,7 @@ fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget)
     entry_work (e);
   else {
     pthread_t t;
-    if (pthread_create (&t, NULL, entry_work, e) != 0) {
+    if (pthread_create (&t, NULL, budget_work, e) != 0) {
       fv_set_last_error ("cannot start a thread");
       return FV_ERR_NOMEM;
     }
@@ -400,6 +533,9 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
   r->k = *kernel;
   r->user = user;
   fv_cuda_place_save (&r->caller);
+  pthread_mutex_init (&r->mu, NULL);
+  pthread_cond_init (&r->go, NULL);
+  pthread_cond_init (&r->done, NULL);
   /* fewer lanes when a lane's share of the budget holds no chunk */
   fv_status st = FV_ERR_NOMEM;
   for (int l = lanes; l >= 1 && st == FV_ERR_NOMEM; l--) {
@@ -409,7 +545,7 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
       r->e[i].device = p->devices[i / l];
     }
     r->nent = p->ndevices * l;
-    st = run_entries (r, OP_BUDGET, NULL, NULL, NULL);
+    st = run_entries (r, OP_BUDGET, NULL, NULL, false);
     size_t budget = (size_t) -1;
     for (int i = 0; i < r->nent; i++)
       budget = r->e[i].budget < budget ? r->e[i].budget : budget;
@@ -417,7 +553,13 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
       st = plan_chunks (r, budget);
   }
   if (st == FV_OK)
-    st = run_entries (r, OP_CREATE, NULL, NULL, NULL);
+    st = run_entries (r, OP_CREATE, NULL, NULL, false);
+  if (st == FV_OK && !(r->todo = (int *) calloc (r->plan.n, sizeof (int))))
+    st = FV_ERR_NOMEM;
+  bool home = false;   /* the caller's device among the entries */
+  for (int i = 0; i < r->nent; i++)
+    home |= r->e[i].device == r->caller.device;
+  r->choose = several_gpus (r) && home && !p->keep_spread;
   if (st != FV_OK) {
     char why[512];
     snprintf (why, sizeof why, "%s", fv_last_error ());
@@ -429,6 +571,33 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
   return FV_OK;
 }
 
+/* While choosing: which way this call runs (the first spread, untimed). */
+static Way
+trying (const fv_chunk_run *r)
+{
+  return r->calls % 2 == 0 ? WAY_SPREAD : WAY_HOME;
+}
+
+/* After a call that ran every chunk the chosen way, or a timed one. */
+static void
+chose (fv_chunk_run *r, Way way, double ms)
+{
+  if (r->calls > 0)
+    r->best[way] = r->calls <= 2 || ms < r->best[way] ? ms : r->best[way];
+  if (++r->calls < TIMED_CALLS)
+    return;
+  r->choose = false;
+  r->way = r->best[WAY_HOME] < r->best[WAY_SPREAD] ? WAY_HOME : WAY_SPREAD;
+  if (r->way == WAY_HOME && r->p.note) {
+    char msg[256];
+    snprintf (msg, sizeof msg, "one device is faster for this %dx%d frame than spreading it "
+        "over the listed devices (%.3f ms against %.3f ms a frame): running on CUDA device %d "
+        "alone", r->p.width, r->p.height, r->best[WAY_HOME], r->best[WAY_SPREAD],
+        r->caller.device);
+    r->p.note (r->p.note_user, msg);
+  }
+}
+
 extern "C" fv_status
 fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst,
     const unsigned char *which)
@@ -438,7 +607,29 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst,
     fv_set_last_error ("image size differs from the chunk plan's");
     return FV_ERR_INVALID;
   }
-  return run_entries (r, OP_EXECUTE, src, dst, which);
+  r->ntodo = 0;
+  for (int c = 0; c < r->plan.n; c++)
+    if (!which || which[c])
+      r->todo[r->ntodo++] = c;
+  r->next = 0;
+  /* only calls of every chunk are timed (the fill's reruns are not) */
+  const bool timed = r->choose && r->ntodo == r->plan.n;
+  const Way way = timed ? trying (r) : r->choose ? WAY_SPREAD : r->way;
+  fv_status st = run_entries (r, OP_EXECUTE, src, dst, way == WAY_HOME);
+  const double ms = now_ms () - r->t0;
+  if (st == FV_OK && timed)
+    chose (r, way, ms);
+  fv_chunk_run_stats *s = &last_stats;
+  s->entries = r->nent;
+  s->total_ms = ms;
+  s->todo = r->ntodo;
+  s->home_only = way == WAY_HOME;
+  for (int i = 0; i < r->nent; i++) {
+    s->device[i] = r->e[i].device;
+    s->chunks[i] = r->e[i].chunks;
+    s->done_ms[i] = r->e[i].active ? r->e[i].done_ms : 0;
+  }
+  return st;
 }
 
 extern "C" void
@@ -446,8 +637,13 @@ fv_chunk_run_destroy (fv_chunk_run *r)
 {
   if (!r)
     return;
-  run_entries (r, OP_DESTROY, NULL, NULL, NULL);
+  run_entries (r, OP_DESTROY, NULL, NULL, false);
+  stop_workers (r);
+  pthread_mutex_destroy (&r->mu);
+  pthread_cond_destroy (&r->go);
+  pthread_cond_destroy (&r->done);
   fv_chunk_plan_free (&r->plan);
+  free (r->todo);
   free (r->sx);
   free (r->sy);
   free (r);

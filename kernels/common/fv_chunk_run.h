@@ -13,8 +13,13 @@
  * the halo.
  *
  * Device entries (each listed device times `lanes`; a device listed twice
- * has twice the lanes) each have a thread, a stream, a sub-plan and staging
- * for one chunk, and share the device's budget; source and
+ * has twice the lanes) each have a persistent worker thread, a stream, a
+ * sub-plan and staging for one chunk, and share the device's budget. Each
+ * entry takes the next chunk not yet taken when it has finished its last,
+ * so the frame's own GPU, which copies nothing, takes more of them. Over
+ * several GPUs, the first frames are timed spread and on the caller's
+ * device alone (its entries taking every chunk) and the faster way is
+ * kept (`note` is told when that is one device); source and
  * destination may be host memory or device memory of any listed GPU, in any
  * context (copies go through unified addressing, peer to peer where the
  * GPUs allow). The entry on the caller's device works in the caller's
@@ -38,6 +43,13 @@ typedef struct {
   int devices[FV_MAX_DEVICE_ENTRIES];
   int ndevices;             /* 0: the plan's device alone */
   int min_chunks;           /* at least this many chunks (tests) */
+  /* Over several GPUs the runner times its first frames spread and on the
+   * plan's own device alone and keeps the faster (fv_chunk_run.h); 1:
+   * always spread (tests, benchmarks). */
+  int keep_spread;
+  /* optional: told (in words) when the runner keeps to one device */
+  void (*note) (void *user, const char *message);
+  void *note_user;
 } fv_spread;
 
 /* The kernel as the runner sees it: plans for a chunk size, runs them on
@@ -75,7 +87,30 @@ typedef struct {
   int min_chunks;          /* at least this many chunks (tests; 0 or 1: as the budget says) */
   int lanes;               /* entries per listed device (0 or 1: one): while one lane's
                             * sub-plan runs, another's chunk is copied in or out */
+  int per_entry;           /* over several GPUs, chunks per entry (0 or 1: one): entries
+                            * take the next chunk as they finish one, so a GPU that
+                            * copies nothing takes more */
+  int keep_spread;         /* as fv_spread's */
+  void (*note) (void *user, const char *message);
+  void *note_user;
 } fv_chunk_run_params;
+
+/* What the last fv_chunk_run_execute on this thread did: per entry its
+ * device, the chunks it ran and when it finished (ms from the call's
+ * start); and whether all entries took part or the plan's own device's
+ * alone (after the runner found one device faster). */
+typedef struct {
+  int entries;
+  int device[FV_MAX_DEVICE_ENTRIES];
+  int chunks[FV_MAX_DEVICE_ENTRIES];
+  double done_ms[FV_MAX_DEVICE_ENTRIES];
+  double total_ms;
+  int todo;                /* the chunks it was to run */
+  int home_only;
+} fv_chunk_run_stats;
+
+const fv_chunk_run_stats *fv_chunk_run_last (void);
+void fv_chunk_run_last_clear (void);
 
 typedef struct fv_chunk_run fv_chunk_run;
 

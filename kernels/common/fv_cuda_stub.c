@@ -2,6 +2,7 @@
 /* Builds without CUDA: the same API, reporting that no GPU can be used. */
 #include <stdio.h>
 #include "fv_cuda.h"
+#include "fv_chunk_run.h"
 
 int fv_cuda_built (void) { return 0; }
 int fv_cuda_device_count (void) { return 0; }
@@ -86,4 +87,18 @@ fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, int y0, int 
 {
   fv_set_last_error ("built without CUDA");
   return FV_ERR_NO_CUDA;
+}
+
+/* fv_chunk_run.h: no chunk ever ran */
+static fv_chunk_run_stats no_stats;
+
+const fv_chunk_run_stats *
+fv_chunk_run_last (void)
+{
+  return &no_stats;
+}
+
+void
+fv_chunk_run_last_clear (void)
+{
 }

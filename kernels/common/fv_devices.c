@@ -73,6 +73,14 @@ fv_spread_run_params (const fv_spread *s, int device, int width, int height, int
   while (lanes > 1 && rp->ndevices * lanes > FV_MAX_DEVICE_ENTRIES)
     lanes--;
   rp->lanes = (int) lanes;
+  /* over several GPUs, chunks an entry: entries take them as they finish,
+   * so the frame's own GPU, which copies nothing, takes more (tuning:
+   * docs/benchmarks.md) */
+  long long per = fv_env_int (FV_ENV_CHUNK_PER_ENTRY, 2);
+  rp->per_entry = (int) (per < 1 ? 1 : per > 16 ? 16 : per);
+  rp->keep_spread = s->keep_spread;
+  rp->note = s->note;
+  rp->note_user = s->note_user;
   for (int i = 0; i < rp->ndevices; i++)
     rp->devices[i] = s->ndevices > 0 ? s->devices[i] : device;
 }

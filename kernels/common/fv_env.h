@@ -46,6 +46,9 @@ extern "C" {
 
 /* chunked CUDA plans: entries (lanes) per listed device (3) */
 #define FV_ENV_CHUNK_LANES "FV_CHUNK_LANES"
+/* chunked CUDA plans over several GPUs: chunks per entry, taken as entries
+ * finish (2) */
+#define FV_ENV_CHUNK_PER_ENTRY "FV_CHUNK_PER_ENTRY"
 /* satfilter GPU: bands host frames are cut into, to overlap copies and
  * filtering (0: none; unset: chosen from the frame and the radius) */
 #define FV_ENV_BOX_BANDS "FV_BOX_BANDS"

@@ -221,6 +221,7 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   fv_spread_run_params (&p->spread, device, p->width, p->height, 1, FV_U8, 0, 0, &rp);
   rp.ring = 1;
   rp.lanes = 1;   /* more chunks mean more seams to settle: measured slower with two */
+  rp.per_entry = 1;
   fv_status st = fv_chunk_run_create (&f->run, &rp, &fill_chunk_kernel, f);
   if (st != FV_OK)
     return st;

@@ -11,7 +11,17 @@
  * its sums pass 32-bit offsets, so it runs as level groups there too.
  *
  * Columns: the whole frame on device 0 (never chunked), the same under the
- * budget (one device), and spread over the listed devices (no budget). */
+ * budget (one device), spread over the listed devices (no budget; always
+ * spread), its speed-up and the copy bound, where each device's chunks
+ * ended (the spread run's profile: chunks and finish time per device), and
+ * the plan as users get it (spread, or one device when that times faster:
+ * median of 5 frames after the runner chose).
+ *
+ * The copy bound: the frame starts and ends on device 0, so the other
+ * devices' share crosses device 0's links both ways; with T the whole
+ * frame's time on one GPU, n devices and m the time device 0 needs to send
+ * (and at once take back) a whole frame's bytes to the others, measured
+ * here, no schedule beats T * M / (T + M) with M = max (m, T / (n - 1)). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +34,7 @@
 #include "fv_vj.h"
 #include "fv_cuda.h"
 #include "fv_devices.h"
+#include "fv_chunk_run.h"
 
 typedef struct {
   fv_status (*create) (void **plan, int side, const fv_spread *sp);
@@ -110,10 +121,10 @@ static const Kernel kernels[] = {
   { vj_create, vj_exec, vj_free, "vjdetect shapes" },
 };
 
-/* ms a frame, median of 5 after one; -1 when the plan cannot be made. */
+/* ms a frame, median of 5 after `warm`; -1 when the plan cannot be made. */
 static double
 time_plan (const Kernel *k, int side, const fv_spread *sp, const fv_image *src,
-    const fv_image *dst)
+    const fv_image *dst, int warm)
 {
   void *plan = NULL;
   fv_status st = k->create (&plan, side, sp);
@@ -122,7 +133,9 @@ time_plan (const Kernel *k, int side, const fv_spread *sp, const fv_image *src,
     return -1;
   }
   double t[5];
-  st = k->execute (plan, src, dst);
+  for (int i = 0; i < warm && st == FV_OK; i++)
+    st = k->execute (plan, src, dst);
+  fv_chunk_run_last_clear ();
   for (int i = 0; i < 5 && st == FV_OK; i++) {
     double t0 = now_ms ();
     st = k->execute (plan, src, dst);
@@ -135,6 +148,37 @@ time_plan (const Kernel *k, int side, const fv_spread *sp, const fv_image *src,
   }
   return median (t, 5);
 }
+
+/* The last chunk run's profile: per device, its chunks and when its last
+ * ended (ms from the frame's start); "one device" when it kept to one. */
+static void
+profile (char *out, size_t size)
+{
+  const fv_chunk_run_stats *s = fv_chunk_run_last ();
+  int n = 0;
+  out[0] = '\0';
+  if (!s->entries) {
+    snprintf (out, size, "(own runner)");
+    return;
+  }
+  for (int d = 0; d < 16; d++) {
+    int chunks = 0, seen = 0;
+    double end = 0;
+    for (int i = 0; i < s->entries; i++)
+      if (s->device[i] == d) {
+        seen = 1;
+        chunks += s->chunks[i];
+        end = s->done_ms[i] > end ? s->done_ms[i] : end;
+      }
+    if (seen)
+      n += snprintf (out + n, size - n, "%sGPU %d: %d, %.2f", n ? "; " : "", d, chunks, end);
+  }
+  if (s->home_only)
+    snprintf (out + n, size - n, " (one device)");
+}
+
+/* bench_link.cu */
+double link_ms (const int *devices, int n, size_t bytes);
 
 int
 main (int argc, char **argv)
@@ -159,14 +203,24 @@ main (int argc, char **argv)
   }
   fv_spread whole = { (size_t) -1, { 0 }, 0, 0 }, limited = { budget, { 0 }, 0, 0 };
   fv_spread runner = { budget, { 0 }, 0, 2 };   /* the box through the chunk runner too */
-  fv_spread spread = { 0, { 0 }, 0, 0 };
+  fv_spread spread = { 0, { 0 }, 0, 0, 1, NULL, NULL };   /* always spread */
   if (fv_device_list_parse (devices, 0, spread.devices, &spread.ndevices) != FV_OK) {
     fprintf (stderr, "%s\n", fv_last_error ());
     return 1;
   }
+  fv_spread chosen = spread;   /* as users get it: the runner may keep to one device */
+  chosen.keep_spread = 0;
+  int ndistinct = 0;
+  for (int i = 0; i < spread.ndevices; i++) {
+    int seen = 0;
+    for (int j = 0; j < i; j++)
+      seen |= spread.devices[j] == spread.devices[i];
+    ndistinct += !seen;
+  }
   printf ("| kernel | frame | whole frame, 1 GPU (ms) | budget %zu MB (ms) | overhead | "
-      "budget, chunk runner (ms) | devices %s (ms) | speed-up |\n"
-      "|---|---|---|---|---|---|---|---|\n", budget >> 20, devices);
+      "budget, chunk runner (ms) | devices %s (ms) | speed-up | copy bound (ms) | "
+      "chunks, end (ms) per GPU | as chosen (ms) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n", budget >> 20, devices);
   for (int s = 0; s < nsizes; s++) {
     const int side = sizes[s];
     const size_t bytes = (size_t) side * side;
@@ -181,16 +235,25 @@ main (int argc, char **argv)
       return 1;
     }
     fv_cuda_memcpy (src.data, host, bytes);
+    const double m = link_ms (spread.devices, spread.ndevices, bytes);
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
       if (strncmp (kernels[k].name, only, strlen (only)))
         continue;
-      double t0 = time_plan (&kernels[k], side, &whole, &src, &dst);
-      double t1 = time_plan (&kernels[k], side, &limited, &src, &dst);
-      double t1r = time_plan (&kernels[k], side, &runner, &src, &dst);
-      double t2 = time_plan (&kernels[k], side, &spread, &src, &dst);
-      printf ("| %s | %d² | %.2f | %.2f | %+.0f%% | %.2f (%+.0f%%) | %.2f | %.2f× |\n",
-          kernels[k].name, side, t0, t1, 100 * (t1 / t0 - 1), t1r, 100 * (t1r / t0 - 1), t2,
-          t0 / t2);
+      double t0 = time_plan (&kernels[k], side, &whole, &src, &dst, 1);
+      double t1 = time_plan (&kernels[k], side, &limited, &src, &dst, 1);
+      double t1r = time_plan (&kernels[k], side, &runner, &src, &dst, 1);
+      double t2 = time_plan (&kernels[k], side, &spread, &src, &dst, 1);
+      char prof[256];
+      profile (prof, sizeof prof);
+      double t3 = time_plan (&kernels[k], side, &chosen, &src, &dst, 6);
+      /* the detector sends its frame and takes back no pixels: half the bytes */
+      const double mk = strncmp (kernels[k].name, "vj", 2) ? m : m / 2;
+      const double big = ndistinct > 1 && mk > t0 / (ndistinct - 1) ? mk
+          : t0 / (ndistinct > 1 ? ndistinct - 1 : 1);
+      const double bound = ndistinct > 1 ? t0 * big / (t0 + big) : t0;
+      printf ("| %s | %d² | %.2f | %.2f | %+.0f%% | %.2f (%+.0f%%) | %.2f | %.2f× | %.2f | %s | "
+          "%.2f |\n", kernels[k].name, side, t0, t1, 100 * (t1 / t0 - 1), t1r,
+          100 * (t1r / t0 - 1), t2, t0 / t2, bound, prof, t3);
       fflush (stdout);
     }
     fv_cuda_free (src.data);

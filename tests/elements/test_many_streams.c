@@ -8,8 +8,10 @@
  *    start with the pipeline, the rest join once the first has passed half
  *    of its frames, and the branches end after different numbers of frames;
  *  - with a GPU: rounds of 32 branches started and stopped; the device
- *    memory free after the last round is within 16 MiB of what was free
- *    after the first (a process-wide cache may fill in the first round).
+ *    memory free after the fourth round (or one of up to four more, when
+ *    other programs on the GPU hold memory for a while) is within 16 MiB of
+ *    what was free after the first (a process-wide cache may fill in the
+ *    first round).
  * The backend is cuda where a GPU is usable, else cpu: the same logic runs
  * on machines without one. Arguments MAX_N and FRAMES leave out the larger
  * N and the rounds, and shorten the branches (for runs under
@@ -265,8 +267,14 @@ main (int argc, char **argv)
     if ((ns[t] <= 7 || gpu) && ns[t] <= max_n)
       bad += check (ns[t], alone);
   if (gpu && max_n >= 32) {   /* rounds of 32 started and stopped: no device memory left behind */
-    size_t after_first = 0, after_last = 0;
-    for (int round = 0; round < 4; round++) {
+    /* The free memory is the device's: other programs on the GPU (the rest
+     * of the test list) move it too. Memory this process leaks stays gone
+     * however many rounds follow, while another's comes back: after the
+     * fourth round, up to four more are run until one ends within 16 MiB
+     * of the first (a leak grows with every round and never does). */
+    size_t after_first = 0, after = 0;
+    double leak = 0;
+    for (int round = 0; round < 8; round++) {
       guint frames[32];
       Branch b[32];
       for (int i = 0; i < 32; i++)
@@ -275,14 +283,19 @@ main (int argc, char **argv)
         bad++;
       for (int i = 0; i < 32; i++)
         g_string_free (b[i].boxes, TRUE);
-      if (fv_cuda_free_budget (round == 0 ? &after_first : &after_last) != FV_OK)
+      if (fv_cuda_free_budget (round == 0 ? &after_first : &after) != FV_OK)
         bad++;
+      if (round < 3)
+        continue;
+      leak = ((double) after_first - (double) after) / (1 << 20);
+      printf ("32 branches, round %d: device memory free after the first %.1f MiB, after this "
+          "one %.1f MiB (%.1f MiB less)\n", round + 1, after_first / 1048576.0,
+          after / 1048576.0, leak);
+      if (leak <= 16)
+        break;
     }
-    const double leak = ((double) after_first - (double) after_last) / (1 << 20);
-    printf ("32 branches, 4 rounds: device memory free after the first %.1f MiB, after the "
-        "last %.1f MiB (%.1f MiB less)\n", after_first / 1048576.0, after_last / 1048576.0, leak);
     if (leak > 16) {
-      fprintf (stderr, "device memory leaked: %.1f MiB\n", leak);
+      fprintf (stderr, "device memory leaked: %.1f MiB after 8 rounds\n", leak);
       bad++;
     }
   }

@@ -16,6 +16,7 @@
 #include "fv_fill.h"
 #include "fv_vj.h"
 #include "fv_cuda.h"
+#include "fv_chunk_run.h"
 
 typedef struct {
   const char *name;
@@ -491,6 +492,71 @@ vj_tests (const char *data)
   fv_cascade_free (tilted);
 }
 
+/* ---- one device or several: the runner's choice ---- */
+
+static int notes;
+
+static void
+count_note (void *user, const char *message)
+{
+  (void) user;
+  FVT_CHECK (strstr (message, "running on CUDA device 0 alone") != NULL, "note: %s", message);
+  notes++;
+}
+
+/* Over every GPU present, as users get it: the first frame spread over
+ * all of them, every frame equal to the CPU's, and the runner settled on
+ * one way after its timed frames, told when that is one device; the chunks
+ * run add up to the plan's each frame. */
+static void
+choice_tests (fvt_rng *rng)
+{
+  int n = fv_cuda_device_count ();
+  if (n < 2)
+    return;
+  fv_box_params p = { 0 };
+  p.width = 1500; p.height = 900; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.radius_x = p.radius_y = 9; p.mode = FV_BOX_MEAN; p.border = FV_BORDER_MIRROR;
+  fv_image src = fvt_image_new (p.width, p.height, 1, FV_U8, 3, rng);
+  fv_box_plan *cpu, *gpu;
+  FVT_CHECK (fv_box_plan_create (&cpu, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "cpu plan");
+  for (int d = 0; d < n && d < FV_MAX_DEVICE_ENTRIES; d++)
+    p.spread.devices[p.spread.ndevices++] = d;
+  p.spread.note = count_note;
+  notes = 0;
+  FVT_CHECK (fv_box_plan_create (&gpu, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK, "plan: %s",
+      fv_last_error ());
+  fv_image want = run_on (box_exec, cpu, &src, 0, "choice: cpu");
+  int home = -1, spread_devices = 0;
+  for (int f = 0; f < 9; f++) {
+    fv_image got = run_on (box_exec, gpu, &src, f & 1, "choice");
+    const fv_chunk_run_stats *st = fv_chunk_run_last ();
+    int chunks = 0, used = 0;
+    for (int i = 0; i < st->entries; i++) {
+      chunks += st->chunks[i];
+      used |= st->chunks[i] ? 1 << st->device[i] : 0;
+    }
+    FVT_CHECK (chunks == st->todo && st->todo >= st->entries, "frame %d: %d chunks run of %d",
+        f, chunks, st->todo);
+    FVT_CHECK (rows_differ (&want, &got) == 0, "frame %d differs from the CPU", f);
+    if (f == 0)
+      spread_devices = __builtin_popcount (used);
+    if (f >= 6) {   /* settled */
+      FVT_CHECK (home < 0 || home == st->home_only, "frame %d: the way changed", f);
+      home = st->home_only;
+      FVT_CHECK (!home || used == 1, "frame %d: one device chosen, %x used", f, used);
+    }
+    fvt_image_free (&got);
+  }
+  FVT_CHECK (spread_devices >= 2, "the first frame ran on %d devices", spread_devices);
+  FVT_CHECK (notes == (home == 1), "%d notes for %s", notes, home ? "one device" : "spread");
+  printf ("choice over %d GPUs: %s\n", n, home ? "one device" : "spread");
+  fvt_image_free (&want);
+  fvt_image_free (&src);
+  fv_box_plan_destroy (gpu);
+  fv_box_plan_destroy (cpu);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -505,5 +571,6 @@ main (int argc, char **argv)
   conv_tests (&rng);
   fill_tests (&rng, data);
   vj_tests (data);
+  choice_tests (&rng);
   return fvt_summary ("chunked CUDA plans");
 }
