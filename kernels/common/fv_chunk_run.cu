@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <pthread.h>
 #include "fv_chunk_run.h"
 #include "fv_cuda_check.cuh"
 #include "fv_cuda.h"
 #include "fv_window.h"
+#include "fv_workers.h"
 
 enum Op { OP_BUDGET, OP_CREATE, OP_EXECUTE, OP_DESTROY };
 
@@ -23,9 +23,6 @@ struct Entry {
   char *d_in, *d_out;
   size_t pitch_in, pitch_out;
   size_t budget;
-  pthread_t thread;          /* its worker, when it has one (not the caller's entry) */
-  bool threaded;
-  unsigned seen;             /* the last call its worker took */
   /* this call */
   Op op;
   bool active;               /* takes part */
@@ -50,12 +47,7 @@ struct fv_chunk_run {
   fv_cuda_place caller;      /* the creating thread's context and device */
   int nent;                  /* entries: each listed device times the lanes */
   Entry e[FV_MAX_DEVICE_ENTRIES];
-  /* the workers */
-  pthread_mutex_t mu;
-  pthread_cond_t go, done;
-  unsigned call;             /* counts the calls handed to the workers */
-  int pending;               /* workers not finished with this call */
-  bool quit;
+  fv_workers *workers;       /* a thread an entry (not the caller's own) */
   /* this call's chunks, taken in order */
   int *todo, ntodo, next;
   double t0;
@@ -294,28 +286,10 @@ entry_work (Entry *e)
   e->done_ms = now_ms () - e->run->t0;
 }
 
-/* A worker: each call handed out, if its entry takes part, until quit. */
-static void *
-worker (void *data)
+static void
+entry_slot (int i, void *user)
 {
-  Entry *e = (Entry *) data;
-  fv_chunk_run *r = e->run;
-  pthread_mutex_lock (&r->mu);
-  for (;;) {
-    while (!r->quit && e->seen == r->call)
-      pthread_cond_wait (&r->go, &r->mu);
-    if (r->quit)
-      break;
-    e->seen = r->call;
-    pthread_mutex_unlock (&r->mu);
-    if (e->active)
-      entry_work (e);
-    pthread_mutex_lock (&r->mu);
-    if (--r->pending == 0)
-      pthread_cond_signal (&r->done);
-  }
-  pthread_mutex_unlock (&r->mu);
-  return NULL;
+  entry_work (&((fv_chunk_run *) user)->e[i]);
 }
 
 /* Whether entry i works on the calling thread: the first, on the caller's
@@ -327,68 +301,32 @@ on_caller (const fv_chunk_run *r, int i)
 }
 
 /* Every entry (those on the caller's device alone when home_only) does
- * `op`: the caller's on this thread, the others on their workers (started
- * the first time), at once. The first failure's reason becomes this
- * thread's. */
+ * `op`: the caller's on this thread, the others on their workers, at once.
+ * The first failure's reason becomes this thread's. */
 static fv_status
 run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, bool home_only)
 {
   r->t0 = now_ms ();
-  int workers = 0;
-  for (int i = 0; i < FV_MAX_DEVICE_ENTRIES; i++) {   /* a retry with fewer lanes leaves some */
+  unsigned char active[FV_MAX_DEVICE_ENTRIES];
+  for (int i = 0; i < r->nent; i++) {
     Entry *e = &r->e[i];
     e->op = op;
-    e->active = i < r->nent && (!home_only || e->device == r->caller.device);
+    e->active = !home_only || e->device == r->caller.device;
+    active[i] = e->active;
     e->src = src;
     e->dst = dst;
     e->status = FV_OK;
     e->chunks = 0;
     e->done_ms = 0;
     e->error[0] = '\0';
-    if (on_caller (r, i))
-      continue;
-    if (!e->threaded && e->active) {
-      e->seen = r->call;
-      e->threaded = pthread_create (&e->thread, NULL, worker, e) == 0;
-      if (!e->threaded) {
-        e->status = FV_ERR_NOMEM;
-        snprintf (e->error, sizeof e->error, "cannot start a thread for CUDA device %d",
-            e->device);
-      }
-    }
-    workers += e->threaded;
   }
-  pthread_mutex_lock (&r->mu);
-  r->pending = workers;
-  r->call++;
-  pthread_cond_broadcast (&r->go);
-  pthread_mutex_unlock (&r->mu);
-  if (on_caller (r, 0) && r->e[0].active)
-    entry_work (&r->e[0]);
-  pthread_mutex_lock (&r->mu);
-  while (r->pending > 0)
-    pthread_cond_wait (&r->done, &r->mu);
-  pthread_mutex_unlock (&r->mu);
-  fv_status st = FV_OK;
-  for (int i = 0; i < r->nent; i++)
-    if (r->e[i].status != FV_OK && st == FV_OK) {
+  fv_status st = fv_workers_run (r->workers, r->nent, on_caller (r, 0), active, entry_slot, r);
+  for (int i = 0; i < r->nent && st == FV_OK; i++)
+    if (r->e[i].status != FV_OK) {
       st = r->e[i].status;
       fv_set_last_error ("%s", r->e[i].error);
     }
   return st;
-}
-
-/* Ends the workers (after OP_DESTROY). */
-static void
-stop_workers (fv_chunk_run *r)
-{
-  pthread_mutex_lock (&r->mu);
-  r->quit = true;
-  pthread_cond_broadcast (&r->go);
-  pthread_mutex_unlock (&r->mu);
-  for (int i = 0; i < FV_MAX_DEVICE_ENTRIES; i++)
-    if (r->e[i].threaded)
-      pthread_join (r->e[i].thread, NULL);
 }
 
 /* Whether the entries are on more than one GPU. */
@@ -477,13 +415,6 @@ plan_chunks (fv_chunk_run *r, size_t budget)
   return FV_ERR_NOMEM;
 }
 
-static void *
-budget_work (void *data)
-{
-  entry_work ((Entry *) data);
-  return NULL;
-}
-
 extern "C" fv_status
 fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget)
 {
@@ -497,16 +428,13 @@ fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget)
   e->index = 0;
   e->device = p->devices[entry];
   e->op = OP_BUDGET;
-  if (e->device == r.caller.device)
-    entry_work (e);
-  else {
-    pthread_t t;
-    if (pthread_create (&t, NULL, budget_work, e) != 0) {
-      fv_set_last_error ("cannot start a thread");
-      return FV_ERR_NOMEM;
-    }
-    pthread_join (t, NULL);
-  }
+  /* on another device, from a thread of its own: this one's context stays */
+  fv_status st = fv_workers_create (&r.workers);
+  if (st == FV_OK)
+    st = fv_workers_run (r.workers, 1, e->device == r.caller.device, NULL, entry_slot, &r);
+  fv_workers_destroy (r.workers);
+  if (st != FV_OK)
+    return st;
   if (e->status != FV_OK) {
     fv_set_last_error ("%s", e->error);
     return e->status;
@@ -533,9 +461,10 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
   r->k = *kernel;
   r->user = user;
   fv_cuda_place_save (&r->caller);
-  pthread_mutex_init (&r->mu, NULL);
-  pthread_cond_init (&r->go, NULL);
-  pthread_cond_init (&r->done, NULL);
+  if (fv_workers_create (&r->workers) != FV_OK) {
+    fv_chunk_run_destroy (r);
+    return FV_ERR_NOMEM;
+  }
   /* fewer lanes when a lane's share of the budget holds no chunk */
   fv_status st = FV_ERR_NOMEM;
   for (int l = lanes; l >= 1 && st == FV_ERR_NOMEM; l--) {
@@ -637,11 +566,9 @@ fv_chunk_run_destroy (fv_chunk_run *r)
 {
   if (!r)
     return;
-  run_entries (r, OP_DESTROY, NULL, NULL, false);
-  stop_workers (r);
-  pthread_mutex_destroy (&r->mu);
-  pthread_cond_destroy (&r->go);
-  pthread_cond_destroy (&r->done);
+  if (r->workers)
+    run_entries (r, OP_DESTROY, NULL, NULL, false);
+  fv_workers_destroy (r->workers);
   fv_chunk_plan_free (&r->plan);
   free (r->todo);
   free (r->sx);

@@ -18,13 +18,13 @@
  * groups one after another in one workspace as large as the largest
  * (fv_vj_cuda_set_workspace), so it holds no more than the budget. A frame
  * on another GPU is copied there once a frame. */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fv_vj_plan.h"
 #include "../common/fv_cuda.h"
+#include "../common/fv_workers.h"
 
 typedef struct {
   int first, count;          /* levels */
@@ -44,6 +44,7 @@ typedef struct {
   size_t pitch[FV_MAX_DEVICE_ENTRIES];
   void *work[FV_MAX_DEVICE_ENTRIES];    /* per device: the workspace its groups share */
   void *stream[FV_MAX_DEVICE_ENTRIES];  /* and their stream (one a plan costs memory) */
+  fv_workers *workers;                  /* a thread a device but the first */
 } VjChunks;
 
 static fv_vj_part
@@ -313,6 +314,8 @@ fv_vj_chunked_init (fv_vj_plan *pl, int device, void *stream)
   if (!c)
     return FV_ERR_NOMEM;
   pl->state = c;
+  if (fv_workers_create (&c->workers) != FV_OK)
+    return FV_ERR_NOMEM;
   fv_chunk_run_params rp;
   fv_spread_run_params (&pl->p.spread, device, pl->p.width, pl->p.height, 1, FV_U8, 0, 0, &rp);
   size_t budget = (size_t) -1;
@@ -365,42 +368,42 @@ frame_for (VjChunks *c, int d, const fv_image *g, fv_image *out)
   return st;
 }
 
-/* One device's share of a frame: groups from the queue until it is empty,
- * on the thread that runs it (in the caller's context where the device is
- * the caller's). */
+/* A frame's fan-out: what each device's share reads, and how it went. */
 typedef struct {
   VjChunks *c;
   const fv_cuda_place *caller;
   const fv_image *frame;
-  int entry;
-  fv_status status;
-  char error[256];
-} DeviceWork;
+  fv_status status[FV_MAX_DEVICE_ENTRIES];
+  char error[FV_MAX_DEVICE_ENTRIES][256];
+} FrameWork;
 
-static void *
-device_work (void *arg)
+/* One device's share of a frame: groups from the queue until it is empty,
+ * on its worker (the first on the calling thread, in the caller's context
+ * where the device is the caller's). */
+static void
+device_work (int d, void *arg)
 {
-  DeviceWork *w = arg;
+  FrameWork *w = arg;
   VjChunks *c = w->c;
-  const int d = w->entry;
   fv_image im;
   bool have = false;
-  w->status = fv_cuda_place_enter (w->caller, c->devices[d]);
-  while (w->status == FV_OK) {
+  fv_status st = fv_cuda_place_enter (w->caller, c->devices[d]);
+  while (st == FV_OK) {
     const int i = __atomic_fetch_add (&c->next, 1, __ATOMIC_RELAXED);
     if (i >= c->n)
       break;
     const int k = c->order[i];
-    if (!have && (w->status = frame_for (c, d, w->frame, &im)) != FV_OK)
+    if (!have && (st = frame_for (c, d, w->frame, &im)) != FV_OK)
       break;
     have = true;
     fv_vj_plan *s = c->sub[k * c->ndevices + d];
-    w->status = s->be->execute (s, &im, NULL);
+    st = s->be->execute (s, &im, NULL);
     c->ran_on[k] = d;
   }
-  if (w->status != FV_OK)
-    snprintf (w->error, sizeof w->error, "CUDA device %d: %s", c->devices[d], fv_last_error ());
-  return NULL;
+  w->status[d] = st;
+  if (st != FV_OK)
+    snprintf (w->error[d], sizeof w->error[d], "CUDA device %d: %s", c->devices[d],
+        fv_last_error ());
 }
 
 /* The devices take groups at once (the first on this thread); then the
@@ -412,30 +415,20 @@ fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g, const fv_image *unused
   VjChunks *c = pl->state;
   fv_cuda_place here;
   fv_cuda_place_save (&here);
-  DeviceWork w[FV_MAX_DEVICE_ENTRIES];
-  pthread_t t[FV_MAX_DEVICE_ENTRIES];
-  bool threaded[FV_MAX_DEVICE_ENTRIES] = { false };
+  FrameWork w = { c, &here, g, { FV_OK }, { "" } };
+  unsigned char active[FV_MAX_DEVICE_ENTRIES];
+  for (int d = 0; d < c->ndevices; d++) {
+    active[d] = d == 0 || first_entry (c, d);
+    w.status[d] = FV_OK;
+  }
   c->next = 0;
-  for (int d = 0; d < c->ndevices; d++) {
-    w[d] = (DeviceWork) { c, &here, g, d, FV_OK, "" };
-    if (d > 0 && first_entry (c, d)
-        && !(threaded[d] = pthread_create (&t[d], NULL, device_work, &w[d]) == 0)) {
-      w[d].status = FV_ERR_NOMEM;
-      snprintf (w[d].error, sizeof w[d].error, "cannot start a thread for CUDA device %d",
-          c->devices[d]);
-    }
-  }
-  device_work (&w[0]);
+  fv_status st = fv_workers_run (c->workers, c->ndevices, 1, active, device_work, &w);
   fv_cuda_place_restore (&here);
-  fv_status st = FV_OK;
-  for (int d = 0; d < c->ndevices; d++) {
-    if (threaded[d])
-      pthread_join (t[d], NULL);
-    if (w[d].status != FV_OK && st == FV_OK) {
-      st = w[d].status;
-      fv_set_last_error ("%s", w[d].error);
+  for (int d = 0; d < c->ndevices && st == FV_OK; d++)
+    if (w.status[d] != FV_OK) {
+      st = w.status[d];
+      fv_set_last_error ("%s", w.error[d]);
     }
-  }
   pl->nraw = 0;
   for (int k = 0; k < c->n && st == FV_OK; k++) {
     const fv_vj_plan *s = c->sub[k * c->ndevices + c->ran_on[k]];
@@ -455,6 +448,7 @@ fv_vj_chunked_destroy (fv_vj_plan *pl)
   if (!c)
     return;
   destroy_groups (c);
+  fv_workers_destroy (c->workers);
   free (c);
   pl->state = NULL;
 }

@@ -3,7 +3,7 @@
 """Time per frame against frame size, one GPU against two, from a
 bench_chunks table (docs/data/chunks-*.md): an SVG, no plotting library.
 
-    tests/bench/plot_chunks.py docs/data/chunks-h200x2.md docs/chunks-h200x2.svg
+    tests/bench/plot_chunks.py TABLE.md docs/chunks-h200x2.svg   (one bench_chunks table)
 """
 import math
 import sys
@@ -12,7 +12,9 @@ import sys
 def rows(path):
     for line in open(path):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 8 and cells[1].endswith("²"):
+        # bench_chunks' rows: 8 cells before 2026-11-27, 11 since (the
+        # copy bound, the profile and the chosen way added)
+        if len(cells) in (8, 11) and cells[1].endswith("²"):
             yield cells[0], int(cells[1][:-1]), float(cells[2]), float(cells[6])
 
 
