@@ -359,7 +359,7 @@ typedef struct {
 } Kind;
 
 static void
-kind_list (GstAutofill *self, Kind *k, const Report *rp)
+kind_list (Kind *k, const Report *rp)
 {
   k->meta_id = g_new (gint, MAX (k->n, 1));
   k->od_id = g_new (gint, MAX (k->n, 1));
@@ -535,11 +535,11 @@ report (GstAutofill *self, fv_fill_plan *plan, GstVideoFrame *frame)
   const guint64 fit = fv_memory_limit () / per_region;
   rp.cap = (guint) MIN ((guint64) max_regions, fit);
   if (with_parts) {
-    kind_list (self, &parts, &rp);
+    kind_list (&parts, &rp);
     part_ids (self, &parts);
   }
   if (with_holes)
-    kind_list (self, &holes, &rp);
+    kind_list (&holes, &rp);
   gint next_id = fv_meta_next_roi_id (buf);
   gpointer rmeta = NULL;
 #if FV_HAVE_GST_ANALYTICS

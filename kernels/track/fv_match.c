@@ -61,17 +61,6 @@ fv_matcher_count (const fv_matcher *m)
   return m->n;
 }
 
-static double
-iou (const fv_match_box *a, const fv_match_box *b)
-{
-  const double w = MIN (a->x + a->w, b->x + b->w) - MAX (a->x, b->x);
-  const double h = MIN (a->y + a->h, b->y + b->h) - MAX (a->y, b->y);
-  if (w <= 0 || h <= 0)
-    return 0;
-  const double i = w * h;
-  return i / (a->w * a->h + b->w * b->h - i);
-}
-
 typedef struct {
   double left;
   uint32_t k;
@@ -145,7 +134,7 @@ fv_matcher_assign (fv_matcher *m, const fv_match_box *boxes, size_t n, double mi
       if (order[mid].left <= b->x - widest) lo = mid + 1; else hi = mid;
     }
     for (size_t k = lo; k < no && order[k].left < b->x + b->w; k++) {
-      const double v = iou (b, &pred[order[k].k]);
+      const double v = fv_match_iou (b, &pred[order[k].k]);
       if (v < min_iou || v <= 0)
         continue;
       if (npairs == cap) {

@@ -25,6 +25,21 @@ typedef struct {
   double x, y, w, h;
 } fv_match_box;
 
+/* Intersection over union of two boxes (0 when they do not overlap); the
+ * one overlap measure of the matcher and the tracker. */
+static inline double
+fv_match_iou (const fv_match_box *a, const fv_match_box *b)
+{
+  const double r = (a->x + a->w < b->x + b->w ? a->x + a->w : b->x + b->w);
+  const double l = a->x > b->x ? a->x : b->x;
+  const double bt = (a->y + a->h < b->y + b->h ? a->y + a->h : b->y + b->h);
+  const double t = a->y > b->y ? a->y : b->y;
+  if (r - l <= 0 || bt - t <= 0)
+    return 0;
+  const double inter = (r - l) * (bt - t), uni = a->w * a->h + b->w * b->h - inter;
+  return uni > 0 ? inter / uni : 0;
+}
+
 typedef struct fv_matcher fv_matcher;
 
 fv_matcher *fv_matcher_new (void);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <glib.h>
 #include "fv_track.h"
+#include "fv_match.h"
 
 /* a coasting box grows to at most this much of its last detected size */
 #define MAX_GROWTH 1.5
@@ -102,15 +103,12 @@ tlog (fv_tracker *self, fv_track_log_level level, const char *fmt, ...)
   g_free (msg);
 }
 
+/* IoU of two boxes: the matcher's measure (fv_match.h). */
 static gdouble
 iou (const Box *a, const Box *b)
 {
-  const gdouble ix = MIN (a->x + a->w, b->x + b->w) - MAX (a->x, b->x);
-  const gdouble iy = MIN (a->y + a->h, b->y + b->h) - MAX (a->y, b->y);
-  if (ix <= 0 || iy <= 0)
-    return 0;
-  const gdouble inter = ix * iy, uni = a->w * a->h + b->w * b->h - inter;
-  return uni > 0 ? inter / uni : 0;
+  const fv_match_box p = { a->x, a->y, a->w, a->h }, q = { b->x, b->y, b->w, b->h };
+  return fv_match_iou (&p, &q);
 }
 
 typedef struct {
