@@ -38,10 +38,12 @@ extern "C" {
  * own wait (cudaStreamSynchronize) */
 #define FV_ENV_CUDA_SPIN_US "FV_CUDA_SPIN_US"
 
-/* CPU: 0 lets each parallel region take its threads without asking the
- * machine's budget of cores shared by fastvision processes (fv_parallel.h) */
+/* CPU: whose budget of cores parallel regions take their threads from
+ * (fv_parallel.h): unset the process's, 1 this user's processes that set
+ * it too, 0 none */
 #define FV_ENV_SHARE_CORES "FV_SHARE_CORES"
-/* CPU, for tests: the System V key of that budget, in hex (0x66764331) */
+/* CPU, for tests: the System V key of the user's budget, in hex
+ * (0x6676 and the user's id) */
 #define FV_ENV_CORES_KEY "FV_CORES_KEY"
 
 /* chunked CUDA plans: entries (lanes) per listed device (3) */

@@ -3,15 +3,20 @@
  * per streaming thread and "threads = 0" means every core.
  *
  * Every parallel region asks for its team through fv_team_begin: the
- * threads come out of one budget of cores for the whole machine, shared by
- * every thread and process that runs fastvision's kernels (a System V
- * semaphore holding one token per core; the kernel gives a process's tokens
- * back when it exits, however it ends). A lone pipeline gets every core it
- * asks for; several pipelines at once, in one process or many, get teams
- * that together fit the cores instead of spinning and waiting for each
- * other's descheduled workers. A region never waits for tokens: with none
- * free it runs on its calling thread alone. FV_SHARE_CORES=0 turns the
- * budget off (each region takes all it asks for, as before). */
+ * threads come out of a budget of cores, one token per core this process
+ * may run on. A lone pipeline gets every core it asks for; several
+ * pipelines at once get teams that together fit the cores instead of
+ * spinning and waiting for each other's descheduled workers. A region
+ * never waits for tokens: with none free it runs on its calling thread
+ * alone. Whose budget (FV_SHARE_CORES, read once):
+ *  - unset: this process's own (an atomic count);
+ *  - 1: shared by this user's processes that set it too: a System V
+ *    semaphore set private to the user (mode 0600, key from the user's id
+ *    or FV_CORES_KEY; one made by anyone else, or not owner-only, is not
+ *    used, and the process keeps its own); the kernel gives a process's
+ *    tokens back when it exits, however it ends, and a set sized for fewer
+ *    cores than a process sees grows to them;
+ *  - 0: none (each region takes all it asks for). */
 #ifndef FV_PARALLEL_H
 #define FV_PARALLEL_H
 
@@ -41,9 +46,13 @@ void fv_team_end (fv_team team);
 typedef void (*fv_team_notice) (int want, int got, void *data);
 void fv_team_set_notice (fv_team_notice fn, void *data);
 
-/* Tokens free in the budget now, or -1 when there is no budget (turned
- * off, or the system refused the semaphore). For tests and logs. */
+/* Tokens free in the budget now, or -1 when there is none (turned off).
+ * For tests and logs. */
 int fv_cores_free (void);
+
+/* Whose budget it is, in words: "this process", "this user's processes"
+ * or "none". For logs. */
+const char *fv_cores_budget (void);
 
 /* Split [0, n) into `parts` nearly equal ranges; range i is [*lo, *hi). */
 static inline void

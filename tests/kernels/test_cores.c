@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The machine's budget of cores (fv_parallel.h), on a private key so that
- * tests running beside it do not share its tokens:
+/* The budget of cores (fv_parallel.h), on private keys so that tests
+ * running beside it do not share its tokens:
+ *  - by default the process's own: teams take from it, no semaphore made;
+ *  - FV_SHARE_CORES=1: this user's semaphore set, owner-only (0600); a set
+ *    at the key that is not owner-only, or an older one-semaphore set, is
+ *    not used (the process keeps its own budget, the set untouched); a set
+ *    sized for one core grows to this process's cores;
  *  - a team takes what it asks for while tokens are free, fewer when fewer
  *    are free, its calling thread alone when none are, and gives them back;
  *  - a nested region takes none;
@@ -24,6 +29,78 @@
 #include "fv_conv.h"
 
 static key_t key;
+
+/* A set at k of n semaphores with `mode`, each set to v by a semop (which
+ * marks it ready, as the library's creator does). */
+static int
+make_set (key_t k, int n, int mode, int v)
+{
+  int id = semget (k, n, IPC_CREAT | IPC_EXCL | mode);
+  struct sembuf ops[2] = { { 0, (short) v, 0 }, { 1, (short) v, 0 } };
+  return id >= 0 && semop (id, ops, n) == 0 ? id : -1;
+}
+
+/* Runs check () in a child with FV_SHARE_CORES=share (NULL: unset) and
+ * FV_CORES_KEY=k; its exit status 0 means it held. */
+static int
+in_child (const char *share, key_t k, int (*check) (void))
+{
+  pid_t pid = fork ();
+  if (pid == 0) {
+    char buf[32];
+    snprintf (buf, sizeof buf, "%x", (unsigned) k);
+    setenv ("FV_CORES_KEY", buf, 1);
+    if (share)
+      setenv ("FV_SHARE_CORES", share, 1);
+    else
+      unsetenv ("FV_SHARE_CORES");
+    _exit (check ());
+  }
+  int status = 0;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+static int
+check_off (void)
+{
+  fv_team t = fv_team_begin (3);
+  return fv_cores_free () == -1 && t.threads == 3 && t.held == 0 ? 0 : 1;
+}
+
+/* The process's own budget: teams share it; nothing at the key. */
+static int
+check_process (void)
+{
+  const int C = fv_threads_resolve (0);
+  if (strcmp (fv_cores_budget (), "this process") || fv_cores_free () != C)
+    return 1;
+  fv_team a = fv_team_begin (C), b = fv_team_begin (2);
+  const int ok = a.threads == C && a.held == C && b.threads == 1 && b.held == 0
+      && fv_cores_free () == 0;
+  fv_team_end (b);
+  fv_team_end (a);
+  return ok && fv_cores_free () == C && semget (key, 2, 0) < 0 ? 0 : 2;
+}
+
+/* A set this process must not use: it keeps its own budget. */
+static int
+check_refused (void)
+{
+  const int C = fv_threads_resolve (0);
+  fv_team a = fv_team_begin (C);
+  const int ok = !strcmp (fv_cores_budget (), "this process") && a.held == C;
+  fv_team_end (a);
+  return ok ? 0 : 1;
+}
+
+/* A set sized for one core: grown to this process's cores. */
+static int
+check_grown (void)
+{
+  const int C = fv_threads_resolve (0);
+  return !strcmp (fv_cores_budget (), "this user's processes") && fv_cores_free () == C ? 0 : 1;
+}
 
 /* Box filter, fill and separable convolution of one random frame with
  * threads = 4; the three outputs concatenated into out. */
@@ -68,29 +145,42 @@ int
 main (void)
 {
   char k[32];
-  key = (key_t) (0x66760000 | (getpid () & 0xffff));
+  key = (key_t) (0x5f760000 | (getpid () & 0xfff));   /* the library's own are 0x6676.... */
   snprintf (k, sizeof k, "%x", (unsigned) key);
   setenv ("FV_CORES_KEY", k, 1);
 
-  /* turned off: no budget, every region takes what it asks (a child, so
-   * that this process opens the budget afterwards) */
-  pid_t off = fork ();
-  if (off == 0) {
-    setenv ("FV_SHARE_CORES", "0", 1);
-    fv_team t = fv_team_begin (3);
-    _exit (fv_cores_free () == -1 && t.threads == 3 && t.held == 0 ? 0 : 1);
-  }
-  int status = 0;
-  waitpid (off, &status, 0);
-  FVT_CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0, "FV_SHARE_CORES=0 keeps a budget");
-
   const int C = fv_threads_resolve (0);
+  FVT_CHECK (in_child ("0", key, check_off), "FV_SHARE_CORES=0 keeps a budget");
+  FVT_CHECK (in_child (NULL, key, check_process), "the process's own budget: wrong");
+  /* sets at the key this process must not use, each left as it was */
+  const key_t open_key = key ^ 0x1000, old_key = key ^ 0x2000, small_key = key ^ 0x3000;
+  const int open_set = make_set (open_key, 2, 0666, C), old_set = make_set (old_key, 1, 0600, C);
+  FVT_CHECK (open_set >= 0 && old_set >= 0, "cannot make the test's sets");
+  FVT_CHECK (in_child ("1", open_key, check_refused), "a set others may write was used");
+  FVT_CHECK (in_child ("1", old_key, check_refused), "a one-semaphore set was used");
+  FVT_CHECK (semctl (open_set, 0, GETVAL) == C && semctl (old_set, 0, GETVAL) == C,
+      "a refused set was changed");
+  /* a set sized for one core (a first process under taskset -c 0) grows */
+  const int small_set = make_set (small_key, 2, 0600, 1);
+  FVT_CHECK (small_set >= 0 && in_child ("1", small_key, check_grown)
+      && semctl (small_set, 1, GETVAL) == C, "a set sized for 1 core did not grow to %d", C);
+  semctl (open_set, 0, IPC_RMID);
+  semctl (old_set, 0, IPC_RMID);
+  semctl (small_set, 0, IPC_RMID);
+
+  /* this user's processes from here on */
+  setenv ("FV_SHARE_CORES", "1", 1);
   FVT_CHECK (fv_cores_free () == C, "a new budget holds %d tokens, not one a core (%d)",
       fv_cores_free (), C);
 
   fv_team a = fv_team_begin (C);
   FVT_CHECK (a.threads == C && a.held == C, "a lone team of %d got %d threads, %d tokens", C,
       a.threads, a.held);
+  struct semid_ds ds;
+  union { int val; struct semid_ds *buf; } arg = { .buf = &ds };
+  FVT_CHECK (semctl (semget (key, 2, 0), 0, IPC_STAT, arg) == 0
+      && (ds.sem_perm.mode & 0777) == 0600 && ds.sem_perm.uid == geteuid (),
+      "the user's set is not owner-only (mode %o)", ds.sem_perm.mode & 0777);
   fv_team b = fv_team_begin (2);
   FVT_CHECK (b.threads == 1 && b.held == 0 && fv_cores_free () == 0,
       "with no token free a team of 2 got %d threads, %d tokens (%d free)", b.threads, b.held,
@@ -101,7 +191,7 @@ main (void)
 
   /* fewer free than asked: the team takes what is there (all but one
    * token taken here as another process would) */
-  const int id = semget (key, 1, 0);
+  const int id = semget (key, 2, 0);
   struct sembuf hold = { 0, (short) -(C - 1), 0 }, give = { 0, (short) (C - 1), 0 };
   FVT_CHECK (C == 1 || semop (id, &hold, 1) == 0, "cannot take %d tokens", C - 1);
   fv_team rest = fv_team_begin (C + 3);
@@ -159,6 +249,7 @@ main (void)
   uint8_t *alone = malloc (3 * (size_t) W * H), *team = malloc (3 * (size_t) W * H);
   run_kernels (&src, alone);
   kill (holder, SIGKILL);
+  int status = 0;
   waitpid (holder, &status, 0);
   FVT_CHECK (fv_cores_free () == C, "a killed holder left %d of %d tokens", fv_cores_free (), C);
   run_kernels (&src, team);
@@ -171,6 +262,6 @@ main (void)
   free (team);
   fvt_image_free (&src);
 
-  semctl (semget (key, 1, 0), 0, IPC_RMID);
+  semctl (semget (key, 2, 0), 0, IPC_RMID);
   return fvt_summary ("test_cores");
 }
