@@ -25,7 +25,6 @@ struct Entry {
   size_t budget;
   /* this call */
   Op op;
-  bool active;               /* takes part */
   const fv_image *src, *dst;
   fv_status status;
   int chunks;                /* chunks it ran */
@@ -292,12 +291,12 @@ entry_slot (int i, void *user)
   entry_work (&((fv_chunk_run *) user)->e[i]);
 }
 
-/* Whether entry i works on the calling thread: the first, on the caller's
- * device (its context is current already). */
+/* Whether the first entry works on the calling thread: it is on the
+ * caller's device (its context is current already). */
 static bool
-on_caller (const fv_chunk_run *r, int i)
+first_on_caller (const fv_chunk_run *r)
 {
-  return i == 0 && r->e[0].device == r->caller.device;
+  return r->e[0].device == r->caller.device;
 }
 
 /* Every entry (those on the caller's device alone when home_only) does
@@ -311,8 +310,7 @@ run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, b
   for (int i = 0; i < r->nent; i++) {
     Entry *e = &r->e[i];
     e->op = op;
-    e->active = !home_only || e->device == r->caller.device;
-    active[i] = e->active;
+    active[i] = !home_only || e->device == r->caller.device;
     e->src = src;
     e->dst = dst;
     e->status = FV_OK;
@@ -320,7 +318,8 @@ run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, b
     e->done_ms = 0;
     e->error[0] = '\0';
   }
-  fv_status st = fv_workers_run (r->workers, r->nent, on_caller (r, 0), active, entry_slot, r);
+  fv_status st = fv_workers_run (r->workers, r->nent, first_on_caller (r), active, entry_slot,
+      r);
   for (int i = 0; i < r->nent && st == FV_OK; i++)
     if (r->e[i].status != FV_OK) {
       st = r->e[i].status;
@@ -403,11 +402,8 @@ plan_chunks (fv_chunk_run *r, size_t budget)
       return FV_ERR_NOMEM;
     place_chunks (r);
     const size_t need = entry_bytes (r, r->sw, r->sh);
-    if (need <= budget) {
-      for (int c = 0; c < r->plan.n; c++)   /* the entries, as the planner spread the devices */
-        r->plan.chunk[c].device = (int) ((long) c * r->nent / r->plan.n);
-      return FV_OK;
-    }
+    if (need <= budget)
+      return FV_OK;   /* which entry runs a chunk is decided per frame, as they finish */
     cp.budget = (size_t) ((double) cp.budget * ((double) budget / need) * 0.97);
   }
   fv_set_last_error ("a %zu-byte device budget holds no chunk of this %dx%d frame with its "
@@ -556,7 +552,7 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst,
   for (int i = 0; i < r->nent; i++) {
     s->device[i] = r->e[i].device;
     s->chunks[i] = r->e[i].chunks;
-    s->done_ms[i] = r->e[i].active ? r->e[i].done_ms : 0;
+    s->done_ms[i] = r->e[i].done_ms;   /* 0 for an entry that sat the call out */
   }
   return st;
 }

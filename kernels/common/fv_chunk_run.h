@@ -127,7 +127,8 @@ fv_status fv_chunk_run_execute (fv_chunk_run *run, const fv_image *src, const fv
 
 void fv_chunk_run_destroy (fv_chunk_run *run);
 
-/* The chunks (output and input rectangles, entry of each). */
+/* The chunks (output and input rectangles). Which entry runs each is
+ * decided per frame (fv_chunk_run_last says how many each ran). */
 const fv_chunk_plan *fv_chunk_run_plan (const fv_chunk_run *run);
 
 /* The device bytes the whole frame's plan would take on one device, over

@@ -24,9 +24,7 @@ fv_threads_resolve (int requested)
 
 /* semctl's fourth argument, which the caller declares (POSIX) */
 union fv_semun {
-  int val;
   struct semid_ds *buf;
-  unsigned short *array;
 };
 
 /* Where tokens come from: nowhere (FV_SHARE_CORES=0), this process's own

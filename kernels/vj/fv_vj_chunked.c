@@ -417,10 +417,8 @@ fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g, const fv_image *unused
   fv_cuda_place_save (&here);
   FrameWork w = { c, &here, g, { FV_OK }, { "" } };
   unsigned char active[FV_MAX_DEVICE_ENTRIES];
-  for (int d = 0; d < c->ndevices; d++) {
-    active[d] = d == 0 || first_entry (c, d);
-    w.status[d] = FV_OK;
-  }
+  for (int d = 0; d < c->ndevices; d++)
+    active[d] = first_entry (c, d);
   c->next = 0;
   fv_status st = fv_workers_run (c->workers, c->ndevices, 1, active, device_work, &w);
   fv_cuda_place_restore (&here);
