@@ -46,9 +46,10 @@ grow (int id, int cores)
     int size = semctl (id, 1, GETVAL);
     if (size < 0 || size >= cores)
       return;
+    /* size 0: the first op waits for zero, a check like the second */
     struct sembuf ops[4] = { { 1, (short) -size, IPC_NOWAIT }, { 1, 0, IPC_NOWAIT },
       { 1, (short) cores, 0 }, { 0, (short) (cores - size), 0 } };
-    if (semop (id, ops, size > 0 ? 4 : 3) == 0 || errno != EAGAIN)
+    if (semop (id, ops, 4) == 0 || errno != EAGAIN)
       return;
   }
 }

@@ -164,9 +164,15 @@ main (void)
   const int small_set = make_set (small_key, 2, 0600, 1);
   FVT_CHECK (small_set >= 0 && in_child ("1", small_key, check_grown)
       && semctl (small_set, 1, GETVAL) == C, "a set sized for 1 core did not grow to %d", C);
+  /* and one whose size reads 0 (both counts at 0): both grow */
+  const key_t empty_key = key ^ 0x4000;
+  const int empty_set = make_set (empty_key, 2, 0600, 0);
+  FVT_CHECK (empty_set >= 0 && in_child ("1", empty_key, check_grown)
+      && semctl (empty_set, 1, GETVAL) == C, "a set sized for 0 cores did not grow to %d", C);
   semctl (open_set, 0, IPC_RMID);
   semctl (old_set, 0, IPC_RMID);
   semctl (small_set, 0, IPC_RMID);
+  semctl (empty_set, 0, IPC_RMID);
 
   /* this user's processes from here on */
   setenv ("FV_SHARE_CORES", "1", 1);
