@@ -8,8 +8,6 @@
 #include "../common/fv_file.h"
 #include "../common/fv_memory.h"
 
-#define FV_VJ_GROUP_EPS 0.2   /* OpenCV's GROUP_EPS */
-
 /* The back ends, chosen once per plan. */
 static fv_status
 cpu_init (fv_vj_plan *pl, int device, void *stream)
@@ -118,18 +116,26 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
 }
 
 fv_status
+fv_vj_execute_raw (fv_vj_plan *pl, const fv_image *g)
+{
+  if (!pl || !g)
+    return FV_ERR_INVALID;
+  if (!g->data || g->width != pl->p.width || g->height != pl->p.height || g->channels != 1
+      || g->sample != FV_U8 || g->stride < (size_t) g->width) {
+    fv_set_last_error ("image does not match the plan (%dx%d GRAY8)", pl->p.width, pl->p.height);
+    return FV_ERR_INVALID;
+  }
+  return pl->be->execute (pl, g, NULL);
+}
+
+fv_status
 fv_vj_execute (fv_vj_plan *pl, const fv_image *g, const fv_detection **det, int *n)
 {
   if (!pl || !g || !det || !n)
     return FV_ERR_INVALID;
   *det = NULL;
   *n = 0;
-  if (!g->data || g->width != pl->p.width || g->height != pl->p.height || g->channels != 1
-      || g->sample != FV_U8 || g->stride < (size_t) g->width) {
-    fv_set_last_error ("image does not match the plan (%dx%d GRAY8)", pl->p.width, pl->p.height);
-    return FV_ERR_INVALID;
-  }
-  fv_status st = pl->be->execute (pl, g, NULL);
+  fv_status st = fv_vj_execute_raw (pl, g);
   if (st != FV_OK)
     return st;
   int k = fv_vj_group (pl->raw, pl->nraw, pl->p.min_neighbors, FV_VJ_GROUP_EPS, pl->det);

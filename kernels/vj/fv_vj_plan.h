@@ -136,6 +136,11 @@ fv_vj_window_rect (const fv_vj_level *lv, int x, int y)
   return r;
 }
 
+#define FV_VJ_GROUP_EPS 0.2   /* OpenCV's GROUP_EPS */
+
+/* fv_vj_execute without the grouping: the raw windows only (pl->raw). */
+fv_status fv_vj_execute_raw (fv_vj_plan *pl, const fv_image *gray);
+
 /* A back end: chosen once per plan (FFTW's way), never tested per call. */
 /* A back end (fv_plan.h); execute's dst is NULL: the windows it finds go
  * into the plan's raw list. */
