@@ -51,7 +51,6 @@
 #include "gstvjdetect.h"
 #include "fv_config.h"
 #include "fv_luma.h"
-#include "fv_rotate.h"
 #include "fv_cuda.h"
 #include "fvcascades.h"
 #include "fvdraw.h"
@@ -89,6 +88,7 @@ enum {
   PROP_INTERVAL,
   PROP_ANGLES,
   PROP_TURNED_MIN_NEIGHBORS,
+  PROP_TURNED_INTERVAL,
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
@@ -206,7 +206,9 @@ gst_vj_detect_release (GstFvFilter *filter)
   fv_vj_plan_destroy (self->plan);
   self->plan = NULL;
   fv_scratch_free (&self->gray);
-  fv_scratch_free (&self->turned);
+  fv_vj_turns_destroy (self->turns);
+  self->turns = NULL;
+  self->turns_plan = NULL;
 }
 
 static gboolean
@@ -392,133 +394,41 @@ parse_angles (const gchar *text)
   return a;
 }
 
-/* Whether the overlap of a and b is at least `part` of the smaller one
- * (a box inside another, or two turns' boxes of one face). */
-static gint
-rect_overlap (const fv_rect *a, const fv_rect *b, gdouble part)
-{
-  const gint ix = MIN (a->x + a->width, b->x + b->width) - MAX (a->x, b->x);
-  const gint iy = MIN (a->y + a->height, b->y + b->height) - MAX (a->y, b->y);
-  if (ix <= 0 || iy <= 0)
-    return FALSE;
-  return (gdouble) ix * iy >= part * MIN ((gdouble) a->width * a->height,
-      (gdouble) b->width * b->height);
-}
-
-/* Boxes of several angles: a box overlapping another by half of the
- * smaller is one object seen at two turns; each group becomes its bounding box (the
- * larger, for a privacy filter), neighbors summed. Order: by first box. */
-static GArray *
-merge_turns (GArray *in, GArray *in_angles, GArray **out_angles)
-{
-  const guint n = in->len;
-  guint *root = g_new (guint, n + 1);
-  for (guint i = 0; i < n; i++)
-    root[i] = i;
-  for (guint i = 0; i < n; i++)
-    for (guint j = i + 1; j < n; j++)
-      if (rect_overlap (&g_array_index (in, fv_detection, i).box,
-              &g_array_index (in, fv_detection, j).box, 0.5)) {
-        guint a = i, b = j;
-        while (root[a] != a) a = root[a];
-        while (root[b] != b) b = root[b];
-        root[MAX (a, b)] = MIN (a, b);
-      }
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (fv_detection));
-  *out_angles = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  gint *best = g_new (gint, n + 1);   /* the group's box with the most neighbours */
-  gint *slot = g_new (gint, n + 1);
-  for (guint i = 0; i < n; i++) {
-    guint r = i;
-    while (root[r] != r) r = root[r];
-    const fv_detection *d = &g_array_index (in, fv_detection, i);
-    if (r == i) {
-      slot[i] = out->len;
-      best[i] = d->neighbors;
-      g_array_append_val (out, *d);
-      g_array_append_val (*out_angles, g_array_index (in_angles, gdouble, i));
-      continue;
-    }
-    fv_detection *m = &g_array_index (out, fv_detection, slot[r]);
-    if (d->neighbors > best[r]) {   /* the turn that saw it best */
-      best[r] = d->neighbors;
-      g_array_index (*out_angles, gdouble, slot[r]) = g_array_index (in_angles, gdouble, i);
-    }
-    const gint x1 = MAX (m->box.x + m->box.width, d->box.x + d->box.width);
-    const gint y1 = MAX (m->box.y + m->box.height, d->box.y + d->box.height);
-    m->box.x = MIN (m->box.x, d->box.x);
-    m->box.y = MIN (m->box.y, d->box.y);
-    m->box.width = x1 - m->box.x;
-    m->box.height = y1 - m->box.y;
-    m->neighbors += d->neighbors;
-  }
-  g_free (slot);
-  g_free (best);
-  g_free (root);
-  return out;
-}
-
-/* Detection on the frame turned by each angle, the boxes mapped back to
- * the frame (the bounding box of the turned box, clipped) and merged; a
- * turned scan's box is kept only with at least turned_min neighbours (each
- * turn adds a whole scan's false detections: docs/privacy.md). *out_angles:
- * each merged box's angle (the turn that saw it with most neighbours). */
+/* Detection at each angle (fv_vj_turned.h), through the turned scans made
+ * for this plan and these settings (again when either changed). The boxes
+ * go to *out and their angles to *out_angles. */
 static fv_status
-detect_turned (GstVjDetect *self, const fv_image *gray, GArray *angles, gint turned_min,
+detect_turned (GstVjDetect *self, const fv_image *gray, const fv_vj_turn_params *tp,
     GArray **out, GArray **out_angles)
 {
-  GArray *all_angles = g_array_new (FALSE, FALSE, sizeof (gdouble));
   const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
-  GArray *all = g_array_new (FALSE, FALSE, sizeof (fv_detection));
-  fv_status st = FV_OK;
-  const gsize size = gray->stride * gray->height;
-  const gboolean on_device = gray->mem == FV_MEM_DEVICE;
-  if (!(on_device ? fv_scratch_ensure_device (&self->turned, size)
-          : fv_scratch_ensure (&self->turned, size, fv_device_is_cuda (dev)))) {
-    fv_set_last_error ("cannot allocate the turned luma of %dx%d frames", gray->width,
-        gray->height);
-    st = FV_ERR_NOMEM;
+  if (!self->turns || self->turns_plan != self->plan
+      || memcmp (&self->turns_params, tp, sizeof *tp)) {
+    fv_vj_turns_destroy (self->turns);
+    self->turns = NULL;
+    fv_status st = fv_vj_turns_create (&self->turns, self->plan, tp, dev->stream_device,
+        dev->stream);
+    if (st != FV_OK)
+      return st;
+    self->turns_plan = self->plan;
+    self->turns_params = *tp;
   }
-  fv_image turned = *gray;
-  turned.data = self->turned.data;
-  for (guint k = 0; st == FV_OK && k < angles->len; k++) {
-    const gdouble deg = g_array_index (angles, gdouble, k);
-    const fv_rotation r = fv_rotation_of (deg);
-    const fv_detection *d = NULL;
-    gint n = 0;
-    if (deg != 0)
-      st = fv_rotate_u8 (gray, &turned, r, (int) gst_fv_filter_threads (GST_FV_FILTER (self)),
-          dev->stream);
-    if (st == FV_OK)
-      st = fv_vj_execute (self->plan, deg != 0 ? &turned : gray, &d, &n);
-    for (gint i = 0; st == FV_OK && i < n; i++) {
-      fv_detection t = d[i];
-      if (deg != 0 && t.neighbors < turned_min)
-        continue;
-      if (deg != 0) {   /* the turned box's corners, back in the frame */
-        gdouble x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
-        for (gint c = 0; c < 4; c++) {
-          gdouble fx, fy;
-          fv_rotation_to_frame (r, gray->width, gray->height,
-              d[i].box.x + (c & 1) * d[i].box.width, d[i].box.y + (c >> 1) * d[i].box.height,
-              &fx, &fy);
-          x0 = MIN (x0, fx); y0 = MIN (y0, fy); x1 = MAX (x1, fx); y1 = MAX (y1, fy);
-        }
-        t.box.x = (gint) CLAMP (floor (x0), 0, gray->width);
-        t.box.y = (gint) CLAMP (floor (y0), 0, gray->height);
-        t.box.width = (gint) CLAMP (ceil (x1), 0, gray->width) - t.box.x;
-        t.box.height = (gint) CLAMP (ceil (y1), 0, gray->height) - t.box.y;
-        if (t.box.width <= 0 || t.box.height <= 0)
-          continue;
-      }
-      g_array_append_val (all, t);
-      g_array_append_val (all_angles, deg);
-    }
+  const fv_vj_turned_det *d;
+  gint n;
+  fv_status st = fv_vj_turns_execute (self->turns, gray, &d, &n);
+  if (st != FV_OK)
+    return st;
+  const fv_vj_turn_stats ts = fv_vj_turns_stats (self->turns);
+  GST_LOG_OBJECT (self, "turned scans: %d whole, %d steered to %d windows, %d boxes "
+      "remembered", ts.whole_scans, ts.steered_scans, ts.windows, ts.remembered);
+  *out = g_array_sized_new (FALSE, FALSE, sizeof (fv_detection), n);
+  *out_angles = g_array_sized_new (FALSE, FALSE, sizeof (gdouble), n);
+  for (gint i = 0; i < n; i++) {
+    const fv_detection e = { d[i].box, d[i].neighbors };
+    g_array_append_val (*out, e);
+    g_array_append_val (*out_angles, d[i].angle);
   }
-  *out = st == FV_OK ? merge_turns (all, all_angles, out_angles) : NULL;
-  g_array_unref (all);
-  g_array_unref (all_angles);
-  return st;
+  return FV_OK;
 }
 
 static GstFlowReturn
@@ -539,7 +449,15 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   gboolean draw = self->draw && (frame->map[0].flags & GST_MAP_WRITE),
       post = self->post_messages;
   const gint updates = self->updates;
-  const gint turned_min = self->turned_min_neighbors;
+  fv_vj_turn_params tp;   /* compared bytewise: padding zeroed too */
+  memset (&tp, 0, sizeof tp);
+  tp.turned_min_neighbors = self->turned_min_neighbors;
+  tp.interval = (int) self->turned_interval;
+  if (angles) {
+    tp.nangles = (int) MIN (angles->len, FV_VJ_MAX_ANGLES);
+    for (gint k = 0; k < tp.nangles; k++)
+      tp.angles[k] = g_array_index (angles, gdouble, k);
+  }
 #if FV_HAVE_GST_ANALYTICS
   const gint min_neighbors = self->min_neighbors;
 #endif
@@ -555,7 +473,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   }
   if (luma_of (self, frame, &gray)) {
     if (angles) {   /* upright only: OpenCV's boxes exactly, unmerged */
-      st = detect_turned (self, &gray, angles, turned_min, &turns, &turn_angles);
+      st = detect_turned (self, &gray, &tp, &turns, &turn_angles);
       d = turns ? (const fv_detection *) turns->data : NULL;
       n = turns ? (gint) turns->len : 0;
     } else {
@@ -662,6 +580,10 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
       replan = FALSE;
       break;
     case PROP_INTERVAL: self->interval = g_value_get_uint (value); replan = FALSE; break;
+    case PROP_TURNED_INTERVAL:
+      self->turned_interval = g_value_get_uint (value);
+      replan = FALSE;
+      break;
     case PROP_TURNED_MIN_NEIGHBORS:
       self->turned_min_neighbors = g_value_get_int (value);
       replan = FALSE;
@@ -726,6 +648,7 @@ gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GPara
       g_value_set_string (value, self->message_name ? self->message_name : "vjdetect");
       break;
     case PROP_INTERVAL: g_value_set_uint (value, self->interval); break;
+    case PROP_TURNED_INTERVAL: g_value_set_uint (value, self->turned_interval); break;
     case PROP_TURNED_MIN_NEIGHBORS: g_value_set_int (value, self->turned_min_neighbors); break;
     case PROP_ANGLES: g_value_set_string (value, self->angles_text ? self->angles_text : "0"); break;
     default:
@@ -829,6 +752,14 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
           "detections. 0: as the upright scan", 0, 1000, DEFAULT_TURNED_MIN_NEIGHBORS,
           FV_PARAM_RW));
 
+  g_object_class_install_property (gobject_class, PROP_TURNED_INTERVAL,
+      g_param_spec_uint ("turned-interval", "Turned interval", "Each turned angle (angles "
+          "other than 0) scans the whole frame once every N searched frames, the angles "
+          "staggered over them; in between it scans only windows around faces seen in the "
+          "last N searches that the upright scan does not find again (steered: the same "
+          "boxes as a whole scan there). 1: every angle whole on every searched frame",
+          1, FV_VJ_MAX_INTERVAL, 1, FV_PARAM_CONTROLLABLE));
+
   gst_type_mark_as_plugin_api (GST_TYPE_VJ_DETECT_UPDATES, 0);
   gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",
       "Filter/Analyzer/Video",
@@ -855,4 +786,5 @@ gst_vj_detect_init (GstVjDetect *self)
   self->post_messages = TRUE;
   self->last_count = -1;
   self->interval = 1;
+  self->turned_interval = 1;
 }

@@ -5,6 +5,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include "fv_vj.h"
+#include "fv_vj_turned.h"
 #include "gstfvfilter.h"
 #include "fvscratch.h"
 
@@ -29,6 +30,7 @@ struct _GstVjDetect {
   gint last_count;             /* faces in the last frame (updates=on_change), -1 at start */
   gboolean cascade_changed;    /* a new cascade to load before the next frame */
   guint interval;              /* detect on every interval-th frame */
+  guint turned_interval;       /* each turned angle's whole scan every this many searches */
   GArray *angles;              /* of gdouble: the turns scanned (0: upright only) */
   gchar *angles_text;
   gchar *angles_refused;   /* a list refused while stopped: an error at start */
@@ -39,7 +41,9 @@ struct _GstVjDetect {
   gchar *loaded_path;          /* the file the cascade came from */
   fv_vj_plan *plan;
   FvScratch gray;              /* RGB input: its luma */
-  FvScratch turned;            /* angles: the luma turned */
+  fv_vj_turns *turns;          /* angles: the turned scans, made for plan and params below */
+  fv_vj_turn_params turns_params;
+  const fv_vj_plan *turns_plan;
   gsize gray_stride;
 };
 

@@ -468,7 +468,7 @@ whole_due (const fv_vj_turns *t, int k, int n)
 /* Windows around the boxes remembered that the upright boxes of this
  * frame (t->all so far) do not find again. */
 static int
-steer_windows (const fv_vj_turns *t, const fv_image *gray, fv_vj_turn_window *w)
+steer_windows (const fv_vj_turns *t, fv_vj_turn_window *w)
 {
   int nw = 0;
   for (int i = 0; i < t->nseen; i++) {
@@ -482,15 +482,11 @@ steer_windows (const fv_vj_turns *t, const fv_image *gray, fv_vj_turn_window *w)
     const long age = t->frame - s->last;   /* >= 1 */
     double g = size * (0.5 + 0.25 * (double) (age - 1));
     g = g < 2.0 * size ? g : 2.0 * size;
-    int x0 = (int) floor (s->box.x - g), y0 = (int) floor (s->box.y - g);
-    int x1 = (int) ceil (s->box.x + s->box.width + g), y1 = (int) ceil (s->box.y + s->box.height + g);
-    x0 = x0 < 0 ? 0 : x0;
-    y0 = y0 < 0 ? 0 : y0;
-    x1 = x1 > gray->width ? gray->width : x1;
-    y1 = y1 > gray->height ? gray->height : y1;
-    if (x1 <= x0 || y1 <= y0)
-      continue;
-    w[nw++] = (fv_vj_turn_window) { { x0, y0, x1 - x0, y1 - y0 }, size / 2,
+    /* not clipped to the frame: a turned window near an edge reaches past it */
+    const int x0 = (int) floor (s->box.x - g), y0 = (int) floor (s->box.y - g);
+    const int x1 = (int) ceil (s->box.x + s->box.width + g);
+    const int y1 = (int) ceil (s->box.y + s->box.height + g);
+    w[nw++] = (fv_vj_turn_window) { { x0, y0, x1 - x0, y1 - y0 }, (int) (0.4 * size),
       (int) ceil (1.5 * size) };
   }
   return nw;
@@ -549,7 +545,7 @@ fv_vj_turns_execute (fv_vj_turns *t, const fv_image *gray, const fv_vj_turned_de
       break;
     }
   fv_vj_turn_window w[REMEMBERED];
-  const int nw = st == FV_OK && t->tp.interval > 1 ? steer_windows (t, gray, w) : 0;
+  const int nw = st == FV_OK && t->tp.interval > 1 ? steer_windows (t, w) : 0;
   for (int k = 0, turned = 0; st == FV_OK && k < t->tp.nangles; k++) {
     const double a = t->tp.angles[k];
     if (a == 0)

@@ -12,8 +12,9 @@
  * costs about the same. In between, an angle scans only windows: around
  * each box seen in the last K searched frames (at any angle) that this
  * frame's upright scan does not find again, the box grown by half its size
- * plus a quarter of its size per frame since it was seen, at window widths
- * from half to 1.5 times its size. Those are the faces that turned away
+ * plus a quarter of its size per frame since it was seen (not clipped to
+ * the frame: a turned face near an edge has windows reaching past it), at window widths
+ * from 0.4 to 1.5 times its size. Those are the faces that turned away
  * from the upright cascade or that only a turned scan has found so far.
  * A window's scan runs a plan of only the pyramid levels its sizes need
  * (the same levels as the whole plan's, so the same sums) and keeps the
