@@ -47,14 +47,23 @@ fv_rotate_u8 (const fv_image *src, const fv_image *dst, fv_rotation r, int threa
 #else
     return fv_plan_backend_check (FV_BACKEND_CUDA, NULL);
 #endif
+  return fv_rotate_u8_rows (src, dst, r, threads, 0, src ? src->height : 0);
+}
+
+fv_status
+fv_rotate_u8_rows (const fv_image *src, const fv_image *dst, fv_rotation r, int threads, int y0,
+    int y1)
+{
   fv_status st = check (src, dst, FV_MEM_HOST);
   if (st != FV_OK)
     return st;
   const int w = src->width, h = src->height;
+  y0 = y0 < 0 ? 0 : y0;
+  y1 = y1 > h ? h : y1;
   const uint8_t *s = src->data;
   fv_team team = fv_team_begin (fv_threads_resolve (threads));
 #pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int y = 0; y < h; y++) {
+  for (int y = y0; y < y1; y++) {
     uint8_t *d = (uint8_t *) dst->data + (size_t) y * dst->stride;
     for (int x = 0; x < w; x++)
       d[x] = fv_rotate_px (s, src->stride, w, h, r.c, r.s, x, y);

@@ -40,6 +40,9 @@ fv_status fv_rotate_u8 (const fv_image *src, const fv_image *dst, fv_rotation r,
     void *stream);
 fv_status fv_rotate_u8_cuda (const fv_image *src, const fv_image *dst, fv_rotation r,
     void *stream);
+/* Only rows [y0, y1) of dst (host images), the others left as they are. */
+fv_status fv_rotate_u8_rows (const fv_image *src, const fv_image *dst, fv_rotation r,
+    int threads, int y0, int y1);
 /* FV_OK when src and dst fit together, both in `mem`. */
 fv_status fv_rotate_check (const fv_image *src, const fv_image *dst, fv_mem mem);
 

@@ -118,14 +118,80 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
 fv_status
 fv_vj_execute_raw (fv_vj_plan *pl, const fv_image *g)
 {
-  if (!pl || !g)
+  return fv_vj_execute_rows (pl, g, NULL, 0);
+}
+
+void
+fv_vj_rows_of_level (const fv_vj_pyramid *py, const fv_cascade *c, int l,
+    const fv_vj_rows *rows, int nrows, unsigned char *keep, int *ya, int *yb)
+{
+  const fv_vj_level *lv = &py->lv[l];
+  int first = -1, last = -1;
+  for (int r = 0; r < lv->rows; r++) {
+    const fv_rect q = fv_vj_window_rect (lv, 0, r * lv->step);
+    int k = 0;
+    for (int b = 0; !k && b < nrows; b++)
+      k = q.width >= rows[b].min_w && q.width <= rows[b].max_w && q.y >= rows[b].y0
+          && q.y + q.height <= rows[b].y1;
+    keep[r] = (unsigned char) k;
+    if (k) {
+      first = first < 0 ? r : first;
+      last = r;
+    }
+  }
+  if (first < 0) {
+    *ya = *yb = 0;
+    return;
+  }
+  *ya = first * lv->step;
+  *yb = last * lv->step + c->height;
+  *yb = *yb > lv->h ? lv->h : *yb;
+}
+
+void
+fv_vj_rows_source (const fv_vj_plan *pl, const fv_vj_rows *rows, int nrows, int *s0, int *s1)
+{
+  const fv_vj_pyramid *py = &pl->py;
+  *s0 = 0;
+  *s1 = pl->p.height;
+  if (pl->backend != FV_BACKEND_CPU || pl->part.band_rows != 0 || nrows <= 0)
+    return;
+  unsigned char *keep = malloc ((size_t) py->rows + 1);   /* any level's window rows */
+  if (!keep)
+    return;
+  int lo = pl->p.height, hi = 0;
+  for (int l = 0; l < py->nlevels; l++) {
+    int ya, yb, a, b;
+    fv_vj_rows_of_level (py, pl->cascade, l, rows, nrows, keep, &ya, &yb);
+    if (ya == yb)
+      continue;
+    fv_vj_level_source_rows (py, l, ya, yb, &a, &b);
+    lo = a < lo ? a : lo;
+    hi = b > hi ? b : hi;
+  }
+  free (keep);
+  *s0 = lo < hi ? lo : 0;
+  *s1 = lo < hi ? hi : 0;
+}
+
+fv_status
+fv_vj_execute_rows (fv_vj_plan *pl, const fv_image *g, const fv_vj_rows *rows, int nrows)
+{
+  if (!pl || !g || nrows < 0)
     return FV_ERR_INVALID;
   if (!g->data || g->width != pl->p.width || g->height != pl->p.height || g->channels != 1
       || g->sample != FV_U8 || g->stride < (size_t) g->width) {
     fv_set_last_error ("image does not match the plan (%dx%d GRAY8)", pl->p.width, pl->p.height);
     return FV_ERR_INVALID;
   }
-  return pl->be->execute (pl, g, NULL);
+  /* only a whole plan of the CPU takes rows (a band part has its own) */
+  const int takes = pl->backend == FV_BACKEND_CPU && pl->part.band_rows == 0;
+  pl->rows = takes ? rows : NULL;
+  pl->nrows = takes ? nrows : 0;
+  fv_status st = pl->be->execute (pl, g, NULL);
+  pl->rows = NULL;
+  pl->nrows = 0;
+  return st;
 }
 
 fv_status

@@ -104,10 +104,11 @@ fv_vj_cpu_init (fv_vj_plan *pl)
  * scratch for the SIMD scan. */
 static int
 scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, int l, int y,
-    uint64_t *out, int *xs)
+    int ya, uint64_t *out, int *xs)
 {
   const fv_vj_level *lv = &py->lv[l];
-  const uint32_t *row = cs->planes + lv->origin + (int64_t) y * py->stride;
+  /* the level's sums start at its row ya (all of it built: 0) */
+  const uint32_t *row = cs->planes + lv->origin + (int64_t) (y - ya) * py->stride;
   int n = 0;
   if (cs->simd) {
     n = cs->simd (lv->step == 2 ? &cs->split.m : m, lv, row, xs);
@@ -125,12 +126,14 @@ scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, in
   return n;
 }
 
-/* Scans window row y of level l into the calling thread's keys. */
+/* Scans window row y of level l (built from its row ya) into the calling
+ * thread's keys. */
 static void
-scan_into (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, int l, int y)
+scan_into (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, int l, int y,
+    int ya)
 {
   thread_state *ts = &cs->ts[omp_get_thread_num ()];
-  const int k = scan_row (cs, m, py, l, y, ts->row, ts->xs);
+  const int k = scan_row (cs, m, py, l, y, ya, ts->row, ts->xs);
   if (ts->n + k > ts->cap) {
     int cap = ts->cap;
     while (ts->n + k > cap)
@@ -158,22 +161,44 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
   for (int t = 0; t < cs->threads; t++)
     cs->ts[t].n = cs->ts[t].failed = 0;
 
+  /* a restriction to rows: each level's rows to build and window rows to scan */
+  unsigned char *keep = NULL;
+  int *span = NULL;
+  if (pl->nrows > 0) {
+    keep = malloc ((size_t) py->rows + 1);
+    span = malloc (sizeof *span * 2 * (size_t) py->nlevels);
+    if (!keep || !span) {
+      free (keep);
+      free (span);
+      return FV_ERR_NOMEM;
+    }
+    for (int l = 0, at = 0; l < py->nlevels; at += py->lv[l].rows, l++)
+      fv_vj_rows_of_level (py, pl->cascade, l, pl->rows, pl->nrows, keep + at, &span[2 * l],
+          &span[2 * l + 1]);
+  }
   fv_team team = fv_team_begin (cs->threads);
 #pragma omp parallel num_threads(team.threads)
 #pragma omp single
-  for (int l = 0; l < py->nlevels; l++) {
-#pragma omp task firstprivate(l)
+  for (int l = 0, at = 0; l < py->nlevels; at += py->lv[l].rows, l++) {
+    if (span && span[2 * l] == span[2 * l + 1])
+      continue;
+#pragma omp task firstprivate(l, at)
     {
-      /* no scheduling point inside the build: the scratch stays this thread's */
-      fv_vj_level_build (py, l, gray->data, gray->stride, cs->ts[omp_get_thread_num ()].scratch,
-          cs->planes, has_tilted, cs->simd != NULL);
       const fv_vj_level *lv = &py->lv[l];
+      const int ya = span ? span[2 * l] : 0, yb = span ? span[2 * l + 1] : lv->h;
+      /* no scheduling point inside the build: the scratch stays this thread's */
+      fv_vj_level_build_rows (py, l, gray->data, gray->stride,
+          cs->ts[omp_get_thread_num ()].scratch, cs->planes, has_tilted, cs->simd != NULL, ya,
+          yb);
 #pragma omp taskloop grainsize(ROWS_A_TASK)
       for (int r = 0; r < lv->rows; r++)
-        scan_into (cs, m, py, l, r * lv->step);
+        if (!keep || keep[at + r])
+          scan_into (cs, m, py, l, r * lv->step, ya);
     }
   }
   fv_team_end (team);
+  free (keep);
+  free (span);
 
   int nkeys = 0, failed = 0;
   for (int t = 0; t < cs->threads; t++) {

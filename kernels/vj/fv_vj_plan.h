@@ -126,6 +126,24 @@ fv_vj_col (int c, int half)
 size_t fv_vj_scratch_bytes (const fv_vj_pyramid *py);
 void fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
     uint8_t *tmp, uint32_t *base, int tilted, int split);
+/* Only the level's rows [ya, yb), their sums starting from zero at ya (a
+ * window's sums within them are exact, as a band's: band_init); and the
+ * source rows [*s0, *s1) those rows read. */
+void fv_vj_level_build_rows (const fv_vj_pyramid *py, int l, const uint8_t *src,
+    size_t src_stride, uint8_t *tmp, uint32_t *base, int tilted, int split, int ya, int yb);
+void fv_vj_level_source_rows (const fv_vj_pyramid *py, int l, int ya, int yb, int *s0, int *s1);
+
+/* Rows of the frame to search (an execute's restriction): only windows
+ * whose rectangle's rows lie in [y0, y1) and whose width is in
+ * [min_w, max_w]. The CPU back end builds and scans only the level rows
+ * such windows need; the others search everything (the caller keeps the
+ * windows it asked for: the same). */
+typedef struct { int y0, y1, min_w, max_w; } fv_vj_rows;
+
+/* For each level, the window rows the restriction keeps: [*ya, *yb) level
+ * rows to build (ya == yb: none) and keep[r] for window row r. */
+void fv_vj_rows_of_level (const fv_vj_pyramid *py, const fv_cascade *c, int l,
+    const fv_vj_rows *rows, int nrows, unsigned char *keep, int *ya, int *yb);
 
 /* The raw rectangle of a window, as OpenCV rounds it. */
 static inline fv_rect
@@ -138,8 +156,15 @@ fv_vj_window_rect (const fv_vj_level *lv, int x, int y)
 
 #define FV_VJ_GROUP_EPS 0.2   /* OpenCV's GROUP_EPS */
 
-/* fv_vj_execute without the grouping: the raw windows only (pl->raw). */
+/* fv_vj_execute without the grouping: the raw windows only (pl->raw);
+ * with rows (nrows > 0), at least the windows they allow (fv_vj_rows). */
 fv_status fv_vj_execute_raw (fv_vj_plan *pl, const fv_image *gray);
+fv_status fv_vj_execute_rows (fv_vj_plan *pl, const fv_image *gray, const fv_vj_rows *rows,
+    int nrows);
+/* The frame rows [*s0, *s1) such an execute reads (all of them but on the
+ * CPU; none: *s0 == *s1). */
+void fv_vj_rows_source (const fv_vj_plan *pl, const fv_vj_rows *rows, int nrows, int *s0,
+    int *s1);
 
 /* A back end: chosen once per plan (FFTW's way), never tested per call. */
 /* A back end (fv_plan.h); execute's dst is NULL: the windows it finds go
@@ -159,6 +184,8 @@ struct fv_vj_plan {
   fv_detection *det;
   int ndet;
   size_t host_bytes;     /* what the plan takes on the host (fv_vj_plan_bytes) */
+  const fv_vj_rows *rows; /* this execute's restriction (nrows 0: none) */
+  int nrows;
   void *state;            /* the back end's state */
 };
 

@@ -228,19 +228,20 @@ blend_lines (const uint16_t *restrict l0, const uint16_t *restrict l1, uint32_t 
     d[x] = (uint8_t) ((l0[x] * c0 + l1[x] * c1 + 32768) >> 16);
 }
 
+/* Level rows [ya, yb) into dst from its first row on. */
 static void
 resize_level (const fv_vj_level *lv, const uint8_t *src, size_t sstride, int sh,
-    uint8_t *dst, uint16_t *line0, uint16_t *line1)
+    uint8_t *dst, uint16_t *line0, uint16_t *line1, int ya, int yb)
 {
   if (lv->identity) {
-    for (int y = 0; y < lv->h; y++)
-      memcpy (dst + (size_t) y * lv->w, src + y * sstride, lv->w);
+    for (int y = ya; y < yb; y++)
+      memcpy (dst + (size_t) (y - ya) * lv->w, src + y * sstride, lv->w);
     return;
   }
   const fv_vj_axis *ay = &lv->ay;
   int have0 = -1, have1 = -1;
-  for (int y = 0; y < lv->h; y++) {
-    uint8_t *d = dst + (size_t) y * lv->w;
+  for (int y = ya; y < yb; y++) {
+    uint8_t *d = dst + (size_t) (y - ya) * lv->w;
     if (y < ay->lo || y >= ay->hi) {
       int r = y < ay->lo ? 0 : sh - 1;
       fv_vj_hline (&lv->ax, src + r * sstride, lv->w, line0);
@@ -367,15 +368,53 @@ void
 fv_vj_level_build (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
     uint8_t *tmp, uint32_t *base, int has_tilted, int split)
 {
+  fv_vj_level_build_rows (py, l, src, src_stride, tmp, base, has_tilted, split, 0,
+      py->lv[l].h);
+}
+
+void
+fv_vj_level_build_rows (const fv_vj_pyramid *py, int l, const uint8_t *src, size_t src_stride,
+    uint8_t *tmp, uint32_t *base, int has_tilted, int split, int ya, int yb)
+{
   src += (size_t) py->src_y0 * src_stride;
   const fv_vj_level *lv = &py->lv[l];
+  const int h = yb - ya;
   uint32_t *scratch = (uint32_t *) (tmp + (((size_t) lv->w * lv->h + 15) & ~(size_t) 15));
   uint16_t *lines = (uint16_t *) scratch;
-  resize_level (lv, src, src_stride, py->src_h, tmp, lines, lines + lv->w);
+  resize_level (lv, src, src_stride, py->src_h, tmp, lines, lines + lv->w, ya, yb);
   uint32_t *sum = base + lv->origin;
   const int half = split && py->cpu && lv->step == 2 ? py->stride / 2 : 0;
-  integrals (tmp, lv->w, lv->h, sum, sum + py->plane, py->stride, half, scratch,
+  integrals (tmp, lv->w, h, sum, sum + py->plane, py->stride, half, scratch,
       scratch + py->stride);
   if (has_tilted)
-    tilted (tmp, lv->w, lv->h, sum + 2 * py->plane, py->stride, half, scratch);
+    tilted (tmp, lv->w, h, sum + 2 * py->plane, py->stride, half, scratch);
+}
+
+/* Source rows that level l's rows [ya, yb) read (the frame's, before
+ * py->src_y0). */
+void
+fv_vj_level_source_rows (const fv_vj_pyramid *py, int l, int ya, int yb, int *s0, int *s1)
+{
+  const fv_vj_level *lv = &py->lv[l];
+  if (lv->identity) {
+    *s0 = ya;
+    *s1 = yb;
+    return;
+  }
+  const fv_vj_axis *a = &lv->ay;
+  int lo = py->src_h, hi = 0;
+  for (int y = ya; y < yb; y++) {
+    int r0, r1;
+    if (y < a->lo || y >= a->hi) {
+      r0 = y < a->lo ? 0 : py->src_h - 1;
+      r1 = r0 + 1;
+    } else {
+      r0 = a->ofs[y];
+      r1 = r0 + 2;
+    }
+    lo = r0 < lo ? r0 : lo;
+    hi = r1 > hi ? r1 : hi;
+  }
+  *s0 = lo;
+  *s1 = hi > py->src_h ? py->src_h : hi;
 }

@@ -180,7 +180,7 @@ fv_vj_turns_stats (const fv_vj_turns *t)
 /* The turned frame, in the memory the frame is in (pinned beside a CUDA
  * plan, so that its upload is fast). */
 static fv_status
-turn (fv_vj_turns *t, const fv_image *gray, fv_rotation r, fv_image *canvas)
+turn (fv_vj_turns *t, const fv_image *gray, fv_rotation r, fv_image *canvas, int y0, int y1)
 {
   const size_t stride = ((size_t) gray->width + 63) & ~(size_t) 63;
   const size_t bytes = stride * (size_t) gray->height;
@@ -206,6 +206,8 @@ turn (fv_vj_turns *t, const fv_image *gray, fv_rotation r, fv_image *canvas)
   }
   *canvas = fv_image_make (t->canvas, t->canvas_stride, gray->width, gray->height, 1, FV_U8,
       gray->mem);
+  if (gray->mem == FV_MEM_HOST)   /* only the rows the scan reads */
+    return fv_rotate_u8_rows (gray, canvas, r, t->plan->p.threads, y0, y1);
   return fv_rotate_u8 (gray, canvas, r, t->plan->p.threads, t->stream);
 }
 
@@ -328,10 +330,19 @@ fv_vj_turns_scan (fv_vj_turns *t, const fv_image *gray, double degrees, const fv
     if (st != FV_OK)
       return st;
   }
+  /* the rows the windows take (a CPU plan builds and scans only those) */
+  fv_vj_rows rows[sizeof on / sizeof on[0]];
+  for (int k = 0; k < nw; k++)
+    rows[k] = (fv_vj_rows) { on[k].y, on[k].y + on[k].height, w[k].min_w, w[k].max_w };
+  int s0 = 0, s1 = gray->height;
+  if (nw > 0)
+    fv_vj_rows_source (pl, rows, nw, &s0, &s1);
+  if (s0 >= s1)
+    return FV_OK;
   fv_image canvas;
-  fv_status st = degrees != 0 ? turn (t, gray, r, &canvas) : FV_OK;
+  fv_status st = degrees != 0 ? turn (t, gray, r, &canvas, s0, s1) : FV_OK;
   if (st == FV_OK)
-    st = fv_vj_execute_raw (pl, degrees != 0 ? &canvas : gray);
+    st = fv_vj_execute_rows (pl, degrees != 0 ? &canvas : gray, rows, nw);
   if (st != FV_OK)
     return st;
   if (!grow ((void **) &t->raw, &t->raw_cap, pl->nraw, sizeof *t->raw))

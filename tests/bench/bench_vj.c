@@ -9,13 +9,21 @@
  *
  *   bench_vj [--cuda|--device] [--threads N] [--iters N] [--print|--raw]
  *            [--scale F] [--min-neighbors N] [--min-size N] [--streams N]
- *            CASCADE IMAGE.pgm... */
+ *            [--angles A,B,... [--turned-interval K]] [--turn DEG]
+ *            CASCADE IMAGE.pgm...
+ *
+ * With --angles the frame is searched at each angle (fv_vj_turned.h, as
+ * vjdetect's angles and turned-interval): the mean and the largest time a
+ * frame over --iters frames in a row (the stagger makes frames differ), and
+ * the scans a frame (whole, steered, windows). --turn DEG turns the image
+ * first (its faces turned clockwise by DEG). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
 #include "fvtest.h"
 #include "fv_vj.h"
+#include "fv_vj_turned.h"
 #include "fv_cuda.h"
 #include "bench_time.h"
 
@@ -82,6 +90,10 @@ main (int argc, char **argv)
   p.scale_factor = 1.1;
   p.min_neighbors = 3;
   int cuda = 0, iters = 1, print = 0, raw = 0, device = 0, streams = 0, i = 1;
+  fv_vj_turn_params tp = { 0 };
+  tp.interval = 1;
+  tp.turned_min_neighbors = 8;
+  double turn = 0;
   for (; i < argc && !strncmp (argv[i], "--", 2); i++) {
     const char *a = argv[i];
     if (!strcmp (a, "--cuda"))
@@ -102,6 +114,16 @@ main (int argc, char **argv)
       p.min_neighbors = atoi (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--streams"))
       streams = atoi (argv[++i]);
+    else if (i + 1 < argc && !strcmp (a, "--angles")) {
+      char *e = argv[++i];
+      while (*e && tp.nangles < FV_VJ_MAX_ANGLES) {
+        tp.angles[tp.nangles++] = strtod (e, &e);
+        e += *e == ',';
+      }
+    } else if (i + 1 < argc && !strcmp (a, "--turn"))
+      turn = atof (argv[++i]);
+    else if (i + 1 < argc && !strcmp (a, "--turned-interval"))
+      tp.interval = atoi (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--min-size"))
       p.min_width = p.min_height = atoi (argv[++i]);
     else {
@@ -123,6 +145,14 @@ main (int argc, char **argv)
     if (!im || im->channels != 1) {
       fprintf (stderr, "%s: not a PGM\n", argv[f]);
       return 1;
+    }
+    if (turn != 0) {
+      fv_image *tu = malloc (sizeof *tu);
+      *tu = fvt_image_new (im->width, im->height, 1, FV_U8, 0, NULL);
+      fv_rotate_u8 (im, tu, fv_rotation_of (-turn), 0, NULL);
+      fvt_image_free (im);
+      free (im);
+      im = tu;
     }
     p.width = im->width;
     p.height = im->height;
@@ -161,6 +191,45 @@ main (int argc, char **argv)
         return rc;
       continue;
     }
+    const char *name = strrchr (argv[f], '/') ? strrchr (argv[f], '/') + 1 : argv[f];
+    if (tp.nangles > 0) {
+      fv_vj_turns *tu;
+      if (fv_vj_turns_create (&tu, plan, &tp, 0, NULL) != FV_OK) {
+        fprintf (stderr, "turns: %s\n", fv_last_error ());
+        return 1;
+      }
+      const fv_vj_turned_det *td;
+      double sum = 0, worst = 0, whole = 0, steered = 0, windows = 0;
+      for (int k = 0; k < 2 * tp.interval; k++)   /* warm-up: the steered plans made */
+        fv_vj_turns_execute (tu, &in, &td, &n);
+      for (int k = 0; k < iters; k++) {
+        const double t0 = now_ms ();
+        if (fv_vj_turns_execute (tu, &in, &td, &n) != FV_OK) {
+          fprintf (stderr, "execute: %s\n", fv_last_error ());
+          return 1;
+        }
+        const double dt = now_ms () - t0;
+        const fv_vj_turn_stats ts = fv_vj_turns_stats (tu);
+        sum += dt;
+        worst = dt > worst ? dt : worst;
+        whole += ts.whole_scans;
+        steered += ts.steered_scans;
+        windows += ts.windows;
+      }
+      printf ("# %s %dx%d: %d angles, turned-interval %d: %d boxes, %.3f ms a frame (mean of "
+          "%d), %.3f ms at most, %.2f whole scans, %.2f steered to %.2f windows a frame (%s)\n",
+          name, im->width, im->height, tp.nangles, tp.interval, n, sum / iters, iters, worst,
+          whole / iters, steered / iters, windows / iters, cuda ? "cuda" : "cpu");
+      fv_vj_turns_destroy (tu);
+      fv_vj_plan_destroy (plan);
+      if (device)
+        fv_cuda_free (in.data);
+      else if (cuda && in.data != im->data)
+        fv_cuda_host_free (in.data);
+      fvt_image_free (im);
+      free (im);
+      continue;
+    }
     double *t = malloc (sizeof (double) * (iters + 1));
     fv_vj_execute (plan, &in, &d, &n);   /* warm-up */
     for (int k = 0; k < iters; k++) {
@@ -172,7 +241,6 @@ main (int argc, char **argv)
         return 1;
       }
     }
-    const char *name = strrchr (argv[f], '/') ? strrchr (argv[f], '/') + 1 : argv[f];
     int nraw;
     const fv_rect *r = fv_vj_raw (plan, &nraw);
     printf ("# %s %dx%d: %d boxes, %d raw windows, %.3f ms (median of %d, %s)\n", name,

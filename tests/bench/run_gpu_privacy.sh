@@ -17,12 +17,10 @@ blur="satfilter roi-type=face radius=12 backend=cuda ! fakesink name=sink"
 b() { "$B" -r 3 -w 50 "$1" "$dec ! $2 ! $blur" "$dec ! fakesink name=sink" 2>&1 \
   | grep -v XDG_RUNTIME_DIR || echo "$1: failed"; }
 b "vjdetect ! satfilter" "$vj"
-b "vjdetect ! roitrack ! satfilter" "$vj ! roitrack post-messages=false"
-b "vjdetect ! roitrack delay=3 ! satfilter" "$vj ! roitrack delay=3 post-messages=false"
-b "vjdetect interval=2 ! roitrack delay=3" "$vj interval=2 ! roitrack delay=3 post-messages=false"
-b "vjdetect angles=-20,0,20 interval=2 ! roitrack delay=3" \
-  "$vj angles=-20,0,20 interval=2 ! roitrack delay=3 post-messages=false"
-b "vjdetect angles=-20,0,20 ! roitrack delay=3" \
-  "$vj angles=-20,0,20 ! roitrack delay=3 post-messages=false"
-b "vjdetect angles=-30,-15,0,15,30 ! roitrack delay=3" \
-  "$vj angles=-30,-15,0,15,30 ! roitrack delay=3 post-messages=false"
+b "vjdetect ! roitrack delay=4 ! satfilter" "$vj ! roitrack delay=4 post-messages=false"
+b "vjdetect angles=-30,-15,0,15,30 ! roitrack delay=4" \
+  "$vj angles=-30,-15,0,15,30 ! roitrack delay=4 post-messages=false"
+for k in 4 8; do
+  b "vjdetect angles=-30,-15,0,15,30 turned-interval=$k ! roitrack delay=4" \
+    "$vj angles=-30,-15,0,15,30 turned-interval=$k ! roitrack delay=4 post-messages=false"
+done

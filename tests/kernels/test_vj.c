@@ -515,6 +515,10 @@ turned_windows_case (const fv_cascade *c, const char *name, const fv_image *im, 
       }
       if (rep == 0)   /* the whole frame, every size: the whole scan */
         w[0] = (fv_vj_turn_window) { { 0, 0, im->width, im->height }, 1, 1 << 20 };
+      if (rep == 4)   /* reaching past the top left corner, as steered windows may */
+        w[1].frame = (fv_rect) { -40, -30, im->width / 2, im->height / 2 };
+      if (rep == 5)   /* and past the bottom right */
+        w[2].frame = (fv_rect) { im->width / 2, im->height / 3, im->width, im->height };
       FVT_CHECK (fv_vj_turns_scan (t, im, deg, w, nw, &raw, &nst) == FV_OK, "steered: %s",
           fv_last_error ());
       fv_rect *got = copy_sorted (raw, nst), *ref = malloc (sizeof *ref * (nwhole + 1));
