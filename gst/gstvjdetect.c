@@ -89,6 +89,7 @@ enum {
   PROP_ANGLES,
   PROP_TURNED_MIN_NEIGHBORS,
   PROP_TURNED_INTERVAL,
+  PROP_TURNED_AGREEMENT,
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
@@ -453,6 +454,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   memset (&tp, 0, sizeof tp);
   tp.turned_min_neighbors = self->turned_min_neighbors;
   tp.interval = (int) self->turned_interval;
+  tp.agreement = (int) self->turned_agreement;
   if (angles) {
     tp.nangles = (int) MIN (angles->len, FV_VJ_MAX_ANGLES);
     for (gint k = 0; k < tp.nangles; k++)
@@ -584,6 +586,10 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
       self->turned_interval = g_value_get_uint (value);
       replan = FALSE;
       break;
+    case PROP_TURNED_AGREEMENT:
+      self->turned_agreement = g_value_get_uint (value);
+      replan = FALSE;
+      break;
     case PROP_TURNED_MIN_NEIGHBORS:
       self->turned_min_neighbors = g_value_get_int (value);
       replan = FALSE;
@@ -649,6 +655,7 @@ gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GPara
       break;
     case PROP_INTERVAL: g_value_set_uint (value, self->interval); break;
     case PROP_TURNED_INTERVAL: g_value_set_uint (value, self->turned_interval); break;
+    case PROP_TURNED_AGREEMENT: g_value_set_uint (value, self->turned_agreement); break;
     case PROP_TURNED_MIN_NEIGHBORS: g_value_set_int (value, self->turned_min_neighbors); break;
     case PROP_ANGLES: g_value_set_string (value, self->angles_text ? self->angles_text : "0"); break;
     default:
@@ -760,6 +767,13 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
           "boxes as a whole scan there). 1: every angle whole on every searched frame",
           1, FV_VJ_MAX_INTERVAL, 1, FV_PARAM_CONTROLLABLE));
 
+  g_object_class_install_property (gobject_class, PROP_TURNED_AGREEMENT,
+      g_param_spec_uint ("turned-agreement", "Turned agreement", "A box that only turned "
+          "scans see is reported once scans at this many different angles see it in one "
+          "frame (with turned-interval > 1, the frame after its first whole scan, when the "
+          "window around it is scanned at every angle). 1: every turned box",
+          1, FV_VJ_MAX_ANGLES, 1, FV_PARAM_CONTROLLABLE));
+
   gst_type_mark_as_plugin_api (GST_TYPE_VJ_DETECT_UPDATES, 0);
   gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",
       "Filter/Analyzer/Video",
@@ -787,4 +801,5 @@ gst_vj_detect_init (GstVjDetect *self)
   self->last_count = -1;
   self->interval = 1;
   self->turned_interval = 1;
+  self->turned_agreement = 1;
 }

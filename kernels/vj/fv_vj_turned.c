@@ -106,9 +106,10 @@ fv_vj_turns_create (fv_vj_turns **out, fv_vj_plan *plan, const fv_vj_turn_params
 {
   *out = NULL;
   if (!plan || !tp || tp->nangles < 1 || tp->nangles > FV_VJ_MAX_ANGLES || tp->interval < 1
-      || tp->interval > FV_VJ_MAX_INTERVAL || tp->turned_min_neighbors < 0) {
-    fv_set_last_error ("turned scans: 1 to %d angles, an interval of 1 to %d",
-        FV_VJ_MAX_ANGLES, FV_VJ_MAX_INTERVAL);
+      || tp->interval > FV_VJ_MAX_INTERVAL || tp->turned_min_neighbors < 0
+      || tp->agreement < 1 || tp->agreement > FV_VJ_MAX_ANGLES) {
+    fv_set_last_error ("turned scans: 1 to %d angles, an interval of 1 to %d, an agreement "
+        "of 1 to %d angles", FV_VJ_MAX_ANGLES, FV_VJ_MAX_INTERVAL, FV_VJ_MAX_ANGLES);
     return FV_ERR_INVALID;
   }
   for (int k = 0; k < tp->nangles; k++)
@@ -402,10 +403,18 @@ fv_vj_merge_turns (const fv_vj_turned_det *in, int n, fv_vj_turned_det *out)
     if (r == i) {
       slot[i] = nout;
       best[i] = d->neighbors;
-      out[nout++] = *d;
+      out[nout] = *d;
+      out[nout++].nangles = 1;
       continue;
     }
     fv_vj_turned_det *m = &out[slot[r]];
+    int seen_angle = 0;   /* an earlier member of the group at this angle */
+    for (int j = r; j < i && !seen_angle; j++) {
+      int rj = j;
+      while (root[rj] != rj) rj = root[rj];
+      seen_angle = rj == r && in[j].angle == d->angle;
+    }
+    m->nangles += !seen_angle;
     if (d->neighbors > best[r]) {   /* the turn that saw it best */
       best[r] = d->neighbors;
       m->angle = d->angle;
@@ -440,7 +449,7 @@ collect (fv_vj_turns *t, const fv_image *gray, double degrees, const fv_rect *ra
   const fv_rotation r = fv_rotation_of (degrees);
   for (int i = 0; i < k; i++) {
     const fv_detection *d = &t->groups[i];
-    fv_vj_turned_det o = { d->box, d->neighbors, degrees };
+    fv_vj_turned_det o = { d->box, d->neighbors, degrees, 1 };
     if (degrees != 0) {
       if (d->neighbors < t->tp.turned_min_neighbors)
         continue;
@@ -578,12 +587,23 @@ fv_vj_turns_execute (fv_vj_turns *t, const fv_image *gray, const fv_vj_turned_de
   if (!o)
     return FV_ERR_NOMEM;
   t->out = o;
-  const int m = fv_vj_merge_turns (t->all, t->nall, t->out);
+  int m = fv_vj_merge_turns (t->all, t->nall, t->out);
   if (m < 0)
     return FV_ERR_NOMEM;
   t->nout = m;
   t->stats.windows = nw;
   remember (t);
+  /* boxes only turned scans saw, at too few angles: remembered, not returned */
+  int kept = 0;
+  for (int i = 0; i < m; i++) {
+    int upright = 0;
+    for (int j = 0; j < t->nall && !upright; j++)
+      upright = t->all[j].angle == 0 && overlap_half (&t->all[j].box, &t->out[i].box);
+    if (upright || t->out[i].nangles >= t->tp.agreement)
+      t->out[kept++] = t->out[i];
+  }
+  t->stats.held = m - kept;
+  t->nout = m = kept;
   t->stats.remembered = t->nseen;
   t->frame++;
   *det = t->out;

@@ -41,12 +41,18 @@ typedef struct {
   double angles[FV_VJ_MAX_ANGLES];      /* degrees, -90 .. 90; 0 is the upright scan */
   int turned_min_neighbors;             /* a turned box needs at least this many raw windows */
   int interval;                         /* K: 1 .. FV_VJ_MAX_INTERVAL */
+  /* a box no upright scan saw is returned only once scans at this many
+   * different angles see it in one frame (1: any turned box); until then
+   * it is only remembered, so that the next frame's windows look at it at
+   * every angle. 1 .. FV_VJ_MAX_ANGLES */
+  int agreement;
 } fv_vj_turn_params;
 
 typedef struct {
   fv_rect box;        /* in the frame */
   int neighbors;      /* raw windows, summed over the angles merged */
   double angle;       /* the angle that saw it with most neighbours */
+  int nangles;        /* the different angles that saw it */
 } fv_vj_turned_det;
 
 /* Where to look on a turned frame: a rectangle of the frame and the
@@ -83,6 +89,7 @@ fv_rect fv_vj_turn_window_rect (const fv_vj_turn_window *win, fv_rotation r, int
 /* What the last execute did (benchmarks, logs). */
 typedef struct {
   int whole_scans, steered_scans, windows, remembered;
+  int held;   /* turned boxes not returned: too few angles agreed */
 } fv_vj_turn_stats;
 fv_vj_turn_stats fv_vj_turns_stats (const fv_vj_turns *t);
 
@@ -94,7 +101,8 @@ void fv_vj_turns_destroy (fv_vj_turns *t);
 /* Boxes of one face at several angles: those overlapping by half of the
  * smaller, transitively, become their bounding box (the larger, for a
  * privacy filter), neighbours summed, the angle of the one with most
- * neighbours; in the order of each group's first box. Returns the count
+ * neighbours, nangles the different angles in the group (in's nangles
+ * ignored); in the order of each group's first box. Returns the count
  * written to out (room for n), or -1 without memory. */
 int fv_vj_merge_turns (const fv_vj_turned_det *in, int n, fv_vj_turned_det *out);
 

@@ -9,7 +9,8 @@
  *
  *   bench_vj [--cuda|--device] [--threads N] [--iters N] [--print|--raw]
  *            [--scale F] [--min-neighbors N] [--min-size N] [--streams N]
- *            [--angles A,B,... [--turned-interval K]] [--turn DEG]
+ *            [--angles A,B,... [--turned-interval K] [--turned-agreement N]]
+ *            [--turn DEG]
  *            CASCADE IMAGE.pgm...
  *
  * With --angles the frame is searched at each angle (fv_vj_turned.h, as
@@ -92,6 +93,7 @@ main (int argc, char **argv)
   int cuda = 0, iters = 1, print = 0, raw = 0, device = 0, streams = 0, i = 1;
   fv_vj_turn_params tp = { 0 };
   tp.interval = 1;
+  tp.agreement = 1;
   tp.turned_min_neighbors = 8;
   double turn = 0;
   for (; i < argc && !strncmp (argv[i], "--", 2); i++) {
@@ -122,6 +124,8 @@ main (int argc, char **argv)
       }
     } else if (i + 1 < argc && !strcmp (a, "--turn"))
       turn = atof (argv[++i]);
+    else if (i + 1 < argc && !strcmp (a, "--turned-agreement"))
+      tp.agreement = atoi (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--turned-interval"))
       tp.interval = atoi (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--min-size"))

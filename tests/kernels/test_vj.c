@@ -492,7 +492,7 @@ turned_windows_case (const fv_cascade *c, const char *name, const fv_image *im, 
   fv_vj_params p = { im->width, im->height, 1.1, 3, 0, 0, 0, 0, 2 };
   fv_vj_plan *plan;
   FVT_CHECK (fv_vj_plan_create (&plan, c, &p, be, 0, NULL) == FV_OK, "plan: %s", fv_last_error ());
-  fv_vj_turn_params tp = { 2, { -25, 20 }, 0, 4 };
+  fv_vj_turn_params tp = { 2, { -25, 20 }, 0, 4, 1 };
   fv_vj_turns *t;
   FVT_CHECK (fv_vj_turns_create (&t, plan, &tp, 0, NULL) == FV_OK, "turns: %s", fv_last_error ());
   fvt_rng rng = { seed };
@@ -600,7 +600,7 @@ turned_sequence (void)
     fv_vj_plan *plan;
     FVT_CHECK (fv_vj_plan_create (&plan, c, &p, bes[b], 0, NULL) == FV_OK, "plan: %s",
         fv_last_error ());
-    fv_vj_turn_params every = { 5, { -30, -15, 0, 15, 30 }, 8, 1 }, stag = every;
+    fv_vj_turn_params every = { 5, { -30, -15, 0, 15, 30 }, 8, 1, 1 }, stag = every;
     stag.interval = 4;
     fv_vj_turns *te, *ts;
     FVT_CHECK (fv_vj_turns_create (&te, plan, &every, 0, NULL) == FV_OK
@@ -645,6 +645,28 @@ turned_sequence (void)
             "frame %d: CUDA %d turned boxes, CPU %d, or other boxes", f, nfirst[1][f],
             nfirst[0][f]);
     }
+    /* agreement of two angles: the face (seen at 15 and 30) comes one
+     * frame after its first whole scan, when the window around it has
+     * looked at every angle; a box no two angles see never comes */
+    fv_vj_turn_params agree = stag;
+    agree.agreement = 2;
+    fv_vj_turns *ta;
+    FVT_CHECK (fv_vj_turns_create (&ta, plan, &agree, 0, NULL) == FV_OK, "agree");
+    for (int f = 0; f < 6; f++) {
+      const fv_vj_turned_det *da, *de;
+      int na, ne;
+      FVT_CHECK (fv_vj_turns_execute (ta, &im, &da, &na) == FV_OK
+          && fv_vj_turns_execute (te, &im, &de, &ne) == FV_OK, "agree: %s", fv_last_error ());
+      int found = 0, single = 0;
+      for (int i = 0; i < na; i++) {
+        single += da[i].nangles < 2 && da[i].angle != 0;
+        for (int j = 0; j < ne; j++)
+          found |= de[j].nangles >= 2 && overlaps_half (&da[i].box, &de[j].box);
+      }
+      FVT_CHECK (found == (f > 1) && single == 0, "%s agreement, frame %d: face %s, %d boxes "
+          "of one angle", b ? "CUDA" : "CPU", f, found ? "found" : "not found", single);
+    }
+    fv_vj_turns_destroy (ta);
     fv_vj_turns_reset (ts);
     fv_vj_turns_destroy (te);
     fv_vj_turns_destroy (ts);
@@ -656,14 +678,15 @@ turned_sequence (void)
   const int m = fv_vj_merge_turns (in, 4, out);
   FVT_CHECK (m == 2 && out[0].box.x == 10 && out[0].box.y == 10 && out[0].box.width == 60
       && out[0].box.height == 50 && out[0].neighbors == 17 && out[0].angle == 15
-      && out[1].box.x == 200, "merge: %d boxes, first %d,%d %dx%d n=%d angle %g", m,
+      && out[0].nangles == 3 && out[1].box.x == 200 && out[1].nangles == 1, "merge: %d boxes, first %d,%d %dx%d n=%d angle %g", m,
       out[0].box.x, out[0].box.y, out[0].box.width, out[0].box.height, out[0].neighbors,
       out[0].angle);
   /* bad parameters */
   fv_vj_plan *plan;
   if (fv_vj_plan_create (&plan, c, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK) {
-    fv_vj_turn_params bad[3] = { { 0, { 0 }, 8, 1 }, { 1, { 91 }, 8, 1 }, { 1, { 10 }, 8, 0 } };
-    for (int i = 0; i < 3; i++) {
+    fv_vj_turn_params bad[4] = { { 0, { 0 }, 8, 1, 1 }, { 1, { 91 }, 8, 1, 1 },
+      { 1, { 10 }, 8, 0, 1 }, { 1, { 10 }, 8, 1, 0 } };
+    for (int i = 0; i < 4; i++) {
       fv_vj_turns *t = (fv_vj_turns *) 1;
       FVT_CHECK (fv_vj_turns_create (&t, plan, &bad[i], 0, NULL) == FV_ERR_INVALID && !t,
           "bad turn parameters %d accepted", i);
