@@ -20,7 +20,7 @@ b "vjdetect ! satfilter" "$vj"
 b "vjdetect ! roitrack delay=4 ! satfilter" "$vj ! roitrack delay=4 post-messages=false"
 b "vjdetect angles=-30,-15,0,15,30 ! roitrack delay=4" \
   "$vj angles=-30,-15,0,15,30 ! roitrack delay=4 post-messages=false"
-for k in 4 8; do
-  b "vjdetect angles=-30,-15,0,15,30 turned-interval=$k ! roitrack delay=4" \
-    "$vj angles=-30,-15,0,15,30 turned-interval=$k ! roitrack delay=4 post-messages=false"
-done
+for k in 4 8; do for a in 1 2; do
+  b "vjdetect angles=-30,-15,0,15,30 turned-interval=$k turned-agreement=$a ! roitrack delay=4" \
+    "$vj angles=-30,-15,0,15,30 turned-interval=$k turned-agreement=$a ! roitrack delay=4 post-messages=false"
+done; done

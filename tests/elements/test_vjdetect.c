@@ -1087,6 +1087,19 @@ GST_START_TEST (test_turned_faces)
           whole.y, whole.w, whole.h);
     gst_buffer_unref (out);
   }
+  /* turned-agreement=2: at frame 1 only the scan at 45 sees the face (held
+   * back); from frame 2 on the window looks at every angle and 30 agrees */
+  vj_set_arg (h, "turned-agreement", "2");
+  for (gint f = 0; f < 4; f++) {
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (tilted));
+    n = metas (out, "face", b, 8);
+    gint held = 0;
+    for (gint i = 0; i < n; i++)
+      held |= b[i].x <= cx && cx <= b[i].x + b[i].w && b[i].y <= cy && cy <= b[i].y + b[i].h;
+    fail_unless (held == (f > 1), "agreement frame %d: face %s", f, held ? "found" : "missed");
+    gst_buffer_unref (out);
+  }
+  vj_set_arg (h, "turned-agreement", "1");
   vj_set_arg (h, "turned-interval", "1");
   /* a list that does not parse: a warning, the old list stays */
   vj_set_arg (h, "angles", "10,abc");
