@@ -84,6 +84,45 @@ many_streams (const fv_cascade *c, const fv_vj_params *p, const fv_image *in, in
   return rc;
 }
 
+/* --angles: the frame searched at each angle, turned scans steered as
+ * asked, iters frames in a row. */
+static int
+bench_turned (fv_vj_plan *plan, const fv_vj_turn_params *tp, const fv_image *in, int iters,
+    const char *name, int cuda)
+{
+  fv_vj_turns *tu;
+  if (fv_vj_turns_create (&tu, plan, tp, 0, NULL) != FV_OK) {
+    fprintf (stderr, "turns: %s\n", fv_last_error ());
+    return 1;
+  }
+  const fv_vj_turned_det *td;
+  int n = 0;
+  double sum = 0, worst = 0, whole = 0, steered = 0, windows = 0;
+  for (int k = 0; k < 2 * tp->interval; k++)   /* warm-up: the steered plans made */
+    fv_vj_turns_execute (tu, in, &td, &n);
+  for (int k = 0; k < iters; k++) {
+    const double t0 = now_ms ();
+    if (fv_vj_turns_execute (tu, in, &td, &n) != FV_OK) {
+      fprintf (stderr, "execute: %s\n", fv_last_error ());
+      fv_vj_turns_destroy (tu);
+      return 1;
+    }
+    const double dt = now_ms () - t0;
+    const fv_vj_turn_stats ts = fv_vj_turns_stats (tu);
+    sum += dt;
+    worst = dt > worst ? dt : worst;
+    whole += ts.whole_scans;
+    steered += ts.steered_scans;
+    windows += ts.windows;
+  }
+  printf ("# %s %dx%d: %d angles, turned-interval %d: %d boxes, %.3f ms a frame (mean of "
+      "%d), %.3f ms at most, %.2f whole scans, %.2f steered to %.2f windows a frame (%s)\n",
+      name, in->width, in->height, tp->nangles, tp->interval, n, sum / iters, iters, worst,
+      whole / iters, steered / iters, windows / iters, cuda ? "cuda" : "cpu");
+  fv_vj_turns_destroy (tu);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -196,44 +235,10 @@ main (int argc, char **argv)
       continue;
     }
     const char *name = strrchr (argv[f], '/') ? strrchr (argv[f], '/') + 1 : argv[f];
-    if (tp.nangles > 0) {
-      fv_vj_turns *tu;
-      if (fv_vj_turns_create (&tu, plan, &tp, 0, NULL) != FV_OK) {
-        fprintf (stderr, "turns: %s\n", fv_last_error ());
-        return 1;
-      }
-      const fv_vj_turned_det *td;
-      double sum = 0, worst = 0, whole = 0, steered = 0, windows = 0;
-      for (int k = 0; k < 2 * tp.interval; k++)   /* warm-up: the steered plans made */
-        fv_vj_turns_execute (tu, &in, &td, &n);
-      for (int k = 0; k < iters; k++) {
-        const double t0 = now_ms ();
-        if (fv_vj_turns_execute (tu, &in, &td, &n) != FV_OK) {
-          fprintf (stderr, "execute: %s\n", fv_last_error ());
-          return 1;
-        }
-        const double dt = now_ms () - t0;
-        const fv_vj_turn_stats ts = fv_vj_turns_stats (tu);
-        sum += dt;
-        worst = dt > worst ? dt : worst;
-        whole += ts.whole_scans;
-        steered += ts.steered_scans;
-        windows += ts.windows;
-      }
-      printf ("# %s %dx%d: %d angles, turned-interval %d: %d boxes, %.3f ms a frame (mean of "
-          "%d), %.3f ms at most, %.2f whole scans, %.2f steered to %.2f windows a frame (%s)\n",
-          name, im->width, im->height, tp.nangles, tp.interval, n, sum / iters, iters, worst,
-          whole / iters, steered / iters, windows / iters, cuda ? "cuda" : "cpu");
-      fv_vj_turns_destroy (tu);
-      fv_vj_plan_destroy (plan);
-      if (device)
-        fv_cuda_free (in.data);
-      else if (cuda && in.data != im->data)
-        fv_cuda_host_free (in.data);
-      fvt_image_free (im);
-      free (im);
-      continue;
-    }
+    if (tp.nangles > 0 && bench_turned (plan, &tp, &in, iters, name, cuda))
+      return 1;
+    if (tp.nangles > 0)
+      goto done;
     double *t = malloc (sizeof (double) * (iters + 1));
     fv_vj_execute (plan, &in, &d, &n);   /* warm-up */
     for (int k = 0; k < iters; k++) {
@@ -257,6 +262,7 @@ main (int argc, char **argv)
       for (int k = 0; k < nraw; k++)
         printf ("%d %d %d %d\n", r[k].x, r[k].y, r[k].width, r[k].height);
     free (t);
+done:
     fv_vj_plan_destroy (plan);
     if (device)
       fv_cuda_free (in.data);
