@@ -418,3 +418,30 @@ fv_vj_level_source_rows (const fv_vj_pyramid *py, int l, int ya, int yb, int *s0
   *s0 = lo;
   *s1 = hi > py->src_h ? py->src_h : hi;
 }
+
+void
+fv_vj_rows_of_level (const fv_vj_pyramid *py, const fv_cascade *c, int l,
+    const fv_vj_rows *rows, int nrows, unsigned char *keep, int *ya, int *yb)
+{
+  const fv_vj_level *lv = &py->lv[l];
+  int first = -1, last = -1;
+  for (int r = 0; r < lv->rows; r++) {
+    const fv_rect q = fv_vj_window_rect (lv, 0, r * lv->step);
+    int k = 0;
+    for (int b = 0; !k && b < nrows; b++)
+      k = q.width >= rows[b].min_w && q.width <= rows[b].max_w && q.y >= rows[b].y0
+          && q.y + q.height <= rows[b].y1;
+    keep[r] = (unsigned char) k;
+    if (k) {
+      first = first < 0 ? r : first;
+      last = r;
+    }
+  }
+  if (first < 0) {
+    *ya = *yb = 0;
+    return;
+  }
+  *ya = first * lv->step;
+  *yb = last * lv->step + c->height;
+  *yb = *yb > lv->h ? lv->h : *yb;
+}
