@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include "fv_chunk_run.h"
+#include "fv_clock.h"
 #include "fv_cuda_check.cuh"
 #include "fv_cuda.h"
 #include "fv_window.h"
@@ -56,14 +56,6 @@ struct fv_chunk_run {
   int calls;
   double best[2];
 };
-
-static double
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static thread_local fv_chunk_run_stats last_stats;
 
@@ -282,7 +274,7 @@ entry_work (Entry *e)
   }
   if (e->status != FV_OK)
     snprintf (e->error, sizeof e->error, "CUDA device %d: %s", e->device, fv_last_error ());
-  e->done_ms = now_ms () - e->run->t0;
+  e->done_ms = fv_now_ms () - e->run->t0;
 }
 
 static void
@@ -305,7 +297,7 @@ first_on_caller (const fv_chunk_run *r)
 static fv_status
 run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, bool home_only)
 {
-  r->t0 = now_ms ();
+  r->t0 = fv_now_ms ();
   unsigned char active[FV_MAX_DEVICE_ENTRIES];
   for (int i = 0; i < r->nent; i++) {
     Entry *e = &r->e[i];
@@ -541,7 +533,7 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst,
   const bool timed = r->choose && r->ntodo == r->plan.n;
   const Way way = timed ? trying (r) : r->choose ? WAY_SPREAD : r->way;
   fv_status st = run_entries (r, OP_EXECUTE, src, dst, way == WAY_HOME);
-  const double ms = now_ms () - r->t0;
+  const double ms = fv_now_ms () - r->t0;
   if (st == FV_OK && timed)
     chose (r, way, ms);
   fv_chunk_run_stats *s = &last_stats;

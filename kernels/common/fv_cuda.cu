@@ -6,9 +6,9 @@
 #include <mutex>
 #include <unordered_map>
 #include <cstdio>
-#include <ctime>
 #include <dlfcn.h>
 #include <unistd.h>
+#include "fv_clock.h"
 #include "fv_cuda.h"
 #include "fv_cuda_check.cuh"
 #include "fv_env.h"
@@ -407,13 +407,6 @@ wait_event (unsigned long long ctx_id)
   return slot.ev;
 }
 
-double
-now_us (void)
-{
-  timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
 }  // namespace
 
 /* Threads of the process inside fv_cuda_sync now, and how many of them
@@ -446,11 +439,11 @@ fv_cuda_sync (cudaStream_t s)
   }
   const int others = waiting.fetch_add (1);
   const long long spin = others < long_spinners () ? SPIN_ALONE_US : short_spin;
-  const double t0 = spin > 0 ? now_us () : 0;
+  const double t0 = spin > 0 ? 1e3 * fv_now_ms () : 0;   /* spin is in microseconds */
   cudaError_t e = cudaErrorNotReady;
   while (spin > 0) {
     e = cudaEventQuery (ev);
-    if (e != cudaErrorNotReady || now_us () - t0 > (double) spin)
+    if (e != cudaErrorNotReady || 1e3 * fv_now_ms () - t0 > (double) spin)
       break;
   }
   if (e == cudaErrorNotReady)

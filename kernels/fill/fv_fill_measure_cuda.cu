@@ -30,6 +30,7 @@
  *      first pixel) and parts count them, and the rows are copied into
  *      pinned memory that fv_fill_regions hands out as it is. */
 #include <climits>
+#include "../common/fv_clock.h"
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -428,20 +429,14 @@ struct Phases {
   bool on;
   cudaStream_t s;
   double t;
-  static double now ()
-  {
-    timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-  }
   void mark (const char *what)
   {
     if (!on)
       return;
     cudaStreamSynchronize (s);
-    const double n = now ();
+    const double n = fv_now_ms ();
     fprintf (stderr, "measure: %-28s %.3f ms\n", what, n - t);
-    t = now ();
+    t = fv_now_ms ();
   }
 };
 
@@ -566,7 +561,7 @@ fv_fill_measure_dev_run (fv_fill_measure_dev *m, fv_fill_plan *pl, const unsigne
   const bool conn8 = pl->p.connectivity == 8;
   int nh = 0, np = 0;
   static const bool profile = getenv ("FV_FILL_MEASURE_PROFILE") != nullptr;
-  Phases ph = { profile, s, Phases::now () };
+  Phases ph = { profile, s, fv_now_ms () };
   /* both planes labelled, then one wait for both counts */
   fv_status st = label (m, 0, hole_bits, conn8, s, ph);
   if (st == FV_OK && filled_bits)

@@ -7,8 +7,21 @@
 #include <string.h>
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 /* Whether two buffers hold the same bytes. */
+/* A seek's events, as an upstream element sends them: flush start, flush
+ * stop (time reset), a new TIME segment. TRUE when h took all three. */
+static inline gboolean
+fvt_harness_flush (GstHarness *h)
+{
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  return gst_harness_push_event (h, gst_event_new_flush_start ())
+      && gst_harness_push_event (h, gst_event_new_flush_stop (TRUE))
+      && gst_harness_push_event (h, gst_event_new_segment (&seg));
+}
+
 static inline gboolean
 fvt_same_bytes (GstBuffer *a, GstBuffer *b)
 {

@@ -12,6 +12,7 @@
 #include <gst/video/video.h>
 #include "fvtest.h"
 #include "fv_cuda.h"
+#include "fvgstcheck.h"
 
 static gboolean have_gpu;
 
@@ -356,11 +357,7 @@ GST_START_TEST (test_measure)
     }
     /* off: no message, no metas but what came in */
     g_object_set (hh->element, "measure", FALSE, NULL);
-    gst_harness_push_event (hh, gst_event_new_flush_start ());
-    gst_harness_push_event (hh, gst_event_new_flush_stop (TRUE));
-    gst_harness_push_event (hh, gst_event_new_segment (&(GstSegment) { .format = GST_FORMAT_TIME,
-                .rate = 1.0, .applied_rate = 1.0, .stop = GST_CLOCK_TIME_NONE,
-                .duration = GST_CLOCK_TIME_NONE }));
+    fail_unless (fvt_harness_flush (hh));
     GstBuffer *out = gst_harness_push_and_pull (hh, shapes_buffer (&info, 9));
     if (b == 2)   /* hybrid holds a frame back: EOS brings it */
       gst_harness_push_event (hh, gst_event_new_eos ());
@@ -495,11 +492,7 @@ GST_START_TEST (test_parts_belt)
       gst_buffer_unref (out);
     }
     /* a flush starts the ids again */
-    gst_harness_push_event (hh, gst_event_new_flush_start ());
-    gst_harness_push_event (hh, gst_event_new_flush_stop (TRUE));
-    gst_harness_push_event (hh, gst_event_new_segment (&(GstSegment) { .format = GST_FORMAT_TIME,
-                .rate = 1.0, .applied_rate = 1.0, .stop = GST_CLOCK_TIME_NONE,
-                .duration = GST_CLOCK_TIME_NONE }));
+    fail_unless (fvt_harness_flush (hh));
     GstBuffer *out = gst_harness_push_and_pull (hh, belt_buffer (&info, 40));
     if (b == 2)
       gst_harness_push_event (hh, gst_event_new_eos ());
