@@ -37,6 +37,13 @@
  *     webmmux ! filesink location=blurred.webm
  * ]| A privacy filter: faces blurred in the recording.
  * |[
+ * gst-launch-1.0 filesrc location=clip.webm ! decodebin ! videoconvert ! \
+ *     vjdetect angles=-30,-15,0,15,30 turned-interval=4 ! roitrack delay=4 ! \
+ *     satfilter roi-type=face radius=12 ! videoconvert ! autovideosink
+ * ]| Faces turned in the picture too: each turned angle searches the whole
+ * frame every fourth frame, the angles taking turns, and in between only
+ * windows around faces the upright scan no longer finds.
+ * |[
  * gst-launch-1.0 -m filesrc location=clip.webm ! decodebin ! videoconvert ! \
  *     vjdetect cascade=/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml \
  *     min-size-width=48 min-size-height=48 backend=cuda ! fakesink
