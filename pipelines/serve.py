@@ -5,7 +5,10 @@ each running the privacy filter (vjdetect ! roitrack delay=4 ! satfilter
 roi-type=face) and H.264 (x264, zero latency) over RTP. Inputs: camera devices (/dev/video0),
 files (looped, at their own rate), or rtsp:// URLs of upstream cameras. A
 deployment scales by running one server per host or per GPU; clients need
-nothing but RTSP.
+nothing but RTSP. Every mount is a branch of this one process (one CUDA
+context a GPU, shared by the mounts): on a GPU that is what many cameras
+should run as, rather than a process each (docs/deployment.md, "One
+process per camera on one GPU: MPS").
 
     pipelines/serve.py [--address 127.0.0.1] [--port 8554] [--width W --height H]
                        [--user NAME:PASSWORD [--auth basic|digest]]
