@@ -216,7 +216,6 @@ gst_vj_detect_release (GstFvFilter *filter)
   fv_scratch_free (&self->gray);
   fv_vj_turns_destroy (self->turns);
   self->turns = NULL;
-  self->turns_plan = NULL;
 }
 
 static gboolean
@@ -410,15 +409,14 @@ detect_turned (GstVjDetect *self, const fv_image *gray, const fv_vj_turn_params 
     GArray **out, GArray **out_angles)
 {
   const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
-  if (!self->turns || self->turns_plan != self->plan
-      || memcmp (&self->turns_params, tp, sizeof *tp)) {
+  /* a new plan comes with the turned scans released (gst_vj_detect_release) */
+  if (!self->turns || memcmp (&self->turns_params, tp, sizeof *tp)) {
     fv_vj_turns_destroy (self->turns);
     self->turns = NULL;
     fv_status st = fv_vj_turns_create (&self->turns, self->plan, tp, dev->stream_device,
         dev->stream);
     if (st != FV_OK)
       return st;
-    self->turns_plan = self->plan;
     self->turns_params = *tp;
   }
   const fv_vj_turned_det *d;

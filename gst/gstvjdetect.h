@@ -42,9 +42,8 @@ struct _GstVjDetect {
   gchar *loaded_path;          /* the file the cascade came from */
   fv_vj_plan *plan;
   FvScratch gray;              /* RGB input: its luma */
-  fv_vj_turns *turns;          /* angles: the turned scans, made for plan and params below */
+  fv_vj_turns *turns;          /* angles: the turned scans, made for plan and turns_params */
   fv_vj_turn_params turns_params;
-  const fv_vj_plan *turns_plan;
   gsize gray_stride;
 };
 

@@ -115,12 +115,6 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
   return FV_OK;
 }
 
-fv_status
-fv_vj_execute_raw (fv_vj_plan *pl, const fv_image *g)
-{
-  return fv_vj_execute_rows (pl, g, NULL, 0);
-}
-
 void
 fv_vj_rows_source (const fv_vj_plan *pl, const fv_vj_rows *rows, int nrows, int *s0, int *s1)
 {
@@ -174,7 +168,7 @@ fv_vj_execute (fv_vj_plan *pl, const fv_image *g, const fv_detection **det, int 
     return FV_ERR_INVALID;
   *det = NULL;
   *n = 0;
-  fv_status st = fv_vj_execute_raw (pl, g);
+  fv_status st = fv_vj_execute_rows (pl, g, NULL, 0);
   if (st != FV_OK)
     return st;
   int k = fv_vj_group (pl->raw, pl->nraw, pl->p.min_neighbors, FV_VJ_GROUP_EPS, pl->det);

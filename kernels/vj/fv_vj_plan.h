@@ -158,7 +158,6 @@ fv_vj_window_rect (const fv_vj_level *lv, int x, int y)
 
 /* fv_vj_execute without the grouping: the raw windows only (pl->raw);
  * with rows (nrows > 0), at least the windows they allow (fv_vj_rows). */
-fv_status fv_vj_execute_raw (fv_vj_plan *pl, const fv_image *gray);
 fv_status fv_vj_execute_rows (fv_vj_plan *pl, const fv_image *gray, const fv_vj_rows *rows,
     int nrows);
 /* The frame rows [*s0, *s1) such an execute reads (all of them but on the

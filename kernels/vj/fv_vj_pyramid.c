@@ -79,17 +79,7 @@ band_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_part *p)
     h = 1;
   const fv_vj_axis *a = &lv->ay;
   int s0, s1;
-  if (lv->identity) {
-    s0 = y0;
-    s1 = y0 + h;
-  } else {
-    s0 = a->ofs[y0];
-    s1 = s0 + 1;
-    for (int y = y0; y < y0 + h; y++) {
-      const int end = a->ofs[y] + (y >= a->lo && y < a->hi ? 2 : 1);
-      s1 = end > s1 ? end : s1;
-    }
-  }
+  fv_vj_level_source_rows (py, 0, y0, y0 + h, &s0, &s1);
   /* the band's rows of the axis, counted from the band and the frame rows */
   for (int y = 0; y < h; y++) {
     a->ofs[y] = a->ofs[y0 + y] - s0;
