@@ -10,10 +10,11 @@
 #include "fv_clock.h"
 #include "fv_cuda_check.cuh"
 #include "fv_cuda.h"
+#include "fv_env.h"
 #include "fv_window.h"
 #include "fv_workers.h"
 
-enum Op { OP_BUDGET, OP_CREATE, OP_EXECUTE, OP_DESTROY };
+enum Op { OP_BUDGET, OP_CREATE, OP_EXECUTE, OP_FIRST, OP_SECOND, OP_DESTROY };
 
 struct Entry {
   fv_chunk_run *run;
@@ -28,6 +29,8 @@ struct Entry {
   const fv_image *src, *dst;
   fv_status status;
   int chunks;                /* chunks it ran */
+  int held;                  /* two passes: the chunk whose first pass its plan holds, or -1 */
+  int own;                   /* spread: the chunk (index in todo) it starts with, or -1 */
   double done_ms;            /* when it finished, from the call's start */
   char error[512];
 };
@@ -41,13 +44,15 @@ struct fv_chunk_run {
   fv_chunk_kernel k;
   void *user;
   fv_chunk_plan plan;
-  int sw, sh;                /* staged input: the uniform chunk input plus the ring */
+  int sw, sh;                /* staged input: the uniform chunk input (two passes: the largest) */
   int *sx, *sy;              /* each chunk's input origin in the frame (wrap: may lie outside) */
+  bool two;                  /* a kernel of two passes: chunks staged alone, exactly */
   fv_cuda_place caller;      /* the creating thread's context and device */
   int nent;                  /* entries: each listed device times the lanes */
   Entry e[FV_MAX_DEVICE_ENTRIES];
   fv_workers *workers;       /* a thread an entry (not the caller's own) */
-  /* this call's chunks, taken in order */
+  /* this call's chunks, taken in order (two passes: the second's, those
+   * whose first pass no entry holds) */
   int *todo, ntodo, next;
   double t0;
   /* spread over several GPUs: which way, and the first calls' times */
@@ -107,17 +112,16 @@ stage (Entry *e, int c, const fv_image *src)
 {
   fv_chunk_run *r = e->run;
   const size_t px = pixel_bytes (&r->p);
-  const int ring = r->p.ring;
   int xr[3][3], yr[3][3];
-  /* a ring: the chunk's own input at the ring's offset, the rest is `before`'s */
+  /* two passes: the chunk's own input alone */
   const fv_chunk_rect *in = &r->plan.chunk[c].in;
-  const int inw = ring ? in->w : r->sw, inh = ring ? in->h : r->sh;
+  const int inw = r->two ? in->w : r->sw, inh = r->two ? in->h : r->sh;
   int nx = runs (r->sx[c], inw, r->p.width, r->p.wrap, xr);
   int ny = runs (r->sy[c], inh, r->p.height, r->p.wrap, yr);
   for (int j = 0; j < ny; j++)
     for (int i = 0; i < nx; i++) {
       const char *s = (const char *) src->data + (size_t) yr[j][0] * src->stride + xr[i][0] * px;
-      char *d = e->d_in + (size_t) (ring + yr[j][1]) * e->pitch_in + (ring + xr[i][1]) * px;
+      char *d = e->d_in + (size_t) yr[j][1] * e->pitch_in + xr[i][1] * px;
       FV_CUDA_TRY (cudaMemcpy2DAsync (d, e->pitch_in, s, src->stride, xr[i][2] * px, yr[j][2],
           cudaMemcpyDefault, e->stream));
     }
@@ -130,7 +134,7 @@ unstage (Entry *e, int c, const fv_image *dst)
   fv_chunk_run *r = e->run;
   const fv_chunk_rect *o = &r->plan.chunk[c].out;
   const size_t px = pixel_bytes (&r->p);
-  const int ox = r->p.ring + o->x - r->sx[c], oy = r->p.ring + o->y - r->sy[c];
+  const int ox = o->x - r->sx[c], oy = o->y - r->sy[c];
   FV_CUDA_TRY (cudaMemcpy2DAsync ((char *) dst->data + (size_t) o->y * dst->stride + o->x * px,
       dst->stride, e->d_out + (size_t) oy * e->pitch_out + ox * px, e->pitch_out, o->w * px,
       o->h, cudaMemcpyDefault, e->stream));
@@ -185,6 +189,14 @@ on_entry_gpu (const Entry *e, const fv_image *im)
   return fv_cuda_image_on_device (im, e->device);
 }
 
+/* Whether a two-pass kernel on this entry reads (writes) im in place: on
+ * this entry's GPU, or, with peer_direct, on another it has peer access to. */
+static bool
+in_place_two (const Entry *e, const fv_image *im)
+{
+  return on_entry_gpu (e, im) || (e->run->p.peer_direct && fv_cuda_image_peer (im, e->device));
+}
+
 /* One chunk: staged (or read where it lies), filtered, copied out (or
  * written in place); returns when its output is in the frame. */
 static fv_status
@@ -197,8 +209,6 @@ entry_chunk (Entry *e, int c, fv_image *in, const fv_image *out, bool direct, bo
         + (size_t) r->sx[c] * pixel_bytes (&r->p), in->stride = e->src->stride;
   else
     st = stage (e, c, e->src);
-  if (st == FV_OK && r->k.before)
-    st = r->k.before (c, in, e->stream, r->user);
   if (st == FV_OK && in_place) {
     const fv_chunk_rect *o = &r->plan.chunk[c].out;
     fv_image rows = *e->dst;
@@ -208,8 +218,6 @@ entry_chunk (Entry *e, int c, fv_image *in, const fv_image *out, bool direct, bo
   } else {
     if (st == FV_OK)
       st = r->k.execute (e->plan, in, out, r->user);
-    if (st == FV_OK && r->k.after)
-      st = r->k.after (c, in, out, e->stream, r->user);
     if (st == FV_OK)
       st = unstage (e, c, e->dst);
   }
@@ -227,13 +235,13 @@ entry_execute (Entry *e)
   fv_image out = fv_image_make (e->d_out, e->pitch_out, r->sw, r->sh, r->p.channels,
       r->p.sample, FV_MEM_DEVICE);
   /* device frames on this entry's GPU are read where they lie, unless the
-   * chunk's input must be gathered around the edges or ringed */
-  const bool direct = !r->p.wrap && !r->p.ring && on_entry_gpu (e, e->src);
+   * chunk's input must be gathered around the edges */
+  const bool direct = !r->p.wrap && on_entry_gpu (e, e->src);
   /* and bands are written into such a frame in place, when the kernel can */
-  const bool in_place = r->k.execute_rows && r->plan.cols == 1 && !r->p.ring
-      && on_entry_gpu (e, e->dst);
-  /* the next chunk no entry has taken, until none is left */
-  for (int k; (k = __atomic_fetch_add (&r->next, 1, __ATOMIC_RELAXED)) < r->ntodo;) {
+  const bool in_place = r->k.execute_rows && r->plan.cols == 1 && on_entry_gpu (e, e->dst);
+  /* its own chunk, then the next no entry has taken, until none is left */
+  for (int k = e->own; k >= 0 || (k = __atomic_fetch_add (&r->next, 1, __ATOMIC_RELAXED))
+      < r->ntodo; k = -1) {
     fv_status st = entry_chunk (e, r->todo[k], &in, &out, direct, in_place);
     if (st != FV_OK) {
       __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */
@@ -242,6 +250,87 @@ entry_execute (Entry *e)
     e->chunks++;
   }
   return FV_OK;
+}
+
+/* Two passes: where chunk c's output goes, in the frame or in staging. */
+static fv_image
+chunk_out (Entry *e, int c, bool direct)
+{
+  fv_chunk_run *r = e->run;
+  const fv_chunk_rect *o = &r->plan.chunk[c].out;
+  fv_image im = fv_image_make (e->d_out, e->pitch_out, o->w, o->h, r->p.channels, r->p.sample,
+      FV_MEM_DEVICE);
+  if (direct) {
+    im.data = (char *) e->dst->data + (size_t) o->y * e->dst->stride
+        + (size_t) o->x * pixel_bytes (&r->p);
+    im.stride = e->dst->stride;
+  }
+  return im;
+}
+
+/* Two passes: chunk c's first, on its own input where it lies or staged. */
+static fv_status
+chunk_first (Entry *e, int c, bool src_direct, bool dst_direct)
+{
+  fv_chunk_run *r = e->run;
+  const fv_chunk_rect *in = &r->plan.chunk[c].in;
+  fv_image im = fv_image_make (e->d_in, e->pitch_in, in->w, in->h, r->p.channels, r->p.sample,
+      FV_MEM_DEVICE);
+  fv_status st = FV_OK;
+  if (src_direct) {
+    im.data = (char *) e->src->data + (size_t) in->y * e->src->stride
+        + (size_t) in->x * pixel_bytes (&r->p);
+    im.stride = e->src->stride;
+  } else {
+    st = stage (e, c, e->src);
+  }
+  const fv_image out = chunk_out (e, c, dst_direct);
+  if (st == FV_OK)
+    st = r->k.first (e->plan, c, &im, &out, r->user);
+  if (st == FV_OK)
+    FV_CUDA_TRY (fv_cuda_sync (e->stream));
+  e->held = st == FV_OK ? c : -1;
+  return st;
+}
+
+/* Two passes: chunk c's second (its first held by the plan), then its
+ * output copied out of staging. */
+static fv_status
+chunk_second (Entry *e, int c, bool direct)
+{
+  fv_chunk_run *r = e->run;
+  const fv_image out = chunk_out (e, c, direct);
+  fv_status st = r->k.second (e->plan, c, &out, r->user);
+  if (st == FV_OK && !direct)
+    st = unstage (e, c, e->dst);
+  if (st == FV_OK)
+    FV_CUDA_TRY (fv_cuda_sync (e->stream));
+  return st;
+}
+
+/* The first passes: the next chunk no entry has taken, until none is left;
+ * the plan keeps the last. The second: that chunk's, then the chunks no
+ * entry holds, each first pass again. */
+static fv_status
+entry_pass (Entry *e, bool second)
+{
+  fv_chunk_run *r = e->run;
+  const bool src_direct = in_place_two (e, e->src), dst_direct = in_place_two (e, e->dst);
+  fv_status st = FV_OK;
+  if (second && e->held >= 0) {
+    st = chunk_second (e, e->held, dst_direct);
+    e->chunks += st == FV_OK;
+  }
+  for (int k = second ? -1 : e->own; st == FV_OK && (k >= 0
+      || (k = __atomic_fetch_add (&r->next, 1, __ATOMIC_RELAXED)) < r->ntodo); k = -1) {
+    st = chunk_first (e, r->todo[k], src_direct, dst_direct);
+    if (st == FV_OK && second)
+      st = chunk_second (e, r->todo[k], dst_direct);
+    e->chunks += st == FV_OK;
+  }
+  if (st != FV_OK)
+    __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */
+  return st;
 }
 
 static void
@@ -269,6 +358,8 @@ entry_work (Entry *e)
       case OP_BUDGET: e->status = entry_budget (e); break;
       case OP_CREATE: e->status = entry_create (e); break;
       case OP_EXECUTE: e->status = entry_execute (e); break;
+      case OP_FIRST: e->status = entry_pass (e, false); break;
+      case OP_SECOND: e->status = entry_pass (e, true); break;
       case OP_DESTROY: entry_destroy (e); break;
     }
   }
@@ -297,7 +388,6 @@ first_on_caller (const fv_chunk_run *r)
 static fv_status
 run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, bool home_only)
 {
-  r->t0 = fv_now_ms ();
   unsigned char active[FV_MAX_DEVICE_ENTRIES];
   for (int i = 0; i < r->nent; i++) {
     Entry *e = &r->e[i];
@@ -306,7 +396,6 @@ run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, b
     e->src = src;
     e->dst = dst;
     e->status = FV_OK;
-    e->chunks = 0;
     e->done_ms = 0;
     e->error[0] = '\0';
   }
@@ -344,8 +433,8 @@ place_chunks (fv_chunk_run *r)
   }
   const int inw = mw + 2 * p->halo_x < p->width ? mw + 2 * p->halo_x : p->width;
   const int inh = mh + 2 * p->halo_y < p->height ? mh + 2 * p->halo_y : p->height;
-  r->sw = inw + 2 * p->ring;
-  r->sh = inh + 2 * p->ring;
+  r->sw = inw;
+  r->sh = inh;
   for (int c = 0; c < r->plan.n; c++) {
     const fv_chunk_rect *o = &r->plan.chunk[c].out;
     /* a wrapping border reads past the edges: there the window stays centred */
@@ -353,8 +442,8 @@ place_chunks (fv_chunk_run *r)
         : o->x - p->halo_x;
     const int y = inh == p->height || !p->wrap ? fv_window_start (o->y, p->halo_y, inh, p->height)
         : o->y - p->halo_y;
-    r->sx[c] = p->ring ? r->plan.chunk[c].in.x : x;
-    r->sy[c] = p->ring ? r->plan.chunk[c].in.y : y;
+    r->sx[c] = r->two ? r->plan.chunk[c].in.x : x;
+    r->sy[c] = r->two ? r->plan.chunk[c].in.y : y;
   }
 }
 
@@ -438,7 +527,9 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
   *out = NULL;
   const int lanes = p->lanes > 1 ? p->lanes : 1;
   if (p->ndevices < 1 || p->ndevices * lanes > FV_MAX_DEVICE_ENTRIES || p->width < 1
-      || p->height < 1 || p->halo_x < 0 || p->halo_y < 0 || p->ring < 0) {
+      || p->height < 1 || p->halo_x < 0 || p->halo_y < 0
+      || (kernel->first && (p->halo_x || p->halo_y || p->wrap || !kernel->settle
+          || !kernel->second))) {
     fv_set_last_error ("invalid chunk runner parameters");
     return FV_ERR_INVALID;
   }
@@ -448,6 +539,8 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
   r->p = *p;
   r->k = *kernel;
   r->user = user;
+  r->two = kernel->first != NULL;
+  r->p.peer_direct = p->peer_direct && fv_env_int (FV_ENV_CHUNK_PEER_DIRECT, 1) != 0;
   fv_cuda_place_save (&r->caller);
   if (fv_workers_create (&r->workers) != FV_OK) {
     fv_chunk_run_destroy (r);
@@ -515,36 +608,89 @@ chose (fv_chunk_run *r, Way way, double ms)
   }
 }
 
+/* Two passes, by the entries (the home device's alone when home_only):
+ * every chunk's first, settle, every chunk's second. */
+static fv_status
+run_two (fv_chunk_run *r, const fv_image *src, const fv_image *dst, bool home_only)
+{
+  for (int i = 0; i < r->nent; i++)
+    r->e[i].held = -1;
+  fv_status st = run_entries (r, OP_FIRST, src, dst, home_only);
+  int firsts[FV_MAX_DEVICE_ENTRIES];
+  fv_chunk_run_stats *s = &last_stats;
+  for (int i = 0; i < r->nent; i++) {
+    firsts[i] = r->e[i].chunks;
+    r->e[i].chunks = 0;
+    s->first_ms[i] = r->e[i].done_ms;
+  }
+  s->settle_from_ms = fv_now_ms () - r->t0;
+  if (st == FV_OK)
+    st = r->k.settle (r->user);
+  s->settle_to_ms = fv_now_ms () - r->t0;
+  if (st != FV_OK)
+    return st;
+  unsigned char *held = (unsigned char *) calloc (r->plan.n, 1);
+  if (!held)
+    return FV_ERR_NOMEM;
+  for (int i = 0; i < r->nent; i++)
+    if (r->e[i].held >= 0)
+      held[r->e[i].held] = 1;
+  r->ntodo = 0;
+  for (int c = 0; c < r->plan.n; c++)
+    if (!held[c])
+      r->todo[r->ntodo++] = c;
+  free (held);
+  r->next = 0;
+  st = run_entries (r, OP_SECOND, src, dst, home_only);
+  for (int i = 0; i < r->nent; i++)   /* each entry's chunks: its first passes */
+    r->e[i].chunks = firsts[i];
+  return st;
+}
+
 extern "C" fv_status
-fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst,
-    const unsigned char *which)
+fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
 {
   if (src->width != r->p.width || src->height != r->p.height || dst->width != r->p.width
       || dst->height != r->p.height) {
     fv_set_last_error ("image size differs from the chunk plan's");
     return FV_ERR_INVALID;
   }
-  r->ntodo = 0;
+  r->ntodo = r->plan.n;
   for (int c = 0; c < r->plan.n; c++)
-    if (!which || which[c])
-      r->todo[r->ntodo++] = c;
+    r->todo[c] = c;
+  for (int i = 0; i < r->nent; i++)
+    r->e[i].chunks = 0;
+  if (!r->two) {
+    memset (last_stats.first_ms, 0, sizeof last_stats.first_ms);
+    last_stats.settle_from_ms = last_stats.settle_to_ms = 0;
+  }
+  const bool timed = r->choose;
+  const Way way = timed ? trying (r) : r->way;
+  /* spread, every entry starts with a chunk of its own (so each GPU takes
+   * part whatever its thread's wake-up), then they take the rest as they
+   * finish */
   r->next = 0;
-  /* only calls of every chunk are timed (the fill's reruns are not) */
-  const bool timed = r->choose && r->ntodo == r->plan.n;
-  const Way way = timed ? trying (r) : r->choose ? WAY_SPREAD : r->way;
-  fv_status st = run_entries (r, OP_EXECUTE, src, dst, way == WAY_HOME);
+  for (int i = 0; i < r->nent; i++) {
+    const bool part = way == WAY_SPREAD && r->next < r->ntodo;
+    r->e[i].own = part ? r->next++ : -1;
+  }
+  const bool whole = way == WAY_HOME && r->k.whole;
+  r->t0 = fv_now_ms ();
+  fv_status st = whole ? r->k.whole (src, dst, r->user)
+      : r->two ? run_two (r, src, dst, way == WAY_HOME)
+      : run_entries (r, OP_EXECUTE, src, dst, way == WAY_HOME);
   const double ms = fv_now_ms () - r->t0;
   if (st == FV_OK && timed)
     chose (r, way, ms);
   fv_chunk_run_stats *s = &last_stats;
   s->entries = r->nent;
   s->total_ms = ms;
-  s->todo = r->ntodo;
+  s->todo = whole ? 0 : r->plan.n;   /* the whole frame: no chunks */
   s->home_only = way == WAY_HOME;
   for (int i = 0; i < r->nent; i++) {
     s->device[i] = r->e[i].device;
-    s->chunks[i] = r->e[i].chunks;
-    s->done_ms[i] = r->e[i].done_ms;   /* 0 for an entry that sat the call out */
+    s->chunks[i] = whole ? 0 : r->e[i].chunks;
+    s->done_ms[i] = whole ? 0 : r->e[i].done_ms;   /* 0 for an entry that sat the call out */
   }
   return st;
 }

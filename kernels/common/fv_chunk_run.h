@@ -10,7 +10,9 @@
  * border, gathered around the frame's edges. The sub-plan filters the whole
  * input; the chunk's output rectangle is copied out. Results therefore
  * equal the whole-frame plan's wherever the kernel reads no farther than
- * the halo.
+ * the halo. A kernel of two passes (the fill, whose reach is the whole
+ * frame) has its chunks staged exactly, and settles what their first passes
+ * found between the passes (fv_chunk_kernel).
  *
  * Device entries (each listed device times `lanes`; a device listed twice
  * has twice the lanes) each have a persistent worker thread, a stream, a
@@ -61,12 +63,28 @@ typedef struct {
   void (*destroy) (void *plan, void *user);
   /* device bytes a plan for width x height takes, its own buffers included */
   size_t (*bytes) (int width, int height, void *user);
-  /* optional: after a chunk's input is staged (ring pixels still unset) and
-   * before the sub-plan runs; and after it ran, before the output is
-   * copied out. Both on the entry's thread, with its stream. */
-  fv_status (*before) (int chunk, const fv_image *in, void *stream, void *user);
-  fv_status (*after) (int chunk, const fv_image *in, const fv_image *out, void *stream,
+  /* optional: a kernel of two passes, whose output depends on the whole
+   * frame (halo 0): a chunk is staged alone (its own size, at the staging's
+   * origin) or read where it lies, and written where it lies or through
+   * staging (`out`, device memory of the chunk's size, the same for both
+   * passes, copied out after the second). `first` runs on each chunk and
+   * its plan keeps what it found; when every chunk has, `settle` runs on
+   * the calling thread (what the first passes reported is whole then);
+   * `second` finishes each chunk's output from its plan. An entry's plan
+   * holds the last chunk it ran, so the entry runs that chunk's second
+   * pass; any other chunk (more chunks than entries) has its first pass
+   * run again before its second. The runner waits for the entry's stream
+   * after each pass. execute is not used. */
+  fv_status (*first) (void *plan, int chunk, const fv_image *in, const fv_image *out,
       void *user);
+  fv_status (*settle) (void *user);
+  fv_status (*second) (void *plan, int chunk, const fv_image *out, void *user);
+  /* optional: the whole frame on the caller's device, on the calling
+   * thread, returning when dst is written: how the runner runs a frame when
+   * it keeps to one device, where chunks would cost more than the kernel's
+   * whole-frame plan (a kernel of two passes). NULL: the caller's device's
+   * entries run the chunks. */
+  fv_status (*whole) (const fv_image *src, const fv_image *dst, void *user);
   /* optional: only rows [row0, row0 + rows) of the result, into dst (rows
    * high): bands then write a device frame on their own GPU in place */
   fv_status (*execute_rows) (void *plan, const fv_image *src, const fv_image *dst, int row0,
@@ -78,8 +96,9 @@ typedef struct {
   fv_sample sample;
   int halo_x, halo_y;      /* how far the kernel reads past an output pixel */
   int wrap;                /* the border wraps: halos at the edges come from the far side */
-  int ring;                /* > 0: each chunk's own input is staged at this offset, unslid,
-                            * and the margin around it (to the uniform size) is `before`'s */
+  int peer_direct;         /* a two-pass kernel reads and writes device frames on other GPUs
+                            * in place, over peer access where the GPUs have it (its passes
+                            * touch each pixel once), rather than through staging copies */
   size_t budget;           /* device bytes per entry; 0: free memory less a margin, shared
                             * between the entries of one device */
   int devices[FV_MAX_DEVICE_ENTRIES];
@@ -104,6 +123,10 @@ typedef struct {
   int device[FV_MAX_DEVICE_ENTRIES];
   int chunks[FV_MAX_DEVICE_ENTRIES];
   double done_ms[FV_MAX_DEVICE_ENTRIES];
+  /* two passes: when each entry's first passes ended, and when settle
+   * began and ended (0 otherwise) */
+  double first_ms[FV_MAX_DEVICE_ENTRIES];
+  double settle_from_ms, settle_to_ms;
   double total_ms;
   int todo;                /* the chunks it was to run */
   int home_only;
@@ -119,11 +142,9 @@ typedef struct fv_chunk_run fv_chunk_run;
 fv_status fv_chunk_run_create (fv_chunk_run **run, const fv_chunk_run_params *p,
     const fv_chunk_kernel *kernel, void *user);
 
-/* Filters src into dst (the frame's size; host or device memory): every
- * chunk, or those with a non-zero byte in `which` when it is not NULL.
- * Returns when dst is written. */
-fv_status fv_chunk_run_execute (fv_chunk_run *run, const fv_image *src, const fv_image *dst,
-    const unsigned char *which);
+/* Filters src into dst (the frame's size; host or device memory), every
+ * chunk. Returns when dst is written. */
+fv_status fv_chunk_run_execute (fv_chunk_run *run, const fv_image *src, const fv_image *dst);
 
 void fv_chunk_run_destroy (fv_chunk_run *run);
 
@@ -137,7 +158,7 @@ fv_status fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *
 
 /* Runner parameters for a plan's spread on `device`, for frames of
  * width x height x channels samples and a kernel reaching halo_x, halo_y
- * (wrap and ring left to the caller). */
+ * (wrap and peer_direct left to the caller). */
 void fv_spread_run_params (const fv_spread *s, int device, int width, int height, int channels,
     fv_sample sample, int halo_x, int halo_y, fv_chunk_run_params *rp);
 

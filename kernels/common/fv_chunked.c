@@ -61,10 +61,11 @@ sub_execute_rows (void *plan, const fv_image *src, const fv_image *dst, int row0
 }
 
 static const fv_chunk_kernel with_rows = {
-  sub_create, sub_execute, sub_destroy, sub_bytes, NULL, NULL, sub_execute_rows
+  .create = sub_create, .execute = sub_execute, .destroy = sub_destroy, .bytes = sub_bytes,
+  .execute_rows = sub_execute_rows
 };
 static const fv_chunk_kernel without_rows = {
-  sub_create, sub_execute, sub_destroy, sub_bytes, NULL, NULL, NULL
+  .create = sub_create, .execute = sub_execute, .destroy = sub_destroy, .bytes = sub_bytes
 };
 
 fv_status
@@ -84,7 +85,7 @@ fv_chunked_create (void **state, const fv_chunked_kernel *k, const void *params,
 fv_status
 fv_chunked_execute (fv_chunked *c, const fv_image *src, const fv_image *dst)
 {
-  return fv_chunk_run_execute (c->run, src, dst, NULL);
+  return fv_chunk_run_execute (c->run, src, dst);
 }
 
 void

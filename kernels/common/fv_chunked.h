@@ -60,7 +60,7 @@ typedef struct {
 typedef struct fv_chunked fv_chunked;
 
 /* Plans the chunks of a frame for params under rp (fv_spread_run_params,
- * then the kernel's own wrap or ring), into *state (a plan's state field:
+ * then the kernel's own wrap), into *state (a plan's state field:
  * an fv_chunked, also after a failure, for the back end's free). */
 fv_status fv_chunked_create (void **state, const fv_chunked_kernel *k, const void *params,
     const fv_chunk_run_params *rp);

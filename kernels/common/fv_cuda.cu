@@ -263,41 +263,6 @@ fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, int y0, int 
   return FV_OK;
 }
 
-/* Edge i of a w x h rectangle: top row, bottom row, left column, right
- * column, in that order (corners in each). */
-__global__ void
-edges_kernel (unsigned char *img, size_t stride, int w, int h, unsigned char *edges,
-    int to_image)
-{
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= 2 * (w + h))
-    return;
-  int x, y;
-  if (i < 2 * w) {
-    x = i % w;
-    y = i < w ? 0 : h - 1;
-  } else {
-    const int j = i - 2 * w;
-    y = j % h;
-    x = j < h ? 0 : w - 1;
-  }
-  unsigned char *p = img + (size_t) y * stride + x;
-  if (to_image)
-    *p = edges[i];
-  else
-    edges[i] = *p;
-}
-
-extern "C" fv_status
-fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image, void *stream)
-{
-  const int n = 2 * (w + h);
-  edges_kernel<<<(n + 255) / 256, 256, 0, (cudaStream_t) stream>>> ((unsigned char *) img,
-      stride, w, h, (unsigned char *) edges, to_image);
-  FV_CUDA_TRY (cudaGetLastError ());
-  return FV_OK;
-}
-
 extern "C" void *
 fv_cuda_host_alloc_mapped (size_t size)
 {
@@ -353,6 +318,41 @@ current_ctx (void)
   void *ctx = NULL;
   return get && get (&ctx) == 0 ? ctx : NULL;
 }
+
+/* Whether kernels on `device` may read and write im where it lies: device
+ * memory of another GPU that `device` has peer access to, in that GPU's
+ * primary context (the one peer access, once enabled, reaches). */
+typedef int (*PtrAttrFn) (void *data, int attribute, unsigned long long ptr);
+typedef int (*DeviceGetFn) (int *dev, int ordinal);
+typedef int (*PrimaryRetainFn) (void **ctx, int dev);
+typedef int (*PrimaryReleaseFn) (int dev);
+
+extern "C" int
+fv_cuda_image_peer (const fv_image *im, int device)
+{
+  static const PtrAttrFn attr = (PtrAttrFn) driver_fn ("cuPointerGetAttribute");
+  static const DeviceGetFn get = (DeviceGetFn) driver_fn ("cuDeviceGet");
+  static const PrimaryRetainFn retain = (PrimaryRetainFn) driver_fn ("cuDevicePrimaryCtxRetain");
+  static const PrimaryReleaseFn release =
+      (PrimaryReleaseFn) driver_fn ("cuDevicePrimaryCtxRelease");
+  cudaPointerAttributes at;
+  int ok = 0, dev = 0;
+  if (im->mem != FV_MEM_DEVICE || cudaPointerGetAttributes (&at, im->data) != cudaSuccess
+      || at.type != cudaMemoryTypeDevice || at.device == device
+      || cudaDeviceCanAccessPeer (&ok, device, at.device) != cudaSuccess || !ok) {
+    cudaGetLastError ();
+    return 0;
+  }
+  void *ctx = NULL, *primary = NULL;
+  const int CONTEXT = 1;   /* CU_POINTER_ATTRIBUTE_CONTEXT */
+  if (!attr || !get || !retain || !release
+      || attr (&ctx, CONTEXT, (unsigned long long) (uintptr_t) im->data) != 0
+      || get (&dev, at.device) != 0 || retain (&primary, dev) != 0)
+    return 0;
+  release (dev);
+  return ctx == primary;
+}
+
 
 /* fv_cuda_sync's events: one blocking event per context a thread waits in
  * (an event records only on streams of its own context), kept for the

@@ -72,21 +72,16 @@ fv_status fv_cuda_copy_rows (void *dst, size_t dst_stride, const void *src, size
 fv_status fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, int y0, int x1,
     int y1, unsigned char v, void *stream);
 
-/* The edge pixels of an 8-bit w x h rectangle at img (device memory), as
- * 2 (w + h) bytes: top row, bottom row, left column, right column (corners
- * in each); gathered into `edges` or, to_image, scattered from it. edges is
- * device memory or mapped host memory (fv_cuda_host_alloc_mapped); queued
- * on `stream`. One launch, where 1-byte-wide 2D copies would move a column
- * a row at a time. */
-fv_status fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image,
-    void *stream);
-
 /* What the current device has free, less 1/16 of its memory and 64 MB for
  * others: the default device-memory budget of plans. */
 fv_status fv_cuda_free_budget (size_t *budget);
 
 /* 1 when im is device memory of `device` (its kernels may read it). */
 int fv_cuda_image_on_device (const fv_image *im, int device);
+/* Device memory of another GPU that kernels on `device` may use in place:
+ * `device` has peer access to it, and it is in that GPU's primary context
+ * (peer access must also have been enabled, cudaDeviceEnablePeerAccess). */
+int fv_cuda_image_peer (const fv_image *im, int device);
 
 /* The calling thread's CUDA context and device, to come back to after
  * work on another device (a pipeline's shared context stays current

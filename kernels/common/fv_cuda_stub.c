@@ -27,6 +27,7 @@ void *fv_cuda_host_alloc (size_t size) { return NULL; }
 void *fv_cuda_host_alloc_mapped (size_t size) { return NULL; }
 fv_status fv_cuda_free_budget (size_t *budget) { *budget = 0; return FV_ERR_NO_CUDA; }
 int fv_cuda_image_on_device (const fv_image *im, int device) { return 0; }
+int fv_cuda_image_peer (const fv_image *im, int device) { return 0; }
 void fv_cuda_place_save (fv_cuda_place *p) { p->ctx = NULL; p->device = -1; }
 void fv_cuda_place_restore (const fv_cuda_place *p) { }
 
@@ -36,11 +37,6 @@ fv_cuda_place_enter (const fv_cuda_place *saved, int device)
   return FV_ERR_NO_CUDA;
 }
 
-fv_status
-fv_cuda_edges (void *img, size_t stride, int w, int h, void *edges, int to_image, void *stream)
-{
-  return FV_ERR_NO_CUDA;
-}
 void fv_cuda_host_free (void *ptr) { }
 void *fv_cuda_malloc (size_t size) { return NULL; }
 void fv_cuda_free (void *ptr) { }

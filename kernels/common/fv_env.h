@@ -51,6 +51,10 @@ extern "C" {
 /* chunked CUDA plans over several GPUs: chunks per entry, taken as entries
  * finish (2) */
 #define FV_ENV_CHUNK_PER_ENTRY "FV_CHUNK_PER_ENTRY"
+/* chunked CUDA plans of two passes (the fill): 0 stages device frames of
+ * other GPUs through copies rather than reading and writing them in place
+ * over peer access (1) */
+#define FV_ENV_CHUNK_PEER_DIRECT "FV_CHUNK_PEER_DIRECT"
 /* satfilter GPU: bands host frames are cut into, to overlap copies and
  * filtering (0: none; unset: chosen from the frame and the radius) */
 #define FV_ENV_BOX_BANDS "FV_BOX_BANDS"

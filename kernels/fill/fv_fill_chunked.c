@@ -1,23 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Fills of frames beyond the device budget, or spread over several
- * devices: chunks filled independently, their seams reconciled.
+ * devices: every chunk labelled once, the labels joined along the seams,
+ * every chunk written once.
  *
- * A pixel is outside when background joins it to the frame's border. Each
- * chunk is filled as a frame of its own with a one-pixel ring around it
- * standing for its neighbours' facing edge pixels: background (a seed)
- * where that neighbour pixel is known to be outside or lies beyond the
- * frame, contour where it is not known to be. The ring is on the staged
- * frame's border, so its background pixels are seeds, and each touches
- * exactly the inner pixels its neighbour pixel touches (4- or 8-way).
- * After a pass every chunk's edge pixels that came out background and
- * unfilled are known outside. A chunk runs again only when a ring pixel
- * newly known outside touches one of its edge pixels that is background
- * and was not outside in its last run (a seed next to outside pixels or
- * contours changes nothing), until none does. Knowledge only grows, and at
- * the fixed point every path to the border is followed across every seam:
- * the whole-frame fill exactly. Frames whose outside reaches each chunk's
- * own frame edges settle in one pass; a path that crosses seams k times
- * back and forth needs up to k + 1. */
+ * A pixel is outside when background joins it to the frame's border. The
+ * chunk runner runs the fill's two passes (fv_chunk_run.h):
+ *   1. each chunk is labelled as a frame of its own whose border is only
+ *      the frame's (fv_fill_cuda_first): each of its edge pixels gets its
+ *      component there, "outside" when that reaches the frame's border,
+ *      and the chunk is written as if no seam led outside;
+ *   2. here, on the host, a union-find over the edge pixels on the seams
+ *      (the chunks' sides that face another chunk): a chunk's pixels of one
+ *      component are one set, facing background pixels of two chunks are
+ *      joined (4-way across, 8-way the two diagonal neighbours too), and a
+ *      set holding an outside pixel is outside;
+ *   3. each chunk's tiles that the components the seams showed outside
+ *      reach are written again (fv_fill_cuda_second): usually few, so a
+ *      chunk's pixels cross a link between GPUs about once each way.
+ * A path from a pixel to the border crosses seams only between facing edge
+ * pixels and runs inside a chunk's component between them, so the sets are
+ * exactly the frame's components as they meet the seams: the whole-frame
+ * fill exactly, in one pass over each chunk whatever the content (the
+ * seams' pixels only, on the host, between its halves; a run of equal
+ * components across a seam is joined once). When
+ * there are more chunks than entries (a budget), a chunk whose labels its
+ * entry no longer holds is labelled again before it is written. */
 #include <stdlib.h>
 #include <string.h>
 #include "fv_fill_plan.h"
@@ -25,19 +32,46 @@
 #include "../common/fv_cuda.h"
 
 typedef struct {
-  unsigned char *top, *bottom, *left, *right;   /* 1: that edge pixel is outside */
-} Edges;
-
-typedef struct {
   fv_fill_params sub;       /* sizes set per chunk */
   int W, H;
   fv_chunk_run *run;
   const fv_chunk_plan *plan;
-  Edges *known, *found;     /* per chunk: at the pass's start, found by its last run */
-  Edges *bg;                /* per chunk: its edge pixels are background */
-  unsigned char **seeded;   /* per chunk: its ring at its last run, top, bottom, left, right */
-  unsigned char **host;     /* per chunk, mapped: its ring, or its edges' input and result */
+  int **edges;              /* per chunk, mapped: its edge pixels' components (pass 1) */
+  unsigned char **outside;  /* per chunk, mapped: those the seams showed outside */
+  int *base;                /* per chunk: its edge pixels' first node */
+  uint32_t *parent;         /* nodes: 0 the outside, then every chunk's edge pixels
+                             * (fv_fill_uf_find, fv_fill_uf_union) */
+  int *col_of, *row_of;     /* the chunk column of each frame column, row of each row */
+  fv_fill_plan *whole;      /* over several devices: the frame on the plan's own, for when
+                             * the runner finds that faster (NULL where it does not fit) */
 } FillChunks;
+
+/* A chunk's edge pixels, in the order top, bottom, left, right */
+enum { TOP, BOTTOM, LEFT, RIGHT };
+
+static int
+side_start (const fv_chunk_rect *o, int side)
+{
+  return side == TOP ? 0 : side == BOTTOM ? o->w : side == LEFT ? 2 * o->w : 2 * o->w + o->h;
+}
+
+static int
+side_length (const fv_chunk_rect *o, int side)
+{
+  return side < LEFT ? o->w : o->h;
+}
+
+/* Whether a side of the chunk faces another chunk (else the frame's border) */
+static int
+seam (const FillChunks *f, const fv_chunk_rect *o, int side)
+{
+  switch (side) {
+    case TOP: return o->y > 0;
+    case BOTTOM: return o->y + o->h < f->H;
+    case LEFT: return o->x > 0;
+    default: return o->x + o->w < f->W;
+  }
+}
 
 static fv_status
 sub_create (void **plan, int width, int height, int device, void *stream, void *user)
@@ -47,13 +81,6 @@ sub_create (void **plan, int width, int height, int device, void *stream, void *
   q.width = width;
   q.height = height;
   return fv_fill_plan_create ((fv_fill_plan **) plan, &q, FV_BACKEND_CUDA, device, stream);
-}
-
-static fv_status
-sub_execute (void *plan, const fv_image *src, const fv_image *dst, void *user)
-{
-  (void) user;
-  return fv_fill_execute (plan, src, dst);
 }
 
 static void
@@ -70,145 +97,164 @@ sub_bytes (int width, int height, void *user)
   return fv_fill_cuda_bytes (width, height);
 }
 
-/* Whether frame pixel (x, y), next to the chunk being staged, is known
- * outside: beyond the frame it is the border itself. */
-static int
-known_outside (const FillChunks *f, int x, int y)
+static fv_status
+sub_first (void *plan, int c, const fv_image *in, const fv_image *out, void *user)
 {
-  if (x < 0 || y < 0 || x >= f->W || y >= f->H)
-    return 1;
+  FillChunks *f = user;
+  const fv_chunk_rect *o = &f->plan->chunk[c].out;
+  const unsigned sides = (unsigned) !seam (f, o, TOP) | (unsigned) !seam (f, o, BOTTOM) << 1
+      | (unsigned) !seam (f, o, LEFT) << 2 | (unsigned) !seam (f, o, RIGHT) << 3;
+  return fv_fill_cuda_first (plan, in, sides, f->edges[c], out);
+}
+
+static fv_status
+sub_second (void *plan, int c, const fv_image *out, void *user)
+{
+  FillChunks *f = user;
+  return fv_fill_cuda_second (plan, f->outside[c], out);
+}
+
+/* a seam pixel that is contour: no node */
+#define NONE UINT32_MAX
+
+/* The node of frame pixel (x, y), on the given side (TOP or LEFT) of its
+ * chunk, where a seam runs */
+static uint32_t
+node_at (const FillChunks *f, int x, int y, int side)
+{
+  const int c = f->row_of[y] * f->plan->cols + f->col_of[x];
+  const fv_chunk_rect *o = &f->plan->chunk[c].out;
+  return (uint32_t) (f->base[c] + side_start (o, side) + (side == TOP ? x - o->x : y - o->y));
+}
+
+/* Joins a seam's facing pixels: side `a` of one chunk (n pixels, first
+ * node a0, components ea) against the chunk across (first node b0,
+ * components eb), pixel i against i + d for d within reach and 0 <= i + d < n.
+ * A pair whose components both equal the pair before it is joined already. */
+static void
+join_run (uint32_t *parent, int n, int a0, const int *ea, int b0, const int *eb, int reach)
+{
+  for (int d = -reach; d <= reach; d++) {
+    const int i0 = d < 0 ? -d : 0, i1 = d > 0 ? n - d : n;
+    for (int i = i0; i < i1; i++) {
+      if (ea[i] < 0 || eb[i + d] < 0)
+        continue;
+      if (i > i0 && ea[i] == ea[i - 1] && eb[i + d] == eb[i + d - 1])
+        continue;
+      fv_fill_uf_union (parent, (uint32_t) (a0 + i), (uint32_t) (b0 + i + d));
+    }
+  }
+}
+
+/* Step 2 (between the runner's passes): the seams' union-find. */
+static fv_status
+settle (void *user)
+{
+  FillChunks *f = user;
   const fv_chunk_plan *pl = f->plan;
-  int i = 0, j = 0;
-  while (i + 1 < pl->cols && pl->chunk[i + 1].out.x <= x)
-    i++;
-  while (j + 1 < pl->rows && pl->chunk[(j + 1) * pl->cols].out.y <= y)
-    j++;
-  const int k = j * pl->cols + i;
-  const fv_chunk_rect *o = &pl->chunk[k].out;
-  const Edges *e = &f->known[k];
-  if (y == o->y)
-    return e->top[x - o->x];
-  if (y == o->y + o->h - 1)
-    return e->bottom[x - o->x];
-  if (x == o->x)
-    return e->left[y - o->y];
-  return e->right[y - o->y];   /* pixels next to a chunk lie on an edge of theirs */
-}
-
-/* The ring from what is known, and background past it up to the staged
- * size; the ring goes in as the edges of the (w + 2) x (h + 2) rectangle. */
-static fv_status
-before (int c, const fv_image *in, void *stream, void *user)
-{
-  FillChunks *f = user;
-  const fv_chunk_rect *o = &f->plan->chunk[c].out;
-  const int w = o->w, h = o->h, rw = w + 2, rh = h + 2;
-  unsigned char *top = f->host[c], *low = top + rw, *left = low + rw, *right = left + rh;
-  unsigned char *seeded = f->seeded[c];
-  for (int x = -1; x <= w; x++) {
-    seeded[x + 1] = known_outside (f, o->x + x, o->y - 1);
-    seeded[rw + x + 1] = known_outside (f, o->x + x, o->y + h);
-    top[x + 1] = seeded[x + 1] ? 0 : 255;
-    low[x + 1] = seeded[rw + x + 1] ? 0 : 255;
+  const int reach = f->sub.connectivity == 8, cols = pl->cols;
+  uint32_t *parent = f->parent;
+  /* each seam pixel: contour (-1), outside, or its component's first pixel */
+  for (int c = 0; c < pl->n; c++) {
+    const fv_chunk_rect *o = &pl->chunk[c].out;
+    for (int side = TOP; side <= RIGHT; side++) {
+      if (!seam (f, o, side))
+        continue;
+      const int s0 = side_start (o, side), n = side_length (o, side), b = f->base[c] - 1;
+      const int *e = f->edges[c] + s0;
+      uint32_t *node = parent + f->base[c] + s0;
+      for (int i = 0; i < n; i++)
+        node[i] = e[i] < 0 ? NONE : e[i] == 0 ? 0 : (uint32_t) (b + e[i]);
+    }
   }
-  for (int y = 0; y < h; y++) {
-    seeded[2 * rw + y] = known_outside (f, o->x - 1, o->y + y);
-    seeded[2 * rw + h + y] = known_outside (f, o->x + w, o->y + y);
-    left[y + 1] = seeded[2 * rw + y] ? 0 : 255;
-    right[y + 1] = seeded[2 * rw + h + y] ? 0 : 255;
+  /* facing background pixels joined: each chunk's bottom against the top
+   * of the chunk below, its right side against the left of the chunk to
+   * its right (the chunks' rows and columns line up), and with 8-way
+   * background the diagonal pairs at the corners, into the chunks across
+   * them */
+  for (int c = 0; c < pl->n; c++) {
+    const fv_chunk_rect *o = &pl->chunk[c].out;
+    const int i = c % cols;
+    if (seam (f, o, BOTTOM)) {
+      const int below = c + cols, a0 = f->base[c] + side_start (o, BOTTOM);
+      join_run (parent, o->w, a0, f->edges[c] + o->w, f->base[below], f->edges[below], reach);
+      const int y = o->y + o->h;
+      if (reach && i > 0 && parent[a0] != NONE && parent[node_at (f, o->x - 1, y, TOP)] != NONE)
+        fv_fill_uf_union (parent, (uint32_t) a0, node_at (f, o->x - 1, y, TOP));
+      if (reach && i + 1 < cols && parent[a0 + o->w - 1] != NONE
+          && parent[node_at (f, o->x + o->w, y, TOP)] != NONE)
+        fv_fill_uf_union (parent, (uint32_t) (a0 + o->w - 1), node_at (f, o->x + o->w, y, TOP));
+    }
+    if (seam (f, o, RIGHT)) {
+      const int right = c + 1, a0 = f->base[c] + side_start (o, RIGHT);
+      const fv_chunk_rect *orr = &pl->chunk[right].out;
+      join_run (parent, o->h, a0, f->edges[c] + 2 * o->w + o->h,
+          f->base[right] + side_start (orr, LEFT), f->edges[right] + 2 * orr->w, reach);
+    }
   }
-  left[0] = top[0];
-  left[rh - 1] = low[0];
-  right[0] = top[rw - 1];
-  right[rh - 1] = low[rw - 1];
-  fv_status st = fv_cuda_fill_rect (in->data, in->stride, 1, rw, 0, in->width, in->height, 0,
-      stream);
-  if (st == FV_OK)
-    st = fv_cuda_fill_rect (in->data, in->stride, 1, 0, rh, rw, in->height, 0, stream);
-  if (st == FV_OK)
-    st = fv_cuda_edges (in->data, in->stride, rw, rh, top, 1, stream);
-  return st;
-}
-
-/* The chunk's edge pixels that came out outside: background in, 0 out. */
-static fv_status
-after (int c, const fv_image *in, const fv_image *out, void *stream, void *user)
-{
-  FillChunks *f = user;
-  const fv_chunk_rect *o = &f->plan->chunk[c].out;
-  const int w = o->w, h = o->h;
-  unsigned char *src = f->host[c], *res = src + 2 * (w + h);
-  fv_status st = fv_cuda_edges ((char *) in->data + in->stride + 1, in->stride, w, h, src, 0,
-      stream);
-  if (st == FV_OK)
-    st = fv_cuda_edges ((char *) out->data + out->stride + 1, out->stride, w, h, res, 0,
-        stream);
-  if (st == FV_OK)
-    st = fv_cuda_stream_sync (stream);
-  if (st != FV_OK)
-    return st;
-  const unsigned thr = f->sub.threshold;
-  Edges *e = &f->found[c];
-  unsigned char *bg = f->bg[c].top;   /* top, bottom, left, right: as src */
-  for (int i = 0; i < 2 * (w + h); i++)
-    bg[i] = src[i] <= thr;
-  for (int x = 0; x < w; x++) {
-    e->top[x] = bg[x] && res[x] == 0;
-    e->bottom[x] = bg[w + x] && res[w + x] == 0;
-  }
-  for (int y = 0; y < h; y++) {
-    e->left[y] = bg[2 * w + y] && res[2 * w + y] == 0;
-    e->right[y] = bg[2 * w + h + y] && res[2 * w + h + y] == 0;
+  /* what the seams showed outside that the chunk did not know */
+  for (int c = 0; c < pl->n; c++) {
+    const fv_chunk_rect *o = &pl->chunk[c].out;
+    for (int side = TOP; side <= RIGHT; side++) {
+      if (!seam (f, o, side))
+        continue;
+      const int s0 = side_start (o, side), n = side_length (o, side);
+      const int *e = f->edges[c] + s0;
+      unsigned char *out = f->outside[c] + s0;
+      for (int k = 0; k < n; k++)
+        out[k] = e[k] > 0 && (k > 0 && e[k] == e[k - 1] ? out[k - 1]
+            : fv_fill_uf_find (parent, (uint32_t) (f->base[c] + s0 + k)) == 0);
+    }
   }
   return FV_OK;
+}
+
+static fv_status
+whole (const fv_image *src, const fv_image *dst, void *user)
+{
+  FillChunks *f = user;
+  if (!f->whole) {
+    fv_set_last_error ("no whole-frame fill plan on this device");
+    return FV_ERR_INVALID;
+  }
+  return fv_fill_execute (f->whole, src, dst);
 }
 
 static const fv_chunk_kernel fill_chunk_kernel = {
-  sub_create, sub_execute, sub_destroy, sub_bytes, before, after
+  .create = sub_create, .destroy = sub_destroy, .bytes = sub_bytes,
+  .first = sub_first, .settle = settle, .second = sub_second, .whole = whole,
 };
 
-static fv_status
-edges_alloc (Edges *e, const fv_chunk_rect *o)
-{
-  e->top = calloc (2 * ((size_t) o->w + o->h), 1);
-  if (!e->top)
-    return FV_ERR_NOMEM;
-  e->bottom = e->top + o->w;
-  e->left = e->bottom + o->w;
-  e->right = e->left + o->h;
-  return FV_OK;
-}
+static const fv_chunk_kernel fill_chunks_only = {
+  .create = sub_create, .destroy = sub_destroy, .bytes = sub_bytes,
+  .first = sub_first, .settle = settle, .second = sub_second,
+};
 
 static void
 chunks_free (FillChunks *f)
 {
   const int n = f->plan ? f->plan->n : 0;
   for (int c = 0; c < n; c++) {
-    if (f->known)
-      free (f->known[c].top);
-    if (f->found)
-      free (f->found[c].top);
-    if (f->bg)
-      free (f->bg[c].top);
-    if (f->seeded)
-      free (f->seeded[c]);
-    if (f->host)
-      fv_cuda_host_free (f->host[c]);
+    if (f->edges)
+      fv_cuda_host_free (f->edges[c]);
+    if (f->outside)
+      fv_cuda_host_free (f->outside[c]);
   }
-  free (f->known);
-  free (f->found);
-  free (f->bg);
-  free (f->seeded);
-  free (f->host);
+  free (f->edges);
+  free (f->outside);
+  free (f->base);
+  free (f->parent);
+  free (f->col_of);
+  free (f->row_of);
   fv_chunk_run_destroy (f->run);
+  fv_fill_plan_destroy (f->whole);
   free (f);
 }
 
 fv_status
 fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
 {
-  (void) stream;   /* each device entry has its own */
-  const fv_fill_params *p = &pl->p;
+  const fv_fill_params *p = &pl->p;   /* the chunks: each device entry has its own stream */
   FillChunks *f = calloc (1, sizeof *f);
   if (!f)
     return FV_ERR_NOMEM;
@@ -219,112 +265,67 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   f->H = p->height;
   fv_chunk_run_params rp;
   fv_spread_run_params (&p->spread, device, p->width, p->height, 1, FV_U8, 0, 0, &rp);
-  rp.ring = 1;
-  rp.lanes = 1;   /* more chunks mean more seams to settle: measured slower with two */
+  /* each entry holds one chunk's labels: as many chunks as entries, one
+   * entry a device (a chunk more is a seam more and a plan more) */
+  rp.lanes = 1;   /* more lanes: more seams, and no faster (docs/benchmarks.md) */
   rp.per_entry = 1;
-  fv_status st = fv_chunk_run_create (&f->run, &rp, &fill_chunk_kernel, f);
+  rp.peer_direct = 1;   /* each pass reads or writes a pixel once */
+  /* over several devices, the whole frame on this one when it fits: the
+   * runner runs it when that times faster than spreading (chunks on one
+   * device cost the fill more than the whole frame does) */
+  fv_status st = FV_OK;
+  if (rp.ndevices > 1) {
+    fv_spread home = p->spread;
+    home.ndevices = 0;
+    home.min_chunks = 0;
+    int chunked = 1;
+    st = fv_spread_chunked (&home, device, fv_fill_cuda_bytes (p->width, p->height), &chunked);
+    fv_fill_params q = f->sub;
+    if (st == FV_OK && !chunked)
+      st = fv_fill_plan_create (&f->whole, &q, FV_BACKEND_CUDA, device, stream);
+    if (st != FV_OK)
+      return st;
+  }
+  st = fv_chunk_run_create (&f->run, &rp, f->whole ? &fill_chunk_kernel
+      : &fill_chunks_only, f);
   if (st != FV_OK)
     return st;
   f->plan = fv_chunk_run_plan (f->run);
   const int n = f->plan->n;
-  f->known = calloc (n, sizeof *f->known);
-  f->found = calloc (n, sizeof *f->found);
-  f->host = calloc (n, sizeof *f->host);
-  f->bg = calloc (n, sizeof *f->bg);
-  f->seeded = calloc (n, sizeof *f->seeded);
-  if (!f->known || !f->found || !f->host || !f->bg || !f->seeded)
+  f->edges = calloc (n, sizeof *f->edges);
+  f->outside = calloc (n, sizeof *f->outside);
+  f->base = calloc (n, sizeof *f->base);
+  f->col_of = calloc (f->W, sizeof *f->col_of);
+  f->row_of = calloc (f->H, sizeof *f->row_of);
+  if (!f->edges || !f->outside || !f->base || !f->col_of || !f->row_of)
     return FV_ERR_NOMEM;
+  size_t nodes = 1;
   for (int c = 0; c < n; c++) {
     const fv_chunk_rect *o = &f->plan->chunk[c].out;
-    /* the ring in, the edges of input and result out: read and written
-     * by kernels in place */
-    f->host[c] = fv_cuda_host_alloc_mapped (4 * ((size_t) o->w + o->h) + 8);
-    f->seeded[c] = calloc (2 * ((size_t) o->w + 2 + o->h), 1);
-    if (!f->host[c] || !f->seeded[c] || edges_alloc (&f->known[c], o) != FV_OK
-        || edges_alloc (&f->found[c], o) != FV_OK || edges_alloc (&f->bg[c], o) != FV_OK)
+    const size_t len = 2 * ((size_t) o->w + o->h);
+    f->base[c] = (int) nodes;
+    nodes += len;
+    f->edges[c] = fv_cuda_host_alloc_mapped (len * sizeof (int));
+    f->outside[c] = fv_cuda_host_alloc_mapped (len);
+    if (!f->edges[c] || !f->outside[c])
       return FV_ERR_NOMEM;
+    memset (f->outside[c], 0, len);
+    for (int x = o->x; x < o->x + o->w; x++)
+      f->col_of[x] = c % f->plan->cols;
+    for (int y = o->y; y < o->y + o->h; y++)
+      f->row_of[y] = c / f->plan->cols;
   }
+  if (nodes > (size_t) 1 << 30 || !(f->parent = malloc (nodes * sizeof *f->parent)))
+    return FV_ERR_NOMEM;
+  f->parent[0] = 0;   /* the outside */
   return FV_OK;
-}
-
-/* Whether inner edge pixel (x, y) of chunk c is background that was not
- * outside in its last run: a new seed next to it changes the fill. */
-static int
-open_pixel (const FillChunks *f, int c, int x, int y)
-{
-  const fv_chunk_rect *o = &f->plan->chunk[c].out;
-  if (x < 0 || y < 0 || x >= o->w || y >= o->h)
-    return 0;
-  const Edges *bg = &f->bg[c], *out = &f->found[c];
-  if (y == 0)
-    return bg->top[x] && !out->top[x];
-  if (y == o->h - 1)
-    return bg->bottom[x] && !out->bottom[x];
-  if (x == 0)
-    return bg->left[y] && !out->left[y];
-  return bg->right[y] && !out->right[y];
-}
-
-/* A ring pixel at chunk coordinates (x, y), newly known outside, next to
- * an open edge pixel: 4-way the one across, 8-way its two neighbours too. */
-static int
-opens (const FillChunks *f, int c, int was, int x, int y, int dx, int dy)
-{
-  const fv_chunk_rect *o = &f->plan->chunk[c].out;
-  if (was || !known_outside (f, o->x + x, o->y + y))
-    return 0;
-  const int ix = x + dx, iy = y + dy, reach = f->sub.connectivity == 8;
-  for (int k = -reach; k <= reach; k++)
-    if (open_pixel (f, c, dx ? ix : ix + k, dy ? iy : iy + k))
-      return 1;
-  return 0;
-}
-
-static int
-needs_rerun (const FillChunks *f, int c)
-{
-  const fv_chunk_rect *o = &f->plan->chunk[c].out;
-  const int w = o->w, h = o->h;
-  const unsigned char *s = f->seeded[c];
-  for (int x = -1; x <= w; x++)
-    if (opens (f, c, s[x + 1], x, -1, 0, 1) || opens (f, c, s[w + 2 + x + 1], x, h, 0, -1))
-      return 1;
-  for (int y = 0; y < h; y++)
-    if (opens (f, c, s[2 * (w + 2) + y], -1, y, 1, 0)
-        || opens (f, c, s[2 * (w + 2) + h + y], w, y, -1, 0))
-      return 1;
-  return 0;
 }
 
 fv_status
 fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
   FillChunks *f = pl->state;
-  const int n = f->plan->n;
-  if (f->sub.fill_value == 0)   /* nothing to tell outside from: all 0, one pass */
-    return fv_chunk_run_execute (f->run, src, dst, NULL);
-  unsigned char *which = malloc (n);
-  if (!which)
-    return FV_ERR_NOMEM;
-  for (int c = 0; c < n; c++) {
-    const fv_chunk_rect *o = &f->plan->chunk[c].out;
-    memset (f->known[c].top, 0, 2 * ((size_t) o->w + o->h));
-  }
-  memset (which, 1, n);
-  fv_status st = FV_OK;
-  for (int more = 1; more && st == FV_OK;) {
-    st = fv_chunk_run_execute (f->run, src, dst, which);
-    for (int c = 0; c < n; c++)
-      if (which[c]) {
-        const fv_chunk_rect *o = &f->plan->chunk[c].out;
-        memcpy (f->known[c].top, f->found[c].top, 2 * ((size_t) o->w + o->h));
-      }
-    more = 0;
-    for (int c = 0; c < n && st == FV_OK; c++)
-      more |= which[c] = (unsigned char) needs_rerun (f, c);
-  }
-  free (which);
-  return st;
+  return fv_chunk_run_execute (f->run, src, dst);
 }
 
 void

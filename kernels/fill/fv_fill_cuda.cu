@@ -16,6 +16,7 @@
  * Measured on the H100 (8K "shapes"): 0.66 ms with a label a pixel and
  * the tile labelled by 256 threads in shared memory, 0.156 ms this way;
  * see docs/benchmarks.md. */
+#include <climits>
 #include <cstdlib>
 #include "fv_fill_plan.h"
 #include "fv_fill_measure_cuda.h"
@@ -26,12 +27,16 @@ namespace {
 constexpr int T = 32;         /* tile side: a warp's lanes, a word's bits */
 constexpr int SLOTS = 4 * T;  /* edge pixels a tile: top, bottom, left, right */
 constexpr int WALL = -1;
+constexpr int NEWLY = -2;     /* chunked, second pass: a root the seams showed outside */
 constexpr int TILES_A_BLOCK = 8;
 constexpr unsigned ALL = 0xffffffffu;
 
 struct fv_fill_cuda {
   fv::PlanStream ps;
   int *slots;            /* 1 + tiles x SLOTS: the outside, then each tile's edge */
+  int *edge_roots;       /* chunked: 2 (width + height), each frame edge pixel's root */
+  int w, h;              /* chunked: the chunk its first pass ran on, and its border */
+  unsigned sides;
   unsigned *bits;        /* tiles x T: background rows, kept from pass 1 to 3; measuring,
                           * pass 3 leaves the enclosed rows in them */
   unsigned char *d_src, *d_dst;
@@ -45,10 +50,16 @@ struct Frame {
   size_t sstride;
   int w, h, thr, tiles_x, tiles;
   bool conn8;
+  unsigned sides;   /* which of its sides are the border (top 1, bottom 2, left 4, right 8):
+                     * all of a whole frame's, a chunk's own where it meets the frame's */
 };
 
+constexpr unsigned ALL_SIDES = 15;
+
 /* Slot s of tile t: top row 0..31, bottom row 32..63, left column 64..95,
- * right column 96..127 (corners twice, always equal). */
+ * right column 96..127 (corners twice, always equal). A tile cut by the
+ * frame's bottom (right) edge has its last row (column) as its bottom
+ * (right): a chunk's edges are then always slots. */
 __device__ __forceinline__ int
 slot_id (int tile, int s)
 {
@@ -70,10 +81,11 @@ border_bits (const Frame &f, int x0, int y0, int lane, unsigned bg)
   const int y = y0 + lane, cols = min (T, f.w - x0);
   if (y >= f.h)
     return 0;
-  unsigned b = y == 0 || y == f.h - 1 ? (cols == T ? ALL : (1u << cols) - 1) : 0;
-  if (x0 == 0)
+  const bool row = (y == 0 && (f.sides & 1)) || (y == f.h - 1 && (f.sides & 2));
+  unsigned b = row ? (cols == T ? ALL : (1u << cols) - 1) : 0;
+  if (x0 == 0 && (f.sides & 4))
     b |= 1u;
-  if (x0 + cols == f.w)
+  if (x0 + cols == f.w && (f.sides & 8))
     b |= 1u << (cols - 1);
   return b & bg;
 }
@@ -165,12 +177,25 @@ flood (unsigned r, unsigned m, const Columns &c, int lane, bool conn8)
   }
 }
 
+/* The tile's last row and column inside the frame: its bottom and right. */
+__device__ __forceinline__ int
+last_row (const Frame &f, int y0)
+{
+  return min (T - 1, f.h - 1 - y0);
+}
+
+__device__ __forceinline__ int
+last_col (const Frame &f, int x0)
+{
+  return min (T - 1, f.w - 1 - x0);
+}
+
 /* The edge pixels of this lane's row: the left and right ends of every row,
  * all of the first and last. */
 __device__ __forceinline__ unsigned
-edge_mask (int lane)
+edge_mask (int lane, int lr, int lc)
 {
-  return lane == 0 || lane == T - 1 ? ALL : 0x80000001u;
+  return lane == 0 || lane == lr ? ALL : 1u | 1u << lc;
 }
 
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
@@ -189,7 +214,8 @@ label_edges (Frame f, int *slots, unsigned *bits)
     lab[warp][i] = WALL;
   __syncwarp ();
   const Columns c = columns (t.bg, lane);
-  unsigned cand = t.bg & edge_mask (lane);
+  const int lr = last_row (f, t.y0), lc = last_col (f, t.x0);
+  unsigned cand = t.bg & edge_mask (lane, lr, lc);
   for (;;) {
     const unsigned rows = __ballot_sync (ALL, cand != 0);
     if (!rows)
@@ -197,17 +223,17 @@ label_edges (Frame f, int *slots, unsigned *bits)
     const int lead = __ffs (rows) - 1;
     const int bit = __ffs (__shfl_sync (ALL, cand, lead)) - 1;
     const unsigned r = flood (lane == lead ? 1u << bit : 0, t.bg, c, lane, f.conn8);
-    const int first = lead == 0 ? bit : lead == T - 1 ? T + bit : bit == 0 ? 2 * T + lead
+    const int first = lead == 0 ? bit : lead == lr ? T + bit : bit == 0 ? 2 * T + lead
         : 3 * T + lead;
     const int v = __any_sync (ALL, r & t.border) ? 0 : slot_id (tile, first);
-    const unsigned top = __shfl_sync (ALL, r, 0), bottom = __shfl_sync (ALL, r, T - 1);
+    const unsigned top = __shfl_sync (ALL, r, 0), bottom = __shfl_sync (ALL, r, lr);
     if (top >> lane & 1)
       lab[warp][lane] = v;
     if (bottom >> lane & 1)
       lab[warp][T + lane] = v;
     if (r & 1)
       lab[warp][2 * T + lane] = v;
-    if (r >> 31)
+    if (r >> lc & 1)
       lab[warp][3 * T + lane] = v;
     cand &= ~r;
   }
@@ -313,10 +339,12 @@ join_edges (Frame f, int *slots)
   }
 }
 
+/* fix: only tiles with an edge pixel whose root is NEWLY are written (a
+ * chunk's second pass: the rest are as its first pass wrote them) */
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
 write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
     size_t dstride, unsigned char fv, unsigned char on_contour, bool aligned, bool keep_enclosed,
-    unsigned *filled)
+    unsigned *filled, bool fix)
 {
   const int warp = threadIdx.x / 32, tile = blockIdx.x * TILES_A_BLOCK + warp;
   if (tile >= f.tiles)
@@ -330,22 +358,27 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
    * distinct label across the warp (a tile's 128 slots hold a few; every
    * slot chasing its own cost 140 us at 8K noise), plain loads, as the
    * unions are over */
+  bool newly = false;
   auto outside = [&] (int k) {
     const int v = slots[slot_id (tile, k * T + lane)];
     const int leader = __ffs (__match_any_sync (ALL, v)) - 1;
     int root = v;
     if (lane == leader && v != WALL)
-      while (slots[root] != root)
-        root = slots[root];
+      for (int n; root >= 0 && (n = slots[root]) != root;)
+        root = n;
     root = __shfl_sync (ALL, root, leader);
-    return v != WALL && root == 0;
+    newly |= v != WALL && root == NEWLY;
+    return v != WALL && (root == 0 || root == NEWLY);
   };
   const unsigned top = __ballot_sync (ALL, outside (0));
   const unsigned bottom = __ballot_sync (ALL, outside (1));
   const bool left = outside (2), right = outside (3);
-  unsigned seed = border_bits (f, x0, y0, lane, m) | (left ? 1u : 0) | (right ? 1u << 31 : 0);
+  if (fix && !__any_sync (ALL, newly))
+    return;
+  const int lr = last_row (f, y0), lc = last_col (f, x0);
+  unsigned seed = border_bits (f, x0, y0, lane, m) | (left ? 1u : 0) | (right ? 1u << lc : 0);
   seed |= lane == 0 ? top : 0;
-  seed |= lane == T - 1 ? bottom : 0;
+  seed |= lane == lr ? bottom : 0;
   const Columns c = columns (m, lane);
   const unsigned out = flood (seed & m, m, c, lane, f.conn8);
   if (keep_enclosed)
@@ -380,6 +413,76 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
   }
 }
 
+/* ---- a chunk of a larger frame (fv_fill_chunked.c) ----
+ * Its first pass labels it as a frame of its own whose border is only the
+ * frame's (Frame::sides), tells each of its edge pixels' component (-1
+ * contour, 0 outside already, else 1 + the first edge pixel, in the order
+ * top, bottom, left, right, of the same component) and writes the chunk as
+ * if no seam led outside. The second marks the roots of the components the
+ * seams showed outside NEWLY and writes again only the tiles they reach: a
+ * component that touches no tile edge is inside one tile, and is outside
+ * only if it holds the frame's border, known in the first pass. */
+
+/* Edge pixel p of the chunk: its slot */
+__device__ __forceinline__ int
+edge_slot (const Frame &f, int p)
+{
+  const int tiles_y = f.tiles / f.tiles_x;
+  if (p < f.w)
+    return slot_id (p / T, p % T);
+  if ((p -= f.w) < f.w)
+    return slot_id ((tiles_y - 1) * f.tiles_x + p / T, T + p % T);
+  if ((p -= f.w) < f.h)
+    return slot_id (p / T * f.tiles_x, 2 * T + p % T);
+  p -= f.h;
+  return slot_id (p / T * f.tiles_x + f.tiles_x - 1, 3 * T + p % T);
+}
+
+/* roots[p]: WALL, 0 (the outside) or the root of edge pixel p's slot */
+__global__ void
+edge_roots (Frame f, const int *slots, int *roots)
+{
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= 2 * (f.w + f.h))
+    return;
+  int r = slots[edge_slot (f, p)];
+  if (r != WALL)
+    while (slots[r] != r)
+      r = slots[r];
+  roots[p] = r;
+}
+
+/* A root's first edge pixel, held in the root's own slot for a moment
+ * (below every slot and WALL, so atomicMin keeps the first) */
+constexpr int CLAIMED = INT_MIN;
+
+__global__ void
+edge_claim (int n, const int *roots, int *slots)
+{
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < n && roots[p] > 0)
+    atomicMin (&slots[roots[p]], CLAIMED + p);
+}
+
+__global__ void
+edge_first (int n, const int *roots, const int *slots, int *edges)
+{
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < n)
+    edges[p] = roots[p] > 0 ? slots[roots[p]] - CLAIMED + 1 : roots[p];
+}
+
+/* the roots' slots back to themselves; with `outside`, those whose edge
+ * pixel the seams showed outside to the outside (many pixels of one root
+ * write the same) */
+__global__ void
+edge_release (int n, const int *roots, const unsigned char *outside, int *slots)
+{
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < n && roots[p] > 0)
+    slots[roots[p]] = outside && outside[p] ? NEWLY : roots[p];
+}
+
 }  // namespace
 
 extern "C" fv_status
@@ -403,7 +506,7 @@ fv_fill_cuda_bytes (int width, int height)
   const size_t pitch = ((size_t) width + 511) / 512 * 512;
   const size_t tiles = (size_t) ((width + T - 1) / T) * ((height + T - 1) / T);
   return sizeof (int) * (1 + tiles * SLOTS) + sizeof (unsigned) * tiles * T
-      + 2 * pitch * height + ((size_t) 1 << 20);
+      + sizeof (int) * 2 * ((size_t) width + height) + 2 * pitch * height + ((size_t) 1 << 20);
 }
 
 extern "C" size_t
@@ -428,6 +531,7 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
   const size_t tiles = (size_t) ((p->width + T - 1) / T) * ((p->height + T - 1) / T);
   FV_CUDA_TRY (cudaMalloc (&c->slots, sizeof (int) * (1 + tiles * SLOTS)));
   FV_CUDA_TRY (cudaMalloc (&c->bits, sizeof (unsigned) * tiles * T));
+  FV_CUDA_TRY (cudaMalloc (&c->edge_roots, sizeof (int) * 2 * ((size_t) p->width + p->height)));
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, p->width, p->height));
   size_t pitch2;
   FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, p->width, p->height));
@@ -442,32 +546,97 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
   return FV_OK;
 }
 
+static Frame
+frame_of (const fv_fill_plan *pl, const void *src, size_t stride, int w, int h, unsigned sides)
+{
+  const int tiles_x = (w + T - 1) / T;
+  return Frame { (const unsigned char *) src, stride, w, h, (int) pl->p.threshold, tiles_x,
+    tiles_x * ((h + T - 1) / T), pl->p.connectivity == 8, sides };
+}
+
+/* Passes 1 and 2: every tile's edge pixels labelled, and joined. */
+static void
+label (fv_fill_cuda *c, const Frame &f)
+{
+  const int blocks = (f.tiles + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
+  label_edges<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits);
+  if (f.tiles > 1)
+    join_edges<<<dim3 ((f.tiles * T + 255) / 256, 2), 256, 0, c->ps.stream>>> (f, c->slots);
+}
+
+/* Pass 3, into out (device memory) */
+static void
+write (fv_fill_cuda *c, const fv_fill_params *p, const Frame &f, unsigned char *out,
+    size_t ostride, bool fix)
+{
+  const int blocks = (f.tiles + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
+  const unsigned char fv = (unsigned char) p->fill_value;
+  const bool aligned = ((uintptr_t) out | ostride) % 4 == 0;   /* word stores */
+  write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
+      ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0, c->filled,
+      fix);
+}
+
 extern "C" fv_status
 fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
   const fv_fill_params *p = &pl->p;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  const int tiles_x = (p->width + T - 1) / T, tiles = tiles_x * ((p->height + T - 1) / T);
   fv::DevView in, target = fv::stage_target (dst, dst->data, c->d_dst, c->d_pitch);
   FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, p->width, c->d_src, c->d_pitch,
       c->ps.stream, &in));
-  Frame f = { (const unsigned char *) in.data, in.stride, p->width, p->height,
-    (int) p->threshold, tiles_x, tiles, p->connectivity == 8 };
-  unsigned char *out = (unsigned char *) target.data;
-  const size_t ostride = target.stride;
-  const int blocks = (tiles + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
-  label_edges<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits);
-  if (tiles > 1)
-    join_edges<<<dim3 ((tiles * T + 255) / 256, 2), 256, 0, c->ps.stream>>> (f, c->slots);
-  const unsigned char fv = (unsigned char) p->fill_value;
-  const bool aligned = ((uintptr_t) out | ostride) % 4 == 0;   /* word stores */
-  write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
-      ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0, c->filled);
+  const Frame f = frame_of (pl, in.data, in.stride, p->width, p->height, ALL_SIDES);
+  label (c, f);
+  write (c, p, f, (unsigned char *) target.data, target.stride, false);
   FV_CUDA_TRY (cudaGetLastError ());
   FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, p->width, c->d_dst, c->d_pitch,
       c->ps.stream));
   return FV_OK;   /* queued: fv_fill_cuda_wait */
+}
+
+extern "C" fv_status
+fv_fill_cuda_first (fv_fill_plan *pl, const fv_image *src, unsigned sides, int *edges,
+    const fv_image *dst)
+{
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
+  if (src->mem == FV_MEM_HOST || dst->mem == FV_MEM_HOST || src->width > pl->p.width
+      || src->height > pl->p.height || dst->width != src->width || dst->height != src->height) {
+    fv_set_last_error ("a chunk's first pass takes device memory of at most the plan's size");
+    return FV_ERR_INVALID;
+  }
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  c->w = src->width;
+  c->h = src->height;
+  c->sides = sides;
+  const Frame f = frame_of (pl, src->data, src->stride, c->w, c->h, sides);
+  label (c, f);
+  const int n = 2 * (c->w + c->h), blocks = (n + 255) / 256;
+  edge_roots<<<blocks, 256, 0, c->ps.stream>>> (f, c->slots, c->edge_roots);
+  edge_claim<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, c->slots);
+  edge_first<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, c->slots, edges);
+  edge_release<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, nullptr, c->slots);
+  write (c, &pl->p, f, (unsigned char *) dst->data, dst->stride, false);
+  FV_CUDA_TRY (cudaGetLastError ());
+  return FV_OK;   /* queued */
+}
+
+extern "C" fv_status
+fv_fill_cuda_second (fv_fill_plan *pl, const unsigned char *outside, const fv_image *dst)
+{
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
+  if (dst->mem == FV_MEM_HOST || dst->width != c->w || dst->height != c->h) {
+    fv_set_last_error ("a chunk's second pass writes device memory of its first's size");
+    return FV_ERR_INVALID;
+  }
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  const Frame f = frame_of (pl, nullptr, 0, c->w, c->h, c->sides);
+  const int n = 2 * (c->w + c->h);
+  edge_release<<<(n + 255) / 256, 256, 0, c->ps.stream>>> (n, c->edge_roots, outside,
+      c->slots);
+  write (c, &pl->p, f, (unsigned char *) dst->data, dst->stride, true);
+  FV_CUDA_TRY (cudaGetLastError ());
+  return FV_OK;   /* queued */
 }
 
 extern "C" fv_status
@@ -488,6 +657,7 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   fv_cuda_use_device (c->ps.device);
   cudaFree (c->slots);
   cudaFree (c->bits);
+  cudaFree (c->edge_roots);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
   cudaFree (c->filled);

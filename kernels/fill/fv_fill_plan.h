@@ -114,6 +114,21 @@ fv_status fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx);
 /* What fv_fill_measure kept in the plan, freed. */
 void fv_fill_measure_free (fv_fill_plan *pl);
 
+/* A chunk of a larger frame, in two passes (fv_fill_cuda.cu says how),
+ * queued on the plan's stream, on device memory. The first takes src up to
+ * the plan's size; sides: which of its sides are the frame's border (top 1,
+ * bottom 2, left 4, right 8); edges (device or mapped host memory) gets
+ * 2 (width + height) ints, for its edge pixels in the order top, bottom,
+ * left, right: -1 contour, 0 outside, else 1 + the first edge pixel of the
+ * same component; dst (src's size) gets the fill as if no seam led outside.
+ * The second writes into that dst again where the components of the edge
+ * pixels marked in `outside` (a byte each, device or mapped host memory)
+ * change it; the plan must still hold that chunk's first pass. */
+fv_status fv_fill_cuda_first (fv_fill_plan *plan, const fv_image *src, unsigned sides,
+    int *edges, const fv_image *dst);
+fv_status fv_fill_cuda_second (fv_fill_plan *plan, const unsigned char *outside,
+    const fv_image *dst);
+
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,

@@ -163,16 +163,23 @@ profile (char *out, size_t size)
   }
   for (int d = 0; d < 16; d++) {
     int chunks = 0, seen = 0;
-    double end = 0;
+    double end = 0, first = 0;
     for (int i = 0; i < s->entries; i++)
       if (s->device[i] == d) {
         seen = 1;
         chunks += s->chunks[i];
         end = s->done_ms[i] > end ? s->done_ms[i] : end;
+        first = s->first_ms[i] > first ? s->first_ms[i] : first;
       }
-    if (seen)
+    if (seen && first > 0)   /* two passes: the first's end too */
+      n += snprintf (out + n, size - n, "%sGPU %d: %d, %.2f / %.2f", n ? "; " : "", d, chunks,
+          first, end);
+    else if (seen)
       n += snprintf (out + n, size - n, "%sGPU %d: %d, %.2f", n ? "; " : "", d, chunks, end);
   }
+  if (s->settle_to_ms > 0)
+    n += snprintf (out + n, size - n, "; settled %.2f–%.2f", s->settle_from_ms,
+        s->settle_to_ms);
   if (s->home_only)
     snprintf (out + n, size - n, " (one device)");
 }
