@@ -43,6 +43,7 @@ typedef struct {
   int cols, rows;              /* their grid (cols == 1: bands of whole rows) */
   fv_chunk *chunk;             /* row-major; free with fv_chunk_plan_free */
   double redundancy;           /* input pixels read over frame pixels, minus 1 */
+  int generation;              /* a runner that resizes the chunks counts up (fv_chunk_run.h) */
   size_t largest;              /* bytes the largest chunk needs */
 } fv_chunk_plan;
 

@@ -31,6 +31,7 @@ struct Entry {
   int chunks;                /* chunks it ran */
   int held;                  /* two passes: the chunk whose first pass its plan holds, or -1 */
   int own;                   /* spread: the chunk (index in todo) it starts with, or -1 */
+  double busy;               /* two passes: ms its passes took this call, waits left out */
   double done_ms;            /* when it finished, from the call's start */
   char error[512];
 };
@@ -47,6 +48,11 @@ struct fv_chunk_run {
   int sw, sh;                /* staged input: the uniform chunk input (two passes: the largest) */
   int *sx, *sy;              /* each chunk's input origin in the frame (wrap: may lie outside) */
   bool two;                  /* a kernel of two passes: chunks staged alone, exactly */
+  /* two passes in bands, one an entry, over several GPUs: the bands are
+   * sized to the entries' speeds over the first spread frames, up to
+   * cap_h rows each (what the sub-plans and staging are made for) */
+  bool sized;
+  int cap_h, resized;
   fv_cuda_place caller;      /* the creating thread's context and device */
   int nent;                  /* entries: each listed device times the lanes */
   Entry e[FV_MAX_DEVICE_ENTRIES];
@@ -423,7 +429,7 @@ several_gpus (const fv_chunk_run *r)
  * the whole axis), slid inside the frame, or for a wrapping border centred
  * on the output wherever that reaches. */
 static void
-place_chunks (fv_chunk_run *r)
+place_chunks (fv_chunk_run *r, bool may_size)
 {
   const fv_chunk_run_params *p = &r->p;
   int mw = 0, mh = 0;
@@ -435,6 +441,16 @@ place_chunks (fv_chunk_run *r)
   const int inh = mh + 2 * p->halo_y < p->height ? mh + 2 * p->halo_y : p->height;
   r->sw = inw;
   r->sh = inh;
+  /* bands sized to speeds: room for a band of 1.6 times the even one, or
+   * 0.6 of the frame where that is more (a GPU that copies nothing takes
+   * more: about 0.6 of the frame on four H100) */
+  r->sized = may_size && r->two && r->plan.cols == 1 && r->plan.n == r->nent
+      && several_gpus (r);
+  if (r->sized) {
+    long cap = (long) r->sh * 8 / 5;
+    cap = cap > (long) p->height * 3 / 5 ? cap : (long) p->height * 3 / 5;
+    r->sh = r->cap_h = (int) (cap < p->height ? cap : p->height);
+  }
   for (int c = 0; c < r->plan.n; c++) {
     const fv_chunk_rect *o = &r->plan.chunk[c].out;
     /* a wrapping border reads past the edges: there the window stays centred */
@@ -481,8 +497,12 @@ plan_chunks (fv_chunk_run *r, size_t budget)
     r->sy = (int *) calloc (r->plan.n, sizeof (int));
     if (!r->sx || !r->sy)
       return FV_ERR_NOMEM;
-    place_chunks (r);
-    const size_t need = entry_bytes (r, r->sw, r->sh);
+    place_chunks (r, true);
+    size_t need = entry_bytes (r, r->sw, r->sh);
+    if (need > budget && r->sized) {   /* no room to resize the bands: even ones */
+      place_chunks (r, false);
+      need = entry_bytes (r, r->sw, r->sh);
+    }
     if (need <= budget)
       return FV_OK;   /* which entry runs a chunk is decided per frame, as they finish */
     cp.budget = (size_t) ((double) cp.budget * ((double) budget / need) * 0.97);
@@ -621,7 +641,7 @@ run_two (fv_chunk_run *r, const fv_image *src, const fv_image *dst, bool home_on
   for (int i = 0; i < r->nent; i++) {
     firsts[i] = r->e[i].chunks;
     r->e[i].chunks = 0;
-    s->first_ms[i] = r->e[i].done_ms;
+    s->first_ms[i] = r->e[i].busy = r->e[i].done_ms;
   }
   s->settle_from_ms = fv_now_ms () - r->t0;
   if (st == FV_OK)
@@ -642,9 +662,59 @@ run_two (fv_chunk_run *r, const fv_image *src, const fv_image *dst, bool home_on
   free (held);
   r->next = 0;
   st = run_entries (r, OP_SECOND, src, dst, home_only);
-  for (int i = 0; i < r->nent; i++)   /* each entry's chunks: its first passes */
+  for (int i = 0; i < r->nent; i++) {   /* each entry's chunks: its first passes */
     r->e[i].chunks = firsts[i];
+    r->e[i].busy += r->e[i].done_ms - s->settle_to_ms;
+  }
   return st;
+}
+
+/* After the first spread frames of bands sized to speeds: each entry's
+ * band (entry i runs chunk i: its own) made proportional to the rows it
+ * did a ms, those over cap_h held there and the rest shared among the
+ * others the same way; kept as it is when no share fits. */
+static void
+resize_bands (fv_chunk_run *r)
+{
+  const int n = r->nent;
+  double speed[FV_MAX_DEVICE_ENTRIES], rows[FV_MAX_DEVICE_ENTRIES];
+  bool held[FV_MAX_DEVICE_ENTRIES];
+  for (int i = 0; i < n; i++) {
+    if (r->e[i].busy <= 0)
+      return;
+    speed[i] = r->plan.chunk[i].out.h / r->e[i].busy;
+    held[i] = false;
+  }
+  for (bool again = true; again;) {   /* water-filling: at most n rounds */
+    double left = r->p.height, sum = 0;
+    for (int i = 0; i < n; i++)
+      held[i] ? left -= r->cap_h : sum += speed[i];
+    again = false;
+    for (int i = 0; i < n; i++) {
+      if (held[i])
+        continue;
+      rows[i] = sum > 0 ? left * speed[i] / sum : 0;
+      if (rows[i] > r->cap_h) {
+        held[i] = again = true;
+        break;
+      }
+    }
+  }
+  int y[FV_MAX_DEVICE_ENTRIES + 1];
+  double acc = 0;
+  y[0] = 0;
+  for (int i = 0; i < n; i++) {
+    acc += held[i] ? r->cap_h : rows[i];
+    y[i + 1] = i + 1 == n ? r->p.height : (int) (acc + 0.5);
+    if (y[i + 1] - y[i] < 1 || y[i + 1] - y[i] > r->cap_h)
+      return;
+  }
+  for (int i = 0; i < n; i++) {
+    fv_chunk *c = &r->plan.chunk[i];
+    c->out.y = c->in.y = r->sy[i] = y[i];
+    c->out.h = c->in.h = y[i + 1] - y[i];
+  }
+  r->plan.generation++;
 }
 
 extern "C" fv_status
@@ -682,6 +752,10 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
   const double ms = fv_now_ms () - r->t0;
   if (st == FV_OK && timed)
     chose (r, way, ms);
+  if (st == FV_OK && r->sized && way == WAY_SPREAD && r->resized < 2) {
+    resize_bands (r);
+    r->resized++;
+  }
   fv_chunk_run_stats *s = &last_stats;
   s->entries = r->nent;
   s->total_ms = ms;
@@ -714,4 +788,11 @@ extern "C" const fv_chunk_plan *
 fv_chunk_run_plan (const fv_chunk_run *r)
 {
   return &r->plan;
+}
+
+extern "C" void
+fv_chunk_run_chunk_max (const fv_chunk_run *r, int *width, int *height)
+{
+  *width = r->sw;
+  *height = r->sh;
 }

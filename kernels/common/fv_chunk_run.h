@@ -16,12 +16,14 @@
  *
  * Device entries (each listed device times `lanes`; a device listed twice
  * has twice the lanes) each have a persistent worker thread, a stream, a
- * sub-plan and staging for one chunk, and share the device's budget. Each
- * entry takes the next chunk not yet taken when it has finished its last,
+ * sub-plan and staging for one chunk, and share the device's budget. Spread,
+ * each entry starts with a chunk of its own; then each takes the next chunk
+ * not yet taken when it has finished its last,
  * so the frame's own GPU, which copies nothing, takes more of them. Over
  * several GPUs, the first frames are timed spread and on the caller's
  * device alone (its entries taking every chunk) and the faster way is
- * kept (`note` is told when that is one device); source and
+ * kept (`note` is told when that is one device; the kernel's `whole`, where
+ * it has one, then runs the frame); source and
  * destination may be host memory or device memory of any listed GPU, in any
  * context (copies go through unified addressing, peer to peer where the
  * GPUs allow). The entry on the caller's device works in the caller's
@@ -149,8 +151,16 @@ fv_status fv_chunk_run_execute (fv_chunk_run *run, const fv_image *src, const fv
 void fv_chunk_run_destroy (fv_chunk_run *run);
 
 /* The chunks (output and input rectangles). Which entry runs each is
- * decided per frame (fv_chunk_run_last says how many each ran). */
+ * decided per frame (fv_chunk_run_last says how many each ran). A kernel of
+ * two passes in bands, one an entry, over several GPUs has its bands sized
+ * to the entries' speeds after its first two spread frames (the bands move;
+ * the plan's generation counts up): a GPU that copies nothing takes more
+ * rows. */
 const fv_chunk_plan *fv_chunk_run_plan (const fv_chunk_run *run);
+
+/* The largest chunk input the sub-plans take: chunks stay within it,
+ * resized or not. */
+void fv_chunk_run_chunk_max (const fv_chunk_run *run, int *width, int *height);
 
 /* The device bytes the whole frame's plan would take on one device, over
  * the budget: > 1 means chunks are needed. Budget 0 resolves as above. */

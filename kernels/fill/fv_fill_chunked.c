@@ -9,11 +9,12 @@
  *      the frame's (fv_fill_cuda_first): each of its edge pixels gets its
  *      component there, "outside" when that reaches the frame's border,
  *      and the chunk is written as if no seam led outside;
- *   2. here, on the host, a union-find over the edge pixels on the seams
- *      (the chunks' sides that face another chunk): a chunk's pixels of one
- *      component are one set, facing background pixels of two chunks are
- *      joined (4-way across, 8-way the two diagonal neighbours too), and a
- *      set holding an outside pixel is outside;
+ *   2. a union-find over the edge pixels on the seams (the chunks' sides
+ *      that face another chunk), on the plan's own GPU
+ *      (fv_fill_cuda_seams): a chunk's pixels of one component are one
+ *      set, facing background pixels of two chunks are joined (4-way
+ *      across, 8-way the two diagonal neighbours too), and a set holding an
+ *      outside pixel is outside;
  *   3. each chunk's tiles that the components the seams showed outside
  *      reach are written again (fv_fill_cuda_second): usually few, so a
  *      chunk's pixels cross a link between GPUs about once each way.
@@ -21,10 +22,10 @@
  * pixels and runs inside a chunk's component between them, so the sets are
  * exactly the frame's components as they meet the seams: the whole-frame
  * fill exactly, in one pass over each chunk whatever the content (the
- * seams' pixels only, on the host, between its halves; a run of equal
- * components across a seam is joined once). When
- * there are more chunks than entries (a budget), a chunk whose labels its
- * entry no longer holds is labelled again before it is written. */
+ * seams' pixels only between its halves; a run of equal components across
+ * a seam is joined once). When there are more chunks than entries (a
+ * budget), a chunk whose labels its entry no longer holds is labelled again
+ * before it is written. */
 #include <stdlib.h>
 #include <string.h>
 #include "fv_fill_plan.h"
@@ -39,9 +40,17 @@ typedef struct {
   int **edges;              /* per chunk, mapped: its edge pixels' components (pass 1) */
   unsigned char **outside;  /* per chunk, mapped: those the seams showed outside */
   int *base;                /* per chunk: its edge pixels' first node */
-  uint32_t *parent;         /* nodes: 0 the outside, then every chunk's edge pixels
-                             * (fv_fill_uf_find, fv_fill_uf_union) */
+  /* the seams' union-find (fv_fill_cuda_seams): on the plan's GPU, a node
+   * each (0 the outside, then every chunk's edge pixels); the seams, mapped */
+  int *d_parent, *d_ed;
+  void *stream;
+  fv_fill_side *sides;
+  fv_fill_seam *seams;
+  fv_fill_pair *pairs;
+  int nsides, nseams, npairs, longest;
   int *col_of, *row_of;     /* the chunk column of each frame column, row of each row */
+  int generation;           /* of the runner's plan, when row_of was made */
+  size_t edge_len;          /* each chunk's edges: room for the largest it may be */
   fv_fill_plan *whole;      /* over several devices: the frame on the plan's own, for when
                              * the runner finds that faster (NULL where it does not fit) */
 } FillChunks;
@@ -114,99 +123,74 @@ sub_second (void *plan, int c, const fv_image *out, void *user)
   return fv_fill_cuda_second (plan, f->outside[c], out);
 }
 
-/* a seam pixel that is contour: no node */
-#define NONE UINT32_MAX
-
 /* The node of frame pixel (x, y), on the given side (TOP or LEFT) of its
  * chunk, where a seam runs */
-static uint32_t
+static int
 node_at (const FillChunks *f, int x, int y, int side)
 {
   const int c = f->row_of[y] * f->plan->cols + f->col_of[x];
   const fv_chunk_rect *o = &f->plan->chunk[c].out;
-  return (uint32_t) (f->base[c] + side_start (o, side) + (side == TOP ? x - o->x : y - o->y));
+  return f->base[c] + side_start (o, side) + (side == TOP ? x - o->x : y - o->y);
 }
 
-/* Joins a seam's facing pixels: side `a` of one chunk (n pixels, first
- * node a0, components ea) against the chunk across (first node b0,
- * components eb), pixel i against i + d for d within reach and 0 <= i + d < n.
- * A pair whose components both equal the pair before it is joined already. */
+/* Which chunk row and column each frame row and column lies in, and the
+ * seams as fv_fill_cuda_seams takes them: every side that faces another
+ * chunk; each chunk's bottom against the top of the chunk below, its right
+ * side against the left of the chunk to its right (the chunks' rows and
+ * columns line up); with 8-way background the diagonal pairs at a tile
+ * grid's corners, into the chunks across them. */
 static void
-join_run (uint32_t *parent, int n, int a0, const int *ea, int b0, const int *eb, int reach)
+layout (FillChunks *f)
 {
-  for (int d = -reach; d <= reach; d++) {
-    const int i0 = d < 0 ? -d : 0, i1 = d > 0 ? n - d : n;
-    for (int i = i0; i < i1; i++) {
-      if (ea[i] < 0 || eb[i + d] < 0)
-        continue;
-      if (i > i0 && ea[i] == ea[i - 1] && eb[i + d] == eb[i + d - 1])
-        continue;
-      fv_fill_uf_union (parent, (uint32_t) (a0 + i), (uint32_t) (b0 + i + d));
-    }
-  }
-}
-
-/* Step 2 (between the runner's passes): the seams' union-find. */
-static fv_status
-settle (void *user)
-{
-  FillChunks *f = user;
   const fv_chunk_plan *pl = f->plan;
-  const int reach = f->sub.connectivity == 8, cols = pl->cols;
-  uint32_t *parent = f->parent;
-  /* each seam pixel: contour (-1), outside, or its component's first pixel */
+  const int cols = pl->cols, reach = f->sub.connectivity == 8;
   for (int c = 0; c < pl->n; c++) {
     const fv_chunk_rect *o = &pl->chunk[c].out;
-    for (int side = TOP; side <= RIGHT; side++) {
-      if (!seam (f, o, side))
-        continue;
-      const int s0 = side_start (o, side), n = side_length (o, side), b = f->base[c] - 1;
-      const int *e = f->edges[c] + s0;
-      uint32_t *node = parent + f->base[c] + s0;
-      for (int i = 0; i < n; i++)
-        node[i] = e[i] < 0 ? NONE : e[i] == 0 ? 0 : (uint32_t) (b + e[i]);
-    }
+    for (int x = o->x; x < o->x + o->w; x++)
+      f->col_of[x] = c % cols;
+    for (int y = o->y; y < o->y + o->h; y++)
+      f->row_of[y] = c / cols;
+    memset (f->outside[c], 0, f->edge_len);   /* the frame's border: never outside by a seam */
   }
-  /* facing background pixels joined: each chunk's bottom against the top
-   * of the chunk below, its right side against the left of the chunk to
-   * its right (the chunks' rows and columns line up), and with 8-way
-   * background the diagonal pairs at the corners, into the chunks across
-   * them */
-  for (int c = 0; c < pl->n; c++) {
-    const fv_chunk_rect *o = &pl->chunk[c].out;
-    const int i = c % cols;
-    if (seam (f, o, BOTTOM)) {
-      const int below = c + cols, a0 = f->base[c] + side_start (o, BOTTOM);
-      join_run (parent, o->w, a0, f->edges[c] + o->w, f->base[below], f->edges[below], reach);
-      const int y = o->y + o->h;
-      if (reach && i > 0 && parent[a0] != NONE && parent[node_at (f, o->x - 1, y, TOP)] != NONE)
-        fv_fill_uf_union (parent, (uint32_t) a0, node_at (f, o->x - 1, y, TOP));
-      if (reach && i + 1 < cols && parent[a0 + o->w - 1] != NONE
-          && parent[node_at (f, o->x + o->w, y, TOP)] != NONE)
-        fv_fill_uf_union (parent, (uint32_t) (a0 + o->w - 1), node_at (f, o->x + o->w, y, TOP));
-    }
-    if (seam (f, o, RIGHT)) {
-      const int right = c + 1, a0 = f->base[c] + side_start (o, RIGHT);
-      const fv_chunk_rect *orr = &pl->chunk[right].out;
-      join_run (parent, o->h, a0, f->edges[c] + 2 * o->w + o->h,
-          f->base[right] + side_start (orr, LEFT), f->edges[right] + 2 * orr->w, reach);
-    }
-  }
-  /* what the seams showed outside that the chunk did not know */
+  f->nsides = f->nseams = f->npairs = f->longest = 0;
   for (int c = 0; c < pl->n; c++) {
     const fv_chunk_rect *o = &pl->chunk[c].out;
     for (int side = TOP; side <= RIGHT; side++) {
       if (!seam (f, o, side))
         continue;
       const int s0 = side_start (o, side), n = side_length (o, side);
-      const int *e = f->edges[c] + s0;
-      unsigned char *out = f->outside[c] + s0;
-      for (int k = 0; k < n; k++)
-        out[k] = e[k] > 0 && (k > 0 && e[k] == e[k - 1] ? out[k - 1]
-            : fv_fill_uf_find (parent, (uint32_t) (f->base[c] + s0 + k)) == 0);
+      f->sides[f->nsides++] = (fv_fill_side) { n, f->base[c] + s0, f->base[c],
+        f->edges[c] + s0, f->outside[c] + s0 };
+      f->longest = n > f->longest ? n : f->longest;
+    }
+    if (seam (f, o, BOTTOM)) {
+      const int a0 = f->base[c] + side_start (o, BOTTOM), y = o->y + o->h, i = c % cols;
+      f->seams[f->nseams++] = (fv_fill_seam) { o->w, a0, f->base[c + cols] };
+      if (reach && i > 0)
+        f->pairs[f->npairs++] = (fv_fill_pair) { a0, node_at (f, o->x - 1, y, TOP) };
+      if (reach && i + 1 < cols)
+        f->pairs[f->npairs++] = (fv_fill_pair) { a0 + o->w - 1,
+          node_at (f, o->x + o->w, y, TOP) };
+    }
+    if (seam (f, o, RIGHT)) {
+      const fv_chunk_rect *orr = &pl->chunk[c + 1].out;
+      f->seams[f->nseams++] = (fv_fill_seam) { o->h, f->base[c] + side_start (o, RIGHT),
+        f->base[c + 1] + side_start (orr, LEFT) };
     }
   }
-  return FV_OK;
+  f->generation = pl->generation;
+}
+
+/* Step 2 (between the runner's passes): the seams' union-find, on the
+ * plan's own GPU. */
+static fv_status
+settle (void *user)
+{
+  FillChunks *f = user;
+  if (f->plan->generation != f->generation)   /* the runner resized the bands */
+    layout (f);
+  return fv_fill_cuda_seams (f->stream, f->d_parent, f->d_ed, f->sides, f->nsides, f->seams,
+      f->nseams, f->pairs, f->npairs, f->longest, f->sub.connectivity == 8);
 }
 
 static fv_status
@@ -243,7 +227,12 @@ chunks_free (FillChunks *f)
   free (f->edges);
   free (f->outside);
   free (f->base);
-  free (f->parent);
+  fv_cuda_free (f->d_parent);
+  fv_cuda_free (f->d_ed);
+  fv_cuda_host_free (f->sides);
+  fv_cuda_host_free (f->seams);
+  fv_cuda_host_free (f->pairs);
+  fv_cuda_stream_destroy (f->stream);
   free (f->col_of);
   free (f->row_of);
   fv_chunk_run_destroy (f->run);
@@ -299,25 +288,32 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   f->row_of = calloc (f->H, sizeof *f->row_of);
   if (!f->edges || !f->outside || !f->base || !f->col_of || !f->row_of)
     return FV_ERR_NOMEM;
+  /* room for each chunk's edges at the largest it may be resized to */
+  int mw, mh;
+  fv_chunk_run_chunk_max (f->run, &mw, &mh);
+  const size_t len = f->edge_len = 2 * ((size_t) mw + mh);
   size_t nodes = 1;
   for (int c = 0; c < n; c++) {
-    const fv_chunk_rect *o = &f->plan->chunk[c].out;
-    const size_t len = 2 * ((size_t) o->w + o->h);
     f->base[c] = (int) nodes;
     nodes += len;
     f->edges[c] = fv_cuda_host_alloc_mapped (len * sizeof (int));
     f->outside[c] = fv_cuda_host_alloc_mapped (len);
     if (!f->edges[c] || !f->outside[c])
       return FV_ERR_NOMEM;
-    memset (f->outside[c], 0, len);
-    for (int x = o->x; x < o->x + o->w; x++)
-      f->col_of[x] = c % f->plan->cols;
-    for (int y = o->y; y < o->y + o->h; y++)
-      f->row_of[y] = c / f->plan->cols;
   }
-  if (nodes > (size_t) 1 << 30 || !(f->parent = malloc (nodes * sizeof *f->parent)))
+  if (nodes > (size_t) 1 << 30)
     return FV_ERR_NOMEM;
-  f->parent[0] = 0;   /* the outside */
+  st = fv_cuda_stream_create (device, &f->stream);
+  if (st != FV_OK)
+    return st;
+  f->d_parent = fv_cuda_malloc (nodes * sizeof (int));
+  f->d_ed = fv_cuda_malloc (nodes * sizeof (int));
+  f->sides = fv_cuda_host_alloc_mapped (4 * (size_t) n * sizeof *f->sides);
+  f->seams = fv_cuda_host_alloc_mapped (2 * (size_t) n * sizeof *f->seams);
+  f->pairs = fv_cuda_host_alloc_mapped (2 * (size_t) n * sizeof *f->pairs);
+  if (!f->d_parent || !f->d_ed || !f->sides || !f->seams || !f->pairs)
+    return FV_ERR_NOMEM;
+  layout (f);
   return FV_OK;
 }
 

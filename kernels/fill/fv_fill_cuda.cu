@@ -35,6 +35,7 @@ struct fv_fill_cuda {
   fv::PlanStream ps;
   int *slots;            /* 1 + tiles x SLOTS: the outside, then each tile's edge */
   int *edge_roots;       /* chunked: 2 (width + height), each frame edge pixel's root */
+  unsigned char *seamed; /* chunked: per tile, whether it reaches a component of the edges */
   int w, h;              /* chunked: the chunk its first pass ran on, and its border */
   unsigned sides;
   unsigned *bits;        /* tiles x T: background rows, kept from pass 1 to 3; measuring,
@@ -339,15 +340,20 @@ join_edges (Frame f, int *slots)
   }
 }
 
-/* fix: only tiles with an edge pixel whose root is NEWLY are written (a
- * chunk's second pass: the rest are as its first pass wrote them) */
+/* How write_tiles runs: a whole frame; a chunk's first pass, while the
+ * roots of components on the chunk's edges are claimed (edge_claim: below
+ * WALL), noting in `seamed` the tiles that reach one; a chunk's second pass,
+ * writing again only those tiles with an edge pixel whose root is NEWLY (the
+ * rest are as the first pass wrote them). */
+enum WriteMode { WRITE_WHOLE, WRITE_FIRST, WRITE_FIX };
+
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
 write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
     size_t dstride, unsigned char fv, unsigned char on_contour, bool aligned, bool keep_enclosed,
-    unsigned *filled, bool fix)
+    unsigned *filled, WriteMode mode, unsigned char *seamed)
 {
   const int warp = threadIdx.x / 32, tile = blockIdx.x * TILES_A_BLOCK + warp;
-  if (tile >= f.tiles)
+  if (tile >= f.tiles || (mode == WRITE_FIX && !seamed[tile]))
     return;
   const int lane = threadIdx.x & 31;
   const int x0 = tile % f.tiles_x * T, y0 = tile / f.tiles_x * T;
@@ -358,7 +364,7 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
    * distinct label across the warp (a tile's 128 slots hold a few; every
    * slot chasing its own cost 140 us at 8K noise), plain loads, as the
    * unions are over */
-  bool newly = false;
+  bool newly = false, claimed = false;
   auto outside = [&] (int k) {
     const int v = slots[slot_id (tile, k * T + lane)];
     const int leader = __ffs (__match_any_sync (ALL, v)) - 1;
@@ -368,12 +374,16 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
         root = n;
     root = __shfl_sync (ALL, root, leader);
     newly |= v != WALL && root == NEWLY;
+    claimed |= v != WALL && root < NEWLY;
     return v != WALL && (root == 0 || root == NEWLY);
   };
   const unsigned top = __ballot_sync (ALL, outside (0));
   const unsigned bottom = __ballot_sync (ALL, outside (1));
   const bool left = outside (2), right = outside (3);
-  if (fix && !__any_sync (ALL, newly))
+  const bool any_claimed = __any_sync (ALL, claimed), any_newly = __any_sync (ALL, newly);
+  if (mode == WRITE_FIRST && lane == 0)
+    seamed[tile] = any_claimed;
+  if (mode == WRITE_FIX && !any_newly)
     return;
   const int lr = last_row (f, y0), lc = last_col (f, x0);
   unsigned seed = border_bits (f, x0, y0, lane, m) | (left ? 1u : 0) | (right ? 1u << lc : 0);
@@ -418,10 +428,11 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
  * frame's (Frame::sides), tells each of its edge pixels' component (-1
  * contour, 0 outside already, else 1 + the first edge pixel, in the order
  * top, bottom, left, right, of the same component) and writes the chunk as
- * if no seam led outside. The second marks the roots of the components the
- * seams showed outside NEWLY and writes again only the tiles they reach: a
- * component that touches no tile edge is inside one tile, and is outside
- * only if it holds the frame's border, known in the first pass. */
+ * if no seam led outside, noting the tiles that reach a component of the
+ * chunk's edges. The second marks the roots of the components the seams
+ * showed outside NEWLY and writes again only the noted tiles that reach
+ * one: a component that touches no tile edge is inside one tile, and is
+ * outside only if it holds the frame's border, known in the first pass. */
 
 /* Edge pixel p of the chunk: its slot */
 __device__ __forceinline__ int
@@ -483,6 +494,66 @@ edge_release (int n, const int *roots, const unsigned char *outside, int *slots)
     slots[roots[p]] = outside && outside[p] ? NEWLY : roots[p];
 }
 
+/* ---- the seams between chunks (fv_fill_chunked.c's settle) ----
+ * Nodes: 0 the outside, then each chunk's edge pixels. seam_init copies
+ * each seam side's components to the device (ed) and makes each pixel's
+ * node point to its component's first pixel (or the outside); seam_join
+ * joins facing background pixels (the unions of join_edges); seam_flags
+ * tells each side's pixels whose set holds the outside. */
+constexpr int NO_NODE = -1;
+
+__global__ void
+seam_init (const fv_fill_side *sides, int *parent, int *ed)
+{
+  const fv_fill_side sd = sides[blockIdx.y];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0 && blockIdx.y == 0)
+    parent[0] = 0;   /* the outside, its own root */
+  if (i >= sd.n)
+    return;
+  const int v = sd.e[i];
+  ed[sd.node0 + i] = v;
+  parent[sd.node0 + i] = v < 0 ? NO_NODE : v == 0 ? 0 : sd.base + v - 1;
+}
+
+__global__ void
+seam_join (const fv_fill_seam *seams, int nseams, const fv_fill_pair *pairs, int npairs,
+    int reach, int *parent, const int *ed)
+{
+  volatile int *vL = parent;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (blockIdx.y == (unsigned) nseams) {   /* the corners' diagonal pairs */
+    if (i < npairs && parent[pairs[i].a] != NO_NODE && parent[pairs[i].b] != NO_NODE)
+      unite (vL, pairs[i].a, pairs[i].b);
+    return;
+  }
+  const fv_fill_seam sm = seams[blockIdx.y];
+  if (i >= sm.n)
+    return;
+  const int *ea = ed + sm.a0, *eb = ed + sm.b0;
+  if (ea[i] < 0)
+    return;
+  for (int d = -reach; d <= reach; d++) {
+    const int j = i + d;
+    if (j < 0 || j >= sm.n || eb[j] < 0)
+      continue;
+    /* joined already through the pair before it (the same components) */
+    if (i > 0 && j > 0 && ea[i - 1] == ea[i] && eb[j - 1] == eb[j])
+      continue;
+    unite (vL, sm.a0 + i, sm.b0 + j);
+  }
+}
+
+__global__ void
+seam_flags (const fv_fill_side *sides, int *parent, const int *ed)
+{
+  const fv_fill_side sd = sides[blockIdx.y];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= sd.n)
+    return;
+  sd.out[i] = ed[sd.node0 + i] > 0 && root_of (parent, sd.node0 + i) == 0;
+}
+
 }  // namespace
 
 extern "C" fv_status
@@ -506,7 +577,8 @@ fv_fill_cuda_bytes (int width, int height)
   const size_t pitch = ((size_t) width + 511) / 512 * 512;
   const size_t tiles = (size_t) ((width + T - 1) / T) * ((height + T - 1) / T);
   return sizeof (int) * (1 + tiles * SLOTS) + sizeof (unsigned) * tiles * T
-      + sizeof (int) * 2 * ((size_t) width + height) + 2 * pitch * height + ((size_t) 1 << 20);
+      + sizeof (int) * 2 * ((size_t) width + height) + tiles + 2 * pitch * height
+      + ((size_t) 1 << 20);
 }
 
 extern "C" size_t
@@ -532,6 +604,7 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
   FV_CUDA_TRY (cudaMalloc (&c->slots, sizeof (int) * (1 + tiles * SLOTS)));
   FV_CUDA_TRY (cudaMalloc (&c->bits, sizeof (unsigned) * tiles * T));
   FV_CUDA_TRY (cudaMalloc (&c->edge_roots, sizeof (int) * 2 * ((size_t) p->width + p->height)));
+  FV_CUDA_TRY (cudaMalloc (&c->seamed, tiles));
   FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, p->width, p->height));
   size_t pitch2;
   FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, p->width, p->height));
@@ -567,14 +640,14 @@ label (fv_fill_cuda *c, const Frame &f)
 /* Pass 3, into out (device memory) */
 static void
 write (fv_fill_cuda *c, const fv_fill_params *p, const Frame &f, unsigned char *out,
-    size_t ostride, bool fix)
+    size_t ostride, WriteMode mode)
 {
   const int blocks = (f.tiles + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
   const unsigned char fv = (unsigned char) p->fill_value;
   const bool aligned = ((uintptr_t) out | ostride) % 4 == 0;   /* word stores */
   write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
       ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0, c->filled,
-      fix);
+      mode, c->seamed);
 }
 
 extern "C" fv_status
@@ -588,11 +661,32 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
       c->ps.stream, &in));
   const Frame f = frame_of (pl, in.data, in.stride, p->width, p->height, ALL_SIDES);
   label (c, f);
-  write (c, p, f, (unsigned char *) target.data, target.stride, false);
+  write (c, p, f, (unsigned char *) target.data, target.stride, WRITE_WHOLE);
   FV_CUDA_TRY (cudaGetLastError ());
   FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, p->width, c->d_dst, c->d_pitch,
       c->ps.stream));
   return FV_OK;   /* queued: fv_fill_cuda_wait */
+}
+
+extern "C" fv_status
+fv_fill_cuda_seams (void *stream, int *parent, int *ed, const fv_fill_side *sides, int nsides,
+    const fv_fill_seam *seams, int nseams, const fv_fill_pair *pairs, int npairs, int longest,
+    int conn8)
+{
+  cudaStream_t st = (cudaStream_t) stream;
+  const int bx = (longest + 255) / 256;
+  if (nsides > 0)
+    seam_init<<<dim3 (bx, nsides), 256, 0, st>>> (sides, parent, ed);
+  if (nseams > 0 || npairs > 0) {
+    const int jx = (longest > npairs ? longest : npairs) + 255;
+    seam_join<<<dim3 (jx / 256, nseams + 1), 256, 0, st>>> (seams, nseams, pairs, npairs,
+        conn8 ? 1 : 0, parent, ed);
+  }
+  if (nsides > 0)
+    seam_flags<<<dim3 (bx, nsides), 256, 0, st>>> (sides, parent, ed);
+  FV_CUDA_TRY (cudaGetLastError ());
+  FV_CUDA_TRY (fv_cuda_sync (st));
+  return FV_OK;
 }
 
 extern "C" fv_status
@@ -615,8 +709,8 @@ fv_fill_cuda_first (fv_fill_plan *pl, const fv_image *src, unsigned sides, int *
   edge_roots<<<blocks, 256, 0, c->ps.stream>>> (f, c->slots, c->edge_roots);
   edge_claim<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, c->slots);
   edge_first<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, c->slots, edges);
+  write (c, &pl->p, f, (unsigned char *) dst->data, dst->stride, WRITE_FIRST);
   edge_release<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, nullptr, c->slots);
-  write (c, &pl->p, f, (unsigned char *) dst->data, dst->stride, false);
   FV_CUDA_TRY (cudaGetLastError ());
   return FV_OK;   /* queued */
 }
@@ -634,7 +728,7 @@ fv_fill_cuda_second (fv_fill_plan *pl, const unsigned char *outside, const fv_im
   const int n = 2 * (c->w + c->h);
   edge_release<<<(n + 255) / 256, 256, 0, c->ps.stream>>> (n, c->edge_roots, outside,
       c->slots);
-  write (c, &pl->p, f, (unsigned char *) dst->data, dst->stride, true);
+  write (c, &pl->p, f, (unsigned char *) dst->data, dst->stride, WRITE_FIX);
   FV_CUDA_TRY (cudaGetLastError ());
   return FV_OK;   /* queued */
 }
@@ -658,6 +752,7 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   cudaFree (c->slots);
   cudaFree (c->bits);
   cudaFree (c->edge_roots);
+  cudaFree (c->seamed);
   cudaFree (c->d_src);
   cudaFree (c->d_dst);
   cudaFree (c->filled);

@@ -129,6 +129,30 @@ fv_status fv_fill_cuda_first (fv_fill_plan *plan, const fv_image *src, unsigned 
 fv_status fv_fill_cuda_second (fv_fill_plan *plan, const unsigned char *outside,
     const fv_image *dst);
 
+/* The seams' union-find on the current device (fv_fill_chunked.c): sides
+ * of chunks that face another (n pixels; their nodes from node0; e, the
+ * first pass's edges there, whose first pixels count from the chunk's node
+ * base; out, a byte each: outside by a seam), seams (n facing pixels, side
+ * a's nodes from a0 against side b's from b0, i against i - 1, i, i + 1
+ * with 8-way background) and single pairs of nodes (corners). parent and
+ * ed: device memory of a node each. Descriptors, e and out: memory the
+ * device reads and writes (mapped host memory). Returns when out is
+ * written. */
+typedef struct {
+  int n, node0, base;
+  const int *e;
+  unsigned char *out;
+} fv_fill_side;
+typedef struct {
+  int n, a0, b0;
+} fv_fill_seam;
+typedef struct {
+  int a, b;
+} fv_fill_pair;
+fv_status fv_fill_cuda_seams (void *stream, int *parent, int *ed, const fv_fill_side *sides,
+    int nsides, const fv_fill_seam *seams, int nseams, const fv_fill_pair *pairs, int npairs,
+    int longest, int conn8);
+
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,
