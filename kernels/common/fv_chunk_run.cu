@@ -444,7 +444,10 @@ place_chunks (fv_chunk_run *r, bool may_size)
   /* bands sized to speeds: room for a band of 1.6 times the even one, or
    * 0.6 of the frame where that is more (a GPU that copies nothing takes
    * more: about 0.6 of the frame on four H100) */
-  r->sized = may_size && r->two && r->plan.cols == 1 && r->plan.n == r->nent
+  bool one_each = true;   /* an entry a device: entry i runs chunk i, its own */
+  for (int i = 1; i < r->nent; i++)
+    one_each &= r->e[i].device != r->e[i - 1].device;
+  r->sized = may_size && r->two && r->plan.cols == 1 && r->plan.n == r->nent && one_each
       && several_gpus (r);
   if (r->sized) {
     long cap = (long) r->sh * 8 / 5;
@@ -736,13 +739,13 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
   }
   const bool timed = r->choose;
   const Way way = timed ? trying (r) : r->way;
-  /* spread, every entry starts with a chunk of its own (so each GPU takes
-   * part whatever its thread's wake-up), then they take the rest as they
-   * finish */
+  /* spread, each device's first entry starts with a chunk of its own (so
+   * every GPU takes part whatever its threads' wake-up), then the entries
+   * take the rest as they finish (a device's entries are side by side) */
   r->next = 0;
   for (int i = 0; i < r->nent; i++) {
-    const bool part = way == WAY_SPREAD && r->next < r->ntodo;
-    r->e[i].own = part ? r->next++ : -1;
+    const bool first = i == 0 || r->e[i].device != r->e[i - 1].device;
+    r->e[i].own = way == WAY_SPREAD && first && r->next < r->ntodo ? r->next++ : -1;
   }
   const bool whole = way == WAY_HOME && r->k.whole;
   r->t0 = fv_now_ms ();

@@ -6,7 +6,7 @@
  * of each size (on device 0), per frame, median of 5 after a warm-up (three
  * for the spread column: a kernel of two passes sizes its bands after two).
  *
- *   bench_chunks [--budget BYTES] [--devices 0,1] [--only NAME] SIZE...
+ *   bench_chunks [--budget BYTES] [--devices 0,1] [--only NAME,...] SIZE...
  *
  * The detector's "whole frame" is one device with no budget: from 16384²
  * its sums pass 32-bit offsets, so it runs as level groups there too.
@@ -185,6 +185,18 @@ profile (char *out, size_t size)
     snprintf (out + n, size - n, " (one device)");
 }
 
+/* Whether `name` is one of the comma-separated `list`. */
+static int
+name_listed (const char *list, const char *name)
+{
+  const size_t n = strlen (name);
+  for (const char *p = list; *p; p += strcspn (p, ",") + (p[strcspn (p, ",")] == ',')) {
+    if (strcspn (p, ",") == n && !strncmp (p, name, n))
+      return 1;
+  }
+  return 0;
+}
+
 /* bench_link.cu */
 double link_ms (const int *devices, int n, size_t bytes);
 
@@ -245,7 +257,10 @@ main (int argc, char **argv)
     fv_cuda_memcpy (src.data, host, bytes);
     const double m = link_ms (spread.devices, spread.ndevices, bytes);
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-      if (strncmp (kernels[k].name, only, strlen (only)))
+      char first[32];   /* --only: kernels by their first word, comma-separated */
+      snprintf (first, sizeof first, "%.*s", (int) strcspn (kernels[k].name, " "),
+          kernels[k].name);
+      if (*only && !name_listed (only, first))
         continue;
       double t0 = time_plan (&kernels[k], side, &whole, &src, &dst, 1);
       double t1 = time_plan (&kernels[k], side, &limited, &src, &dst, 1);
