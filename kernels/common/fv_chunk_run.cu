@@ -739,14 +739,13 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
   }
   const bool timed = r->choose;
   const Way way = timed ? trying (r) : r->way;
-  /* spread, each device's first entry starts with a chunk of its own (so
-   * every GPU takes part whatever its threads' wake-up), then the entries
-   * take the rest as they finish (a device's entries are side by side) */
+  /* spread, every entry starts with a chunk of its own (so every GPU takes
+   * part whatever its threads' wake-up; one a device's first entry alone
+   * measured slower for satfilter on two H100, 0.83 against 0.72 ms at
+   * 16384²), then they take the rest as they finish */
   r->next = 0;
-  for (int i = 0; i < r->nent; i++) {
-    const bool first = i == 0 || r->e[i].device != r->e[i - 1].device;
-    r->e[i].own = way == WAY_SPREAD && first && r->next < r->ntodo ? r->next++ : -1;
-  }
+  for (int i = 0; i < r->nent; i++)
+    r->e[i].own = way == WAY_SPREAD && r->next < r->ntodo ? r->next++ : -1;
   const bool whole = way == WAY_HOME && r->k.whole;
   r->t0 = fv_now_ms ();
   fv_status st = whole ? r->k.whole (src, dst, r->user)

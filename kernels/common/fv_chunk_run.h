@@ -17,8 +17,8 @@
  * Device entries (each listed device times `lanes`; a device listed twice
  * has twice the lanes) each have a persistent worker thread, a stream, a
  * sub-plan and staging for one chunk, and share the device's budget. Spread,
- * each device's first entry starts with a chunk of its own; then each entry
- * takes the next chunk not yet taken when it has finished its last,
+ * each entry starts with a chunk of its own; then each takes the next chunk
+ * not yet taken when it has finished its last,
  * so the frame's own GPU, which copies nothing, takes more of them. Over
  * several GPUs, the first frames are timed spread and on the caller's
  * device alone (its entries taking every chunk) and the faster way is
