@@ -3,72 +3,11 @@
  * entry, each taking chunks as it finishes the last: staging the chunk's
  * input, running its sub-plan and copying its output into the frame, on
  * its own stream. */
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include "fv_chunk_run.h"
-#include "fv_clock.h"
-#include "fv_cuda_check.cuh"
-#include "fv_cuda.h"
-#include "fv_env.h"
-#include "fv_window.h"
-#include "fv_workers.h"
+#include "fv_chunk_run_impl.cuh"
 
-enum Op { OP_BUDGET, OP_CREATE, OP_EXECUTE, OP_FIRST, OP_SECOND, OP_DESTROY };
+using namespace fv_run;
 
-struct Entry {
-  fv_chunk_run *run;
-  int index, device;
-  cudaStream_t stream;
-  void *plan;
-  char *d_in, *d_out;
-  size_t pitch_in, pitch_out;
-  size_t budget;
-  /* this call */
-  Op op;
-  const fv_image *src, *dst;
-  fv_status status;
-  int chunks;                /* chunks it ran */
-  int held;                  /* two passes: the chunk whose first pass its plan holds, or -1 */
-  int own;                   /* spread: the chunk (index in todo) it starts with, or -1 */
-  double busy;               /* two passes: ms its passes took this call, waits left out */
-  double done_ms;            /* when it finished, from the call's start */
-  char error[512];
-};
-
-/* How a spread runner runs its frames: timing both ways first, then one. */
-enum Way { WAY_SPREAD, WAY_HOME };
-#define TIMED_CALLS 5   /* the first spread untimed, then spread, home, spread, home */
-
-struct fv_chunk_run {
-  fv_chunk_run_params p;
-  fv_chunk_kernel k;
-  void *user;
-  fv_chunk_plan plan;
-  int sw, sh;                /* staged input: the uniform chunk input (two passes: the largest) */
-  int *sx, *sy;              /* each chunk's input origin in the frame (wrap: may lie outside) */
-  bool two;                  /* a kernel of two passes: chunks staged alone, exactly */
-  /* two passes in bands, one an entry, over several GPUs: the bands are
-   * sized to the entries' speeds over the first spread frames, up to
-   * cap_h rows each (what the sub-plans and staging are made for) */
-  bool sized;
-  int cap_h, resized;
-  fv_cuda_place caller;      /* the creating thread's context and device */
-  int nent;                  /* entries: each listed device times the lanes */
-  Entry e[FV_MAX_DEVICE_ENTRIES];
-  fv_workers *workers;       /* a thread an entry (not the caller's own) */
-  /* this call's chunks, taken in order (two passes: the second's, those
-   * whose first pass no entry holds) */
-  int *todo, ntodo, next;
-  double t0;
-  /* spread over several GPUs: which way, and the first calls' times */
-  bool choose;               /* several GPUs, the caller's among them, not keep_spread */
-  Way way;
-  int calls;
-  double best[2];
-};
-
-static thread_local fv_chunk_run_stats last_stats;
+thread_local fv_chunk_run_stats fv_run::last_stats;
 
 extern "C" const fv_chunk_run_stats *
 fv_chunk_run_last (void)
@@ -80,12 +19,6 @@ extern "C" void
 fv_chunk_run_last_clear (void)
 {
   memset (&last_stats, 0, sizeof last_stats);
-}
-
-static size_t
-pixel_bytes (const fv_chunk_run_params *p)
-{
-  return (size_t) p->channels * p->sample;
 }
 
 /* One axis of a chunk's staged input: up to three runs of the frame
@@ -113,8 +46,8 @@ runs (int origin, int len, int size, int wrap, int out[3][3])
   return n;
 }
 
-static fv_status
-stage (Entry *e, int c, const fv_image *src)
+fv_status
+fv_run::stage (Entry *e, int c, const fv_image *src)
 {
   fv_chunk_run *r = e->run;
   const size_t px = pixel_bytes (&r->p);
@@ -134,8 +67,8 @@ stage (Entry *e, int c, const fv_image *src)
   return FV_OK;
 }
 
-static fv_status
-unstage (Entry *e, int c, const fv_image *dst)
+fv_status
+fv_run::unstage (Entry *e, int c, const fv_image *dst)
 {
   fv_chunk_run *r = e->run;
   const fv_chunk_rect *o = &r->plan.chunk[c].out;
@@ -186,21 +119,6 @@ entry_create (Entry *e)
   FV_CUDA_TRY (cudaMallocPitch ((void **) &e->d_in, &e->pitch_in, row, r->sh));
   FV_CUDA_TRY (cudaMallocPitch ((void **) &e->d_out, &e->pitch_out, row, r->sh));
   return r->k.create (&e->plan, r->sw, r->sh, e->device, e->stream, r->user);
-}
-
-/* Device memory of this entry's GPU, which its kernels may use directly. */
-static bool
-on_entry_gpu (const Entry *e, const fv_image *im)
-{
-  return fv_cuda_image_on_device (im, e->device);
-}
-
-/* Whether a two-pass kernel on this entry reads (writes) im in place: on
- * this entry's GPU, or, with peer_direct, on another it has peer access to. */
-static bool
-in_place_two (const Entry *e, const fv_image *im)
-{
-  return on_entry_gpu (e, im) || (e->run->p.peer_direct && fv_cuda_image_peer (im, e->device));
 }
 
 /* One chunk: staged (or read where it lies), filtered, copied out (or
@@ -258,87 +176,6 @@ entry_execute (Entry *e)
   return FV_OK;
 }
 
-/* Two passes: where chunk c's output goes, in the frame or in staging. */
-static fv_image
-chunk_out (Entry *e, int c, bool direct)
-{
-  fv_chunk_run *r = e->run;
-  const fv_chunk_rect *o = &r->plan.chunk[c].out;
-  fv_image im = fv_image_make (e->d_out, e->pitch_out, o->w, o->h, r->p.channels, r->p.sample,
-      FV_MEM_DEVICE);
-  if (direct) {
-    im.data = (char *) e->dst->data + (size_t) o->y * e->dst->stride
-        + (size_t) o->x * pixel_bytes (&r->p);
-    im.stride = e->dst->stride;
-  }
-  return im;
-}
-
-/* Two passes: chunk c's first, on its own input where it lies or staged. */
-static fv_status
-chunk_first (Entry *e, int c, bool src_direct, bool dst_direct)
-{
-  fv_chunk_run *r = e->run;
-  const fv_chunk_rect *in = &r->plan.chunk[c].in;
-  fv_image im = fv_image_make (e->d_in, e->pitch_in, in->w, in->h, r->p.channels, r->p.sample,
-      FV_MEM_DEVICE);
-  fv_status st = FV_OK;
-  if (src_direct) {
-    im.data = (char *) e->src->data + (size_t) in->y * e->src->stride
-        + (size_t) in->x * pixel_bytes (&r->p);
-    im.stride = e->src->stride;
-  } else {
-    st = stage (e, c, e->src);
-  }
-  const fv_image out = chunk_out (e, c, dst_direct);
-  if (st == FV_OK)
-    st = r->k.first (e->plan, c, &im, &out, r->user);
-  if (st == FV_OK)
-    FV_CUDA_TRY (fv_cuda_sync (e->stream));
-  e->held = st == FV_OK ? c : -1;
-  return st;
-}
-
-/* Two passes: chunk c's second (its first held by the plan), then its
- * output copied out of staging. */
-static fv_status
-chunk_second (Entry *e, int c, bool direct)
-{
-  fv_chunk_run *r = e->run;
-  const fv_image out = chunk_out (e, c, direct);
-  fv_status st = r->k.second (e->plan, c, &out, r->user);
-  if (st == FV_OK && !direct)
-    st = unstage (e, c, e->dst);
-  if (st == FV_OK)
-    FV_CUDA_TRY (fv_cuda_sync (e->stream));
-  return st;
-}
-
-/* The first passes: the next chunk no entry has taken, until none is left;
- * the plan keeps the last. The second: that chunk's, then the chunks no
- * entry holds, each first pass again. */
-static fv_status
-entry_pass (Entry *e, bool second)
-{
-  fv_chunk_run *r = e->run;
-  const bool src_direct = in_place_two (e, e->src), dst_direct = in_place_two (e, e->dst);
-  fv_status st = FV_OK;
-  if (second && e->held >= 0) {
-    st = chunk_second (e, e->held, dst_direct);
-    e->chunks += st == FV_OK;
-  }
-  for (int k = second ? -1 : e->own; st == FV_OK && (k >= 0
-      || (k = __atomic_fetch_add (&r->next, 1, __ATOMIC_RELAXED)) < r->ntodo); k = -1) {
-    st = chunk_first (e, r->todo[k], src_direct, dst_direct);
-    if (st == FV_OK && second)
-      st = chunk_second (e, r->todo[k], dst_direct);
-    e->chunks += st == FV_OK;
-  }
-  if (st != FV_OK)
-    __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */
-  return st;
-}
-
 static void
 entry_destroy (Entry *e)
 {
@@ -391,8 +228,8 @@ first_on_caller (const fv_chunk_run *r)
 /* Every entry (those on the caller's device alone when home_only) does
  * `op`: the caller's on this thread, the others on their workers, at once.
  * The first failure's reason becomes this thread's. */
-static fv_status
-run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, bool home_only)
+fv_status
+fv_run::run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, bool home_only)
 {
   unsigned char active[FV_MAX_DEVICE_ENTRIES];
   for (int i = 0; i < r->nent; i++) {
@@ -416,8 +253,8 @@ run_entries (fv_chunk_run *r, Op op, const fv_image *src, const fv_image *dst, b
 }
 
 /* Whether the entries are on more than one GPU. */
-static bool
-several_gpus (const fv_chunk_run *r)
+bool
+fv_run::several_gpus (const fv_chunk_run *r)
 {
   for (int i = 1; i < r->nent; i++)
     if (r->e[i].device != r->e[0].device)
@@ -629,95 +466,6 @@ chose (fv_chunk_run *r, Way way, double ms)
         r->caller.device);
     r->p.note (r->p.note_user, msg);
   }
-}
-
-/* Two passes, by the entries (the home device's alone when home_only):
- * every chunk's first, settle, every chunk's second. */
-static fv_status
-run_two (fv_chunk_run *r, const fv_image *src, const fv_image *dst, bool home_only)
-{
-  for (int i = 0; i < r->nent; i++)
-    r->e[i].held = -1;
-  fv_status st = run_entries (r, OP_FIRST, src, dst, home_only);
-  int firsts[FV_MAX_DEVICE_ENTRIES];
-  fv_chunk_run_stats *s = &last_stats;
-  for (int i = 0; i < r->nent; i++) {
-    firsts[i] = r->e[i].chunks;
-    r->e[i].chunks = 0;
-    s->first_ms[i] = r->e[i].busy = r->e[i].done_ms;
-  }
-  s->settle_from_ms = fv_now_ms () - r->t0;
-  if (st == FV_OK)
-    st = r->k.settle (r->user);
-  s->settle_to_ms = fv_now_ms () - r->t0;
-  if (st != FV_OK)
-    return st;
-  unsigned char *held = (unsigned char *) calloc (r->plan.n, 1);
-  if (!held)
-    return FV_ERR_NOMEM;
-  for (int i = 0; i < r->nent; i++)
-    if (r->e[i].held >= 0)
-      held[r->e[i].held] = 1;
-  r->ntodo = 0;
-  for (int c = 0; c < r->plan.n; c++)
-    if (!held[c])
-      r->todo[r->ntodo++] = c;
-  free (held);
-  r->next = 0;
-  st = run_entries (r, OP_SECOND, src, dst, home_only);
-  for (int i = 0; i < r->nent; i++) {   /* each entry's chunks: its first passes */
-    r->e[i].chunks = firsts[i];
-    r->e[i].busy += r->e[i].done_ms - s->settle_to_ms;
-  }
-  return st;
-}
-
-/* After the first spread frames of bands sized to speeds: each entry's
- * band (entry i runs chunk i: its own) made proportional to the rows it
- * did a ms, those over cap_h held there and the rest shared among the
- * others the same way; kept as it is when no share fits. */
-static void
-resize_bands (fv_chunk_run *r)
-{
-  const int n = r->nent;
-  double speed[FV_MAX_DEVICE_ENTRIES], rows[FV_MAX_DEVICE_ENTRIES];
-  bool held[FV_MAX_DEVICE_ENTRIES];
-  for (int i = 0; i < n; i++) {
-    if (r->e[i].busy <= 0)
-      return;
-    speed[i] = r->plan.chunk[i].out.h / r->e[i].busy;
-    held[i] = false;
-  }
-  for (bool again = true; again;) {   /* water-filling: at most n rounds */
-    double left = r->p.height, sum = 0;
-    for (int i = 0; i < n; i++)
-      held[i] ? left -= r->cap_h : sum += speed[i];
-    again = false;
-    for (int i = 0; i < n; i++) {
-      if (held[i])
-        continue;
-      rows[i] = sum > 0 ? left * speed[i] / sum : 0;
-      if (rows[i] > r->cap_h) {
-        held[i] = again = true;
-        break;
-      }
-    }
-  }
-  int y[FV_MAX_DEVICE_ENTRIES + 1];
-  double acc = 0;
-  y[0] = 0;
-  for (int i = 0; i < n; i++) {
-    acc += held[i] ? r->cap_h : rows[i];
-    y[i + 1] = i + 1 == n ? r->p.height : (int) (acc + 0.5);
-    if (y[i + 1] - y[i] < 1 || y[i + 1] - y[i] > r->cap_h)
-      return;
-  }
-  for (int i = 0; i < n; i++) {
-    fv_chunk *c = &r->plan.chunk[i];
-    c->out.y = c->in.y = r->sy[i] = y[i];
-    c->out.h = c->in.h = y[i + 1] - y[i];
-  }
-  r->plan.generation++;
 }
 
 extern "C" fv_status
