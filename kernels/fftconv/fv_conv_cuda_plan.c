@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA back end's host side: direct summation in shared memory for
  * small kernels and FFT above, cuFFT's fastest size, the scale
- * (fv_conv_scale.c: no CPU plan), then the device half (fv_conv_cuda.cu);
- * and the chunked back end over such plans. Built with CUDA only. */
+ * (fv_conv_scale.c: no CPU plan), then the device half (fv_conv_cuda.cu).
+ * Built with CUDA only; the chunked back end over such plans is the
+ * planner's (fv_conv_planner.c). */
 #include <stdlib.h>
 #include "fv_conv_plan.h"
 #include "fv_conv_cuda.h"
-#include "../common/fv_chunked.h"
 
 static fv_status
 cuda_init (fv_conv_plan *pl, int device, void *stream)
@@ -45,44 +45,6 @@ cuda_bytes (const fv_conv_plan *pl)
 
 const fv_conv_backend fv_conv_cuda_backend = { cuda_init, cuda_execute, NULL, cuda_free,
   cuda_bytes };
-
-/* The chunked back end: a frame beyond the device budget, or spread over
- * several devices, runs as chunks (fv_chunked.h), each a plain CUDA plan
- * of the chunk's size. The halo is the kernel's reach from its centre,
- * kw/2 by kh/2; a wrapping border gathers its halo from the far side. The
- * FFT size differs from the whole frame's, so results agree within the
- * transform's rounding (the accuracy bound), bit for bit by direct sums. */
-static size_t
-chunk_bytes (const fv_conv_params *q, int width, int height)
-{
-  return fv_conv_cuda_bytes (q, fv_conv_cuda_direct (q), width, height);
-}
-
-FV_CHUNKED_BACKEND (conv_chunks, fv_conv_plan, fv_conv_params, fv_conv_plan_create,
-    fv_conv_execute, fv_conv_plan_destroy, chunk_bytes, NULL)
-
-static fv_status
-chunked_init (fv_conv_plan *pl, int device, void *stream)
-{
-  (void) stream;   /* each device entry has its own */
-  const fv_conv_params *p = &pl->p;
-  pl->gpu_method = fv_conv_cuda_direct (p) ? FV_CONV_DIRECT : FV_CONV_FFT;
-  fv_chunk_run_params rp;
-  fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
-      p->kernel_width / 2, p->kernel_height / 2, &rp);
-  rp.wrap = p->border == FV_BORDER_WRAP;
-  return fv_chunked_create (&pl->state, &conv_chunks, p, &rp);
-}
-
-/* the runner's lanes have budgets of their own: no whole-plan bytes */
-const fv_conv_backend fv_conv_chunked_backend = { chunked_init, conv_chunks_execute, NULL,
-  conv_chunks_free, NULL };
-
-const fv_chunk_plan *
-fv_conv_chunked_plan (const fv_conv_plan *pl)
-{
-  return fv_chunked_plan (pl->state);
-}
 
 size_t
 fv_conv_cuda_bytes (const fv_conv_params *p, int direct, int width, int height)

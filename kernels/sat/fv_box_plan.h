@@ -21,10 +21,22 @@ typedef struct {
 /* A back end (fv_plan.h), chosen once per plan. */
 typedef FV_PLAN_BACKEND (fv_box_plan) fv_box_backend;
 
+/* How a window plan (fv_box_roi.c) makes and runs its sub-plan, a
+ * whole-frame plan: the planner's calls, handed to it in the plan so that
+ * the back end names none of the planner's functions. */
+typedef struct {
+  fv_status (*create) (fv_box_plan **plan, const fv_box_params *p, fv_backend backend,
+      int device, void *stream);
+  fv_status (*execute) (fv_box_plan *plan, const fv_image *src, const fv_image *dst);
+  void (*destroy) (fv_box_plan *plan);
+  size_t (*bytes) (const fv_box_params *p, fv_backend backend);
+} fv_box_whole_api;
+
 struct fv_box_plan {
   fv_box_params p;
   fv_backend backend;
   const fv_box_backend *be;
+  const fv_box_whole_api *whole;   /* the planner's, for window plans' sub-plans */
   int acc64;            /* window sums need 64 bits (else 32, modulo 2^32) */
   void *state;          /* the back end's own: fv_box_cpu, struct fv_box_cuda
                          * (fv_box_cuda.cu), or the chunked one's fv_chunked */
@@ -64,7 +76,8 @@ fv_status fv_box_roi_run (fv_box_plan *plan, const fv_image *src, const fv_image
     int y, int w, int h);
 void fv_box_roi_free (fv_box_plan *plan);
 /* The host bytes of a window plan of p on that backend. */
-size_t fv_box_roi_bytes (const fv_box_params *p, fv_backend backend);
+size_t fv_box_roi_bytes (const fv_box_params *p, fv_backend backend,
+    const fv_box_whole_api *whole);
 
 /* Whether window sums (and sums of squares, in stddev mode) can exceed
  * 32 bits for these parameters. */

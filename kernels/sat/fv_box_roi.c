@@ -15,6 +15,7 @@
 
 typedef struct {
   fv_box_plan *sub;     /* the grown window's plan, of the plan's backend */
+  const fv_box_whole_api *whole;   /* how sub is made and run (the planner's) */
   void *stream;
   void *host, *device;  /* scratch of sub's size, made on first use */
   size_t row, bytes;    /* scratch row stride and size */
@@ -42,11 +43,11 @@ sub_params (const fv_box_params *p)
 }
 
 size_t
-fv_box_roi_bytes (const fv_box_params *p, fv_backend backend)
+fv_box_roi_bytes (const fv_box_params *p, fv_backend backend, const fv_box_whole_api *whole)
 {
   const fv_box_params q = sub_params (p);
   /* the sub-plan and a host scratch of its size */
-  return sizeof (BoxWindow) + fv_box_plan_bytes (&q, backend)
+  return sizeof (BoxWindow) + whole->bytes (&q, backend)
       + (size_t) q.width * q.height * p->channels * p->sample;
 }
 
@@ -62,7 +63,8 @@ fv_box_roi_init (fv_box_plan *plan, int device, void *stream)
   b->stream = stream;
   b->row = ((size_t) q.width * p->channels * p->sample + 63) / 64 * 64;
   b->bytes = b->row * q.height;
-  return fv_box_plan_create (&b->sub, &q, plan->backend, device, stream);
+  b->whole = plan->whole;
+  return b->whole->create (&b->sub, &q, plan->backend, device, stream);
 }
 
 /* Scratch where dst lives: page-locked on the host for CUDA plans (plain
@@ -102,7 +104,7 @@ fv_box_roi_run (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int
       src->stride, sw, sh, p->channels, p->sample, src->mem);
   const fv_image out = fv_image_make (scratch, b->row, sw, sh, p->channels, p->sample,
       on_device ? FV_MEM_DEVICE : FV_MEM_HOST);
-  fv_status st = fv_box_execute (b->sub, &in, &out);
+  fv_status st = b->whole->execute (b->sub, &in, &out);
   if (st != FV_OK)
     return st;
   const char *from = (const char *) scratch + (size_t) (y - sy) * b->row + (x - sx) * px;
@@ -127,7 +129,8 @@ fv_box_roi_free (fv_box_plan *plan)
   BoxWindow *b = plan->state;
   if (!b)
     return;
-  fv_box_plan_destroy (b->sub);
+  if (b->sub)
+    b->whole->destroy (b->sub);
   if (b->pinned)
     fv_cuda_host_free (b->host);
   else

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Convolution plans: parameters and kernels checked, true convolution
+ * turned into correlation with a flipped kernel, memory estimated before
+ * anything is allocated, sizes worked out, and the back end chosen once
+ * (the planner: it calls the back ends; what they share is in fv_conv.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fv_config.h"
+#include "fv_conv_plan.h"
+#include "fv_conv_cuda.h"
+#include "fv_file.h"
+#include "fv_memory.h"
+#include "../common/fv_parallel.h"
+#if FV_HAVE_CUDA
+#include "../common/fv_chunked.h"
+
+/* The chunked back end: a frame beyond the device budget, or spread over
+ * several devices, runs as chunks (fv_chunked.h), each a plain CUDA plan
+ * of the chunk's size. The halo is the kernel's reach from its centre,
+ * kw/2 by kh/2; a wrapping border gathers its halo from the far side. The
+ * FFT size differs from the whole frame's, so results agree within the
+ * transform's rounding (the accuracy bound), bit for bit by direct sums. */
+static size_t
+chunk_bytes (const fv_conv_params *q, int width, int height)
+{
+  return fv_conv_cuda_bytes (q, fv_conv_cuda_direct (q), width, height);
+}
+
+FV_CHUNKED_BACKEND (conv_chunks, fv_conv_plan, fv_conv_params, fv_conv_plan_create,
+    fv_conv_execute, fv_conv_plan_destroy, chunk_bytes, NULL)
+
+static fv_status
+chunked_init (fv_conv_plan *pl, int device, void *stream)
+{
+  (void) stream;   /* each device entry has its own */
+  const fv_conv_params *p = &pl->p;
+  pl->gpu_method = fv_conv_cuda_direct (p) ? FV_CONV_DIRECT : FV_CONV_FFT;
+  fv_chunk_run_params rp;
+  fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
+      p->kernel_width / 2, p->kernel_height / 2, &rp);
+  rp.wrap = p->border == FV_BORDER_WRAP;
+  return fv_chunked_create (&pl->state, &conv_chunks, p, &rp);
+}
+
+/* the runner's lanes have budgets of their own: no whole-plan bytes */
+const fv_conv_backend fv_conv_chunked_backend = { chunked_init, conv_chunks_execute, NULL,
+  conv_chunks_free, NULL };
+
+const fv_chunk_plan *
+fv_conv_chunked_plan (const fv_conv_plan *pl)
+{
+  return fv_chunked_plan (pl->state);
+}
+#endif
+
+/* True convolution is correlation with the kernel flipped. Its centre
+ * (kw/2 in the flipped frame of reference) then sits at kw-1-kw/2, one tap
+ * left of the correlator's kw/2 for even sizes: a leading zero column (row)
+ * puts it back. */
+static fv_status
+plan_flipped (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend, int device,
+    void *stream)
+{
+  const int kw = p->kernel_width, kh = p->kernel_height;
+  const int ew = kw % 2 == 0, eh = kh % 2 == 0, fw = kw + ew, fh = kh + eh;
+  float *f = calloc ((size_t) fw * fh, sizeof *f);
+  if (!f)
+    return FV_ERR_NOMEM;
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++)
+      f[(size_t) (kh - 1 - j + eh) * fw + (kw - 1 - i + ew)] = p->kernel[(size_t) j * kw + i];
+  fv_conv_params q = *p;
+  q.kernel = f;
+  q.kernel_width = fw;
+  q.kernel_height = fh;
+  q.convolve = 0;
+  fv_status st = fv_conv_plan_create (out, &q, backend, device, stream);
+  free (f);
+  return st;
+}
+
+static int
+params_valid (const fv_conv_params *p, fv_backend backend)
+{
+  return p && p->width >= 1 && p->height >= 1 && p->channels >= 1 && p->channels <= 4
+      && (p->sample == FV_U8 || p->sample == FV_U16) && p->kernel
+      && p->kernel_width >= 1 && p->kernel_height >= 1
+      && p->kernel_rounding >= 0 && p->kernel_rounding < 1e30
+      && p->kernel_width <= FV_CONV_MAX_KERNEL + 1 && p->kernel_height <= FV_CONV_MAX_KERNEL + 1
+      && (unsigned) p->border <= FV_BORDER_WRAP && (unsigned) p->method <= FV_CONV_SEPARABLE
+      && p->threads >= 0 && isfinite (p->bias)
+      && (!p->roi_width || (p->roi_width >= 1 && p->roi_height >= 1 && p->roi_x >= 0
+          && p->roi_y >= 0 && p->roi_x + p->roi_width <= p->width
+          && p->roi_y + p->roi_height <= p->height));
+}
+
+/* The kernel's copy and sums, the threads, the window and padded sizes. */
+static fv_status
+plan_geometry (fv_conv_plan *pl, const fv_conv_params *p)
+{
+  size_t nk = (size_t) p->kernel_width * p->kernel_height;
+  pl->p = *p;
+  pl->kernel = malloc (sizeof (float) * nk);
+  if (!pl->kernel)
+    return FV_ERR_NOMEM;
+  for (size_t i = 0; i < nk; i++) {
+    pl->kernel[i] = p->kernel[i];
+    pl->ksum += p->kernel[i];
+    pl->kabs += fabs (p->kernel[i]);
+  }
+  pl->p.kernel = pl->kernel;
+  /* more threads than cores only slow FFTW's planning and the transforms */
+  pl->nthreads = fv_threads_resolve (p->threads);
+  if (pl->nthreads > fv_threads_resolve (0))
+    pl->nthreads = fv_threads_resolve (0);
+  pl->rx = p->roi_width ? p->roi_x : 0;
+  pl->ry = p->roi_width ? p->roi_y : 0;
+  pl->ow = p->roi_width ? p->roi_width : p->width;
+  pl->oh = p->roi_width ? p->roi_height : p->height;
+  pl->ew = pl->ow + p->kernel_width - 1;
+  pl->eh = pl->oh + p->kernel_height - 1;
+  pl->pw = fv_conv_fast_size (pl->ew);
+  pl->ph = fv_conv_fast_size (pl->eh);
+  pl->method = p->method;
+  return FV_OK;
+}
+
+static const fv_conv_backend *const backends[] = {
+  [FV_BACKEND_CPU] = &fv_conv_cpu_backend,
+  [FV_BACKEND_CUDA] = FV_CUDA_ENTRY (&fv_conv_cuda_backend),
+};
+static const fv_conv_backend *const chunked_backend = FV_CUDA_ENTRY (&fv_conv_chunked_backend);
+
+fv_status
+fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend,
+    int device, void *stream)
+{
+  *out = NULL;
+  if (!params_valid (p, backend)) {
+    fv_set_last_error ("invalid convolution parameters");
+    return FV_ERR_INVALID;
+  }
+  fv_status bst = FV_PLAN_CHECK_PTR (backend, backends);
+  if (bst != FV_OK)
+    return bst;
+  if (p->convolve)
+    return plan_flipped (out, p, backend, device, stream);
+  if (fv_conv_kernel_check (p->kernel, p->kernel_width, p->kernel_height, p->normalize) != FV_OK
+      || (p->method == FV_CONV_SEPARABLE
+          && fv_conv_separable_check (p->kernel, p->kernel_width, p->kernel_height,
+              p->kernel_rounding) != FV_OK))
+    return FV_ERR_INVALID;
+  const fv_conv_backend *be = backends[backend];
+  if (backend == FV_BACKEND_CUDA && !p->roi_width) {   /* chunks: see fv_conv_cuda_plan.c */
+    int chunked = 0;
+    const fv_conv_plan whole = { .p = *p };
+    fv_status st = fv_spread_chunked (&p->spread, device, be->bytes (&whole), &chunked);
+    if (st != FV_OK)
+      return st;
+    be = chunked ? chunked_backend : be;
+  }
+  if (be != chunked_backend
+      && !fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
+    return FV_ERR_NOMEM;
+  fv_conv_plan *pl = calloc (1, sizeof *pl);
+  if (!pl)
+    return FV_ERR_NOMEM;
+  pl->be = be;
+  fv_status st = plan_geometry (pl, p);
+  if (st == FV_OK)
+    st = pl->be->init (pl, device, stream);
+  if (st != FV_OK) {
+    fv_conv_plan_destroy (pl);
+    return st;
+  }
+  *out = pl;
+  return FV_OK;
+}
+
+const fv_chunk_plan *
+fv_conv_plan_chunks (const fv_conv_plan *pl)
+{
+#if FV_HAVE_CUDA
+  if (pl->be == chunked_backend)
+    return fv_conv_chunked_plan (pl);
+#endif
+  return NULL;
+}
+
+void *
+fv_conv_plan_cuda (const fv_conv_plan *pl)
+{
+  return pl->state;
+}
+
+fv_conv_method
+fv_conv_plan_method (const fv_conv_plan *pl)
+{
+  return pl->be != &fv_conv_cpu_backend ? pl->gpu_method : pl->method;
+}
+
+fv_status
+fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
+{
+  const fv_conv_params *p = &pl->p;
+  if (!src || !dst || !src->data || !dst->data || src->width != p->width
+      || src->height != p->height || dst->width != p->width || dst->height != p->height
+      || src->channels != p->channels || dst->channels != p->channels
+      || src->sample != p->sample || dst->sample != p->sample) {
+    fv_set_last_error ("images do not match the convolution plan");
+    return FV_ERR_INVALID;
+  }
+  if (p->roi_width) {
+    fv_set_last_error ("a window plan gives floats: fv_conv_execute_float");
+    return FV_ERR_INVALID;
+  }
+  return pl->be->execute (pl, src, dst);
+}
+
+void
+fv_conv_plan_destroy (fv_conv_plan *pl)
+{
+  if (!pl)
+    return;
+  if (pl->be)
+    pl->be->free (pl);
+  free (pl->kernel);
+  free (pl);
+}
