@@ -6,6 +6,7 @@
 #include <glib.h>
 #include "fv_track.h"
 #include "fv_match.h"
+#include "../common/fv_overlap.h"
 
 /* a coasting box grows to at most this much of its last detected size */
 #define MAX_GROWTH 1.5
@@ -182,14 +183,12 @@ detected (fv_tracker *self, Track *t, const Box *b)
   t->confidence = b->confidence;
 }
 
-/* The overlap of a and b as a share of the smaller. */
+/* The overlap of a and b as a share of the smaller (fv_overlap.h). */
 static gdouble
 overlap_of_smaller (const Box *a, const Box *b)
 {
-  const gdouble ix = MIN (a->x + a->w, b->x + b->w) - MAX (a->x, b->x);
-  const gdouble iy = MIN (a->y + a->h, b->y + b->h) - MAX (a->y, b->y);
-  const gdouble small = MIN (a->w * a->h, b->w * b->h);
-  return ix <= 0 || iy <= 0 || small <= 0 ? 0 : ix * iy / small;
+  const double ab[2][4] = { { a->x, a->y, a->w, a->h }, { b->x, b->y, b->w, b->h } };
+  return fv_overlap_of_smaller (ab[0], ab[1]);
 }
 
 /* Detections of one object are one (OpenCV's second box shifted over the
@@ -204,23 +203,20 @@ merge_same (GArray *dets)
   const guint n = dets->len;
   if (n < 2 || n > MERGE_MAX)
     return;
-  guint root[MERGE_MAX];
-  for (guint i = 0; i < n; i++)
-    root[i] = i;
-  for (guint i = 0; i < n; i++)
-    for (guint j = i + 1; j < n; j++)
-      if (overlap_of_smaller (&g_array_index (dets, Box, i), &g_array_index (dets, Box, j))
-          >= SAME_OBJECT) {
-        guint a = i, b = j;
-        while (root[a] != a) a = root[a];
-        while (root[b] != b) b = root[b];
-        root[MAX (a, b)] = MIN (a, b);
-      }
+  gint root[MERGE_MAX];
+  double box[MERGE_MAX][4];
+  for (guint i = 0; i < n; i++) {
+    const Box *d = &g_array_index (dets, Box, i);
+    box[i][0] = d->x;
+    box[i][1] = d->y;
+    box[i][2] = d->w;
+    box[i][3] = d->h;
+  }
+  fv_group_overlapping ((int) n, (const double (*)[4]) box, SAME_OBJECT, root);
   GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Box), n);
   guint slot[MERGE_MAX];
   for (guint i = 0; i < n; i++) {
-    guint r = i;
-    while (root[r] != r) r = root[r];
+    const guint r = (guint) root[i];
     const Box *d = &g_array_index (dets, Box, i);
     if (r == i) {
       slot[i] = out->len;

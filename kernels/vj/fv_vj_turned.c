@@ -7,6 +7,7 @@
 #include "fv_vj_turned.h"
 #include "fv_vj_plan.h"
 #include "../common/fv_cuda.h"
+#include "../common/fv_overlap.h"
 
 #define STEER_PLANS 4      /* level-range plans kept, the least recently used goes */
 #define LEVEL_QUANT 4      /* their ranges rounded out to this many levels: few plans */
@@ -361,44 +362,41 @@ fv_vj_turns_scan (fv_vj_turns *t, const fv_image *gray, double degrees, const fv
   return FV_OK;
 }
 
+/* Whether a and b are boxes of one object: sharing half of the smaller
+ * (fv_overlap.h) */
 static int
 overlap_half (const fv_rect *a, const fv_rect *b)
 {
-  const int ix = (a->x + a->width < b->x + b->width ? a->x + a->width : b->x + b->width)
-      - (a->x > b->x ? a->x : b->x);
-  const int iy = (a->y + a->height < b->y + b->height ? a->y + a->height : b->y + b->height)
-      - (a->y > b->y ? a->y : b->y);
-  if (ix <= 0 || iy <= 0)
-    return 0;
-  const double sa = (double) a->width * a->height, sb = (double) b->width * b->height;
-  return (double) ix * iy >= 0.5 * (sa < sb ? sa : sb);
+  const double da[4] = { a->x, a->y, a->width, a->height };
+  const double db[4] = { b->x, b->y, b->width, b->height };
+  return fv_overlap_of_smaller (da, db) >= 0.5;
 }
 
+/* The turned scans' boxes of one object (overlapping by half of the
+ * smaller, transitively: fv_overlap.h) as one: their bounding box, the
+ * neighbours summed, the angle of the turn that saw it best, and how many
+ * angles saw it. */
 int
 fv_vj_merge_turns (const fv_vj_turned_det *in, int n, fv_vj_turned_det *out)
 {
-  int *root = malloc (sizeof (int) * 2 * (size_t) (n + 1)), *slot = root + n + 1;
-  if (!root)
-    return -1;
-  for (int i = 0; i < n; i++)
-    root[i] = i;
-  for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++)
-      if (overlap_half (&in[i].box, &in[j].box)) {
-        int a = i, b = j;
-        while (root[a] != a) a = root[a];
-        while (root[b] != b) b = root[b];
-        root[a > b ? a : b] = a < b ? a : b;
-      }
-  int nout = 0;
-  int *best = malloc (sizeof (int) * (size_t) (n + 1));
-  if (!best) {
+  int *root = malloc (sizeof (int) * 3 * (size_t) (n + 1)), *slot = root + n + 1;
+  int *best = slot + n + 1;
+  double (*box)[4] = malloc (sizeof *box * (size_t) (n + 1));
+  if (!root || !box) {
     free (root);
+    free (box);
     return -1;
   }
   for (int i = 0; i < n; i++) {
-    int r = i;
-    while (root[r] != r) r = root[r];
+    box[i][0] = in[i].box.x;
+    box[i][1] = in[i].box.y;
+    box[i][2] = in[i].box.width;
+    box[i][3] = in[i].box.height;
+  }
+  fv_group_overlapping (n, (const double (*)[4]) box, 0.5, root);
+  int nout = 0;
+  for (int i = 0; i < n; i++) {
+    const int r = root[i];
     const fv_vj_turned_det *d = &in[i];
     if (r == i) {
       slot[i] = nout;
@@ -409,11 +407,8 @@ fv_vj_merge_turns (const fv_vj_turned_det *in, int n, fv_vj_turned_det *out)
     }
     fv_vj_turned_det *m = &out[slot[r]];
     int seen_angle = 0;   /* an earlier member of the group at this angle */
-    for (int j = r; j < i && !seen_angle; j++) {
-      int rj = j;
-      while (root[rj] != rj) rj = root[rj];
-      seen_angle = rj == r && in[j].angle == d->angle;
-    }
+    for (int j = r; j < i && !seen_angle; j++)
+      seen_angle = root[j] == r && in[j].angle == d->angle;
     m->nangles += !seen_angle;
     if (d->neighbors > best[r]) {   /* the turn that saw it best */
       best[r] = d->neighbors;
@@ -429,7 +424,7 @@ fv_vj_merge_turns (const fv_vj_turned_det *in, int n, fv_vj_turned_det *out)
     m->box.height = y1 - m->box.y;
     m->neighbors += d->neighbors;
   }
-  free (best);
+  free (box);
   free (root);
   return nout;
 }
