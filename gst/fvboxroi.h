@@ -1,23 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* satfilter's region mode on the box filter's window plans (fv_box.h,
- * roi_*): only the regions are filtered, so the cost follows their area,
- * not the frame's. This keeps the plans, by plane and window size, so that
- * a few of them serve regions that move and change size every frame:
- * windows grown by the radius are rounded up to 32 samples a side (128 on
- * the GPU, where a new plan's cudaMalloc would stall every stream of the
- * device). */
+/* satfilter's region mode over a frame's planes: each plane's window plans
+ * (kernels/sat/fv_box_regions.h), made on first use with the plane's
+ * filter. */
 #ifndef FV_BOX_ROI_H
 #define FV_BOX_ROI_H
 
 #include <gst/video/video.h>
-#include "fv_box.h"
+#include "fv_box_regions.h"
 #include "fvplanes.h"
 
 G_BEGIN_DECLS
 
 typedef struct {
-  GArray *plans;        /* of window plans, least recently used dropped */
-  guint64 tick;
+  fv_box_windows *plane[GST_VIDEO_MAX_PLANES];
 } FvBoxRegions;
 
 /* Filters frame rectangle (x, y, w, h) of in into out (which holds a copy

@@ -32,6 +32,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <stdlib.h>
 #include <string.h>
 #include <gst/controller/controller.h>
 #include "gstsatfilter.h"
@@ -247,85 +248,30 @@ run_plans (GstSatFilter *self, GstVideoFrame *in, GstVideoFrame *out)
   return GST_FLOW_OK;
 }
 
-static gint
-cmp_int (gconstpointer a, gconstpointer b)
-{
-  const gint x = *(const gint *) a, y = *(const gint *) b;
-  return (x > y) - (x < y);
-}
-
-/* The union of rects (clipped to W x H) as disjoint rectangles, so that
- * overlapping regions are filtered once: the cost follows the union's area
- * (100 full-frame regions cost one frame, not a hundred). Rows are cut at
- * every top and bottom edge; in each band the covering intervals are
- * merged, and a band's rectangles extend the band's above where their
- * columns are the same. The pixels covered, and so the output, are those
- * of the regions themselves. Takes rects. */
+/* The union of rects (clipped to W x H) as disjoint rectangles
+ * (fv_box_rect_union), so that overlapping regions are filtered once: the
+ * cost follows the union's area (100 full-frame regions cost one frame,
+ * not a hundred). Takes rects; NULL when out of memory. */
 static GArray *
 union_of (GArray *rects, gint W, gint H)
 {
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
-  GArray *clip = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
-  GArray *ys = g_array_new (FALSE, FALSE, sizeof (gint));
+  fv_box_rect *in = g_new (fv_box_rect, MAX (rects->len, 1)), *u = NULL;
   for (guint i = 0; i < rects->len; i++) {
     const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);
-    const gint x0 = MAX (r->x, 0), y0 = MAX (r->y, 0);
-    const gint x1 = (gint) MIN ((gint64) r->x + r->w, W), y1 = (gint) MIN ((gint64) r->y + r->h, H);
-    if (x0 >= x1 || y0 >= y1)
-      continue;
-    FvRoiRect c = { x0, y0, x1 - x0, y1 - y0 };
-    g_array_append_val (clip, c);
-    g_array_append_val (ys, c.y);
-    const gint bottom = c.y + c.h;
-    g_array_append_val (ys, bottom);
+    in[i] = (fv_box_rect) { r->x, r->y, r->w, r->h };
   }
+  gint n = 0;
+  const fv_status st = fv_box_rect_union (in, (gint) rects->len, W, H, &u, &n);
+  g_free (in);
   g_array_unref (rects);
-  g_array_sort (ys, cmp_int);
-  GArray *iv = g_array_new (FALSE, FALSE, sizeof (gint) * 2);
-  GArray *open = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));   /* ending at the band's top */
-  GArray *next = g_array_new (FALSE, FALSE, sizeof (FvRoiRect));
-  for (guint k = 0; k + 1 < ys->len; k++) {
-    const gint y0 = g_array_index (ys, gint, k), y1 = g_array_index (ys, gint, k + 1);
-    if (y0 == y1)
-      continue;
-    g_array_set_size (iv, 0);
-    for (guint i = 0; i < clip->len; i++) {
-      const FvRoiRect *c = &g_array_index (clip, FvRoiRect, i);
-      if (c->y <= y0 && c->y + c->h >= y1) {
-        const gint pair[2] = { c->x, c->x + c->w };
-        g_array_append_vals (iv, pair, 1);
-      }
-    }
-    g_array_sort (iv, cmp_int);   /* intervals by their start */
-    g_array_set_size (next, 0);
-    for (guint i = 0; i < iv->len;) {
-      const gint a = ((gint *) iv->data)[2 * i];
-      gint b = ((gint *) iv->data)[2 * i + 1];
-      for (i++; i < iv->len && ((gint *) iv->data)[2 * i] <= b; i++)
-        b = MAX (b, ((gint *) iv->data)[2 * i + 1]);
-      FvRoiRect r = { a, y0, b - a, y1 - y0 };
-      for (guint o = 0; o < open->len; o++) {
-        const FvRoiRect *u = &g_array_index (open, FvRoiRect, o);
-        if (u->x == a && u->w == b - a) {   /* the same columns go on: one rectangle */
-          r.y = u->y;
-          r.h = y1 - u->y;
-          g_array_remove_index_fast (open, o);
-          break;
-        }
-      }
-      g_array_append_val (next, r);
-    }
-    g_array_append_vals (out, open->data, open->len);   /* what did not go on is done */
-    GArray *t = open;
-    open = next;
-    next = t;
+  if (st != FV_OK)
+    return NULL;
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (FvRoiRect), (guint) n);
+  for (gint i = 0; i < n; i++) {
+    const FvRoiRect r = { u[i].x, u[i].y, u[i].width, u[i].height };
+    g_array_append_val (out, r);
   }
-  g_array_append_vals (out, open->data, open->len);
-  g_array_unref (open);
-  g_array_unref (next);
-  g_array_unref (iv);
-  g_array_unref (ys);
-  g_array_unref (clip);
+  free (u);
   return out;
 }
 
@@ -349,6 +295,11 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
     }
   }
   GArray *rects = union_of (fv_meta_regions_of_type (in->buffer, roi), W, H);
+  if (!rects) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Cannot join the frame's regions."),
+        ("%s", fv_last_error ()));
+    return GST_FLOW_ERROR;
+  }
   GstFlowReturn ret = GST_FLOW_OK;
   for (guint i = 0; i < rects->len && ret == GST_FLOW_OK; i++) {
     const FvRoiRect *r = &g_array_index (rects, FvRoiRect, i);   /* inside the frame */
