@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <errno.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <glib/gstdio.h>
-#include "gstfvfilter.h"
+#include "gstfvfilter-private.h"
 #include "fv_file.h"
 #include "fv_memory.h"
 #include "fvmeta.h"
@@ -13,58 +9,23 @@
 #include "fv_cuda.h"
 #include "fv_devices.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_fv_filter_debug);
+GST_DEBUG_CATEGORY (gst_fv_filter_debug);
 #define GST_CAT_DEFAULT gst_fv_filter_debug
 
-enum {
-  PROP_0,
-  PROP_ACTIVE_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_CUDA_DEVICE_ID,
-  PROP_THREADS,
-  PROP_MAX_DEVICE_MEMORY,
-  PROP_CUDA_DEVICE_IDS,
-};
 
-/* A frame submitted and not yet finished: both frames stay mapped (no
- * extra reference: the output gets metas), the input's reference ours. */
-typedef struct {
-  GstVideoFrame in, out;
-  gpointer job;
-} FvFlight;
-#define FV_MAX_IN_FLIGHT 4
-
-typedef struct {
-  /* properties, under the object lock */
-  GstFvBackend backend;
-  gint device_id;
-  guint threads;
-  guint64 max_device_memory;
-  gchar *device_ids;
-  gboolean changed;          /* any setting or the format: rebuild the plans */
-  gboolean device_changed;   /* backend or device-id: choose the backend again */
-  gboolean format_changed;   /* new caps: plans for the old format cannot run */
-  /* streaming */
-  FvDevice dev;
-  FvLatency latency;
-  FvPlaneLayout layout;
-  gint planes;                  /* of layout's, those process handles (luma_only) */
-  gboolean ready;
-  gboolean keeping;             /* in rebuild: a failure keeps the plans that run */
-  gboolean warned_caps;
-  gboolean warned_pinned;       /* said once: a host frame fell back to pageable memory */
-  /* the negotiated pads' memory (fvmemory.h: what each kind needs) */
-  const FvMemoryKindInfo *in_mem, *out_mem;
-  /* frames in flight (submit/finish): how many the plans allow (< 2: none),
-   * those started, oldest first, and those finished, waiting to be pushed */
-  guint depth;
-  guint n_flight;
-  FvFlight flight[FV_MAX_IN_FLIGHT];
-  GQueue done;
-} GstFvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstFvFilter, gst_fv_filter, GST_TYPE_VIDEO_FILTER);
-#define PRIV(f) ((GstFvFilterPrivate *) gst_fv_filter_get_instance_private (f))
+GstFvFilterPrivate *
+gst_fv_filter_private (GstFvFilter *f)
+{
+  return (GstFvFilterPrivate *) gst_fv_filter_get_instance_private (f);
+}
+
+gpointer
+gst_fv_filter_parent (void)
+{
+  return gst_fv_filter_parent_class;
+}
 
 /* Whether either pad's frames live on the device (then the element's
  * stream is waited for, or ordered, once a frame). */
@@ -101,8 +62,8 @@ static void drop_in_flight (GstFvFilter *self);
 
 /* The subclass frees its plans in the context they were made in, once no
  * frame runs on them. */
-static void
-release_plans (GstFvFilter *self)
+void
+gst_fv_filter_release_plans (GstFvFilter *self)
 {
   FvDevice *dev = &PRIV (self)->dev;
   fv_device_push (dev);
@@ -110,125 +71,6 @@ release_plans (GstFvFilter *self)
   GST_FV_FILTER_GET_CLASS (self)->release (self);
   fv_device_pop (dev);
   PRIV (self)->ready = FALSE;
-}
-
-/* Resolves the backend; plans tied to an old stream are released. */
-static gboolean
-resolve (GstFvFilter *self)
-{
-  GstFvFilterPrivate *priv = PRIV (self);
-  GST_OBJECT_LOCK (self);
-  GstFvBackend backend = priv->backend;
-  gint device = priv->device_id;
-  GST_OBJECT_UNLOCK (self);
-  if (!GST_FV_FILTER_GET_CLASS (self)->has_cuda) {
-    if (backend != GST_FV_BACKEND_AUTO && backend != GST_FV_BACKEND_CPU) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s has no CUDA path yet; use "
-              "backend=cpu or auto.", G_OBJECT_TYPE_NAME (self)), (NULL));
-      return FALSE;
-    }
-    backend = GST_FV_BACKEND_CPU;
-  }
-  /* plans belong to the old stream and context: freed there first */
-  release_plans (self);
-  const gboolean running = priv->dev.have_active;
-  if (!fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device))
-    return FALSE;
-  /* a change refused while running (no usable GPU) keeps the backend that
-   * runs, and the property reads it back: what is in use, not what was asked */
-  const gint now = fv_device_active_backend (&priv->dev);
-  if (running && backend != GST_FV_BACKEND_AUTO && now != (gint) backend) {
-    GST_OBJECT_LOCK (self);
-    const gboolean same = priv->backend == backend;
-    if (same)
-      priv->backend = (GstFvBackend) now;
-    GST_OBJECT_UNLOCK (self);
-    if (same)
-      g_object_notify (G_OBJECT (self), "backend");
-  }
-  return TRUE;
-}
-
-/* The chunk runner keeps to one device, faster than the listed ones. */
-static void
-spread_note (void *user, const char *message)
-{
-  GST_WARNING_OBJECT (user, "cuda-device-ids: %s", message);
-}
-
-/* How CUDA plans may spread (max-device-memory, cuda-device-ids, the
- * active device), for the kernels' parameters; FALSE after refusing a
- * device list that does not parse or names a missing device. */
-static gboolean
-spread_of (GstFvFilter *filter, fv_spread *spread)
-{
-  GstFvFilterPrivate *priv = PRIV (filter);
-  memset (spread, 0, sizeof *spread);
-  GST_OBJECT_LOCK (filter);
-  spread->max_device_bytes = priv->max_device_memory;
-  spread->note = spread_note;
-  spread->note_user = filter;
-  gchar *ids = g_strdup (priv->device_ids);
-  GST_OBJECT_UNLOCK (filter);
-  if (!fv_device_is_cuda (&priv->dev)) {
-    g_free (ids);
-    return TRUE;
-  }
-  fv_status st = fv_device_list_parse (ids, priv->dev.stream_device, spread->devices,
-      &spread->ndevices);
-  if (st != FV_OK)
-    gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        fv_last_error (), "Invalid cuda-device-ids \"%s\".", ids);
-  else if (spread->ndevices > 1)
-    GST_INFO_OBJECT (filter, "frames spread over %d device entries (%s)", spread->ndevices, ids);
-  g_free (ids);
-  return st == FV_OK;
-}
-
-static void
-gst_fv_filter_set_property (GObject *object, guint prop_id, const GValue *value,
-    GParamSpec *pspec)
-{
-  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (object));
-  GST_OBJECT_LOCK (object);
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-    case PROP_CUDA_DEVICE_ID:
-      priv->device_id = g_value_get_int (value);
-      priv->device_changed = TRUE;
-      break;
-    case PROP_THREADS: priv->threads = g_value_get_uint (value); break;
-    case PROP_MAX_DEVICE_MEMORY: priv->max_device_memory = g_value_get_uint64 (value); break;
-    case PROP_CUDA_DEVICE_IDS:
-      g_free (priv->device_ids);
-      priv->device_ids = gst_fv_filter_dup_nonempty (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      GST_OBJECT_UNLOCK (object);
-      return;
-  }
-  priv->changed = TRUE;
-  GST_OBJECT_UNLOCK (object);
-}
-
-static void
-gst_fv_filter_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (object));
-  GST_OBJECT_LOCK (object);
-  switch (prop_id) {
-    case PROP_ACTIVE_BACKEND: g_value_set_enum (value, fv_device_active_backend (&priv->dev)); break;
-    case PROP_DEVICE_ID: g_value_set_int (value, MAX (priv->device_id, 0)); break;
-    case PROP_CUDA_DEVICE_ID: g_value_set_int (value, priv->device_id); break;
-    case PROP_THREADS: g_value_set_uint (value, priv->threads); break;
-    case PROP_MAX_DEVICE_MEMORY: g_value_set_uint64 (value, priv->max_device_memory); break;
-    case PROP_CUDA_DEVICE_IDS: g_value_set_string (value, priv->device_ids); break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (object);
 }
 
 static gboolean
@@ -245,14 +87,14 @@ gst_fv_filter_start (GstBaseTransform *trans)
   GST_OBJECT_LOCK (self);
   PRIV (self)->device_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  return resolve (self);   /* a missing GPU fails the state change, not a frame */
+  return gst_fv_filter_resolve (self);   /* a missing GPU fails the state change, not a frame */
 }
 
 static gboolean
 gst_fv_filter_stop (GstBaseTransform *trans)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
-  release_plans (self);
+  gst_fv_filter_release_plans (self);
   fv_device_stop (&PRIV (self)->dev);
   return TRUE;
 }
@@ -355,11 +197,11 @@ prepare (GstFvFilter *self)
     const gboolean had = priv->ready;
     priv->ready = FALSE;
     const gint64 t0 = g_get_monotonic_time ();
-    if (device_changed && !resolve (self))
+    if (device_changed && !gst_fv_filter_resolve (self))
       return FALSE;
     priv->keeping = had && !format_changed && !device_changed;
     GstFvRebuild r = { &priv->layout, &priv->dev, gst_fv_filter_threads (self), priv->planes };
-    const gboolean built = spread_of (self, &r.spread)
+    const gboolean built = gst_fv_filter_spread_of (self, &r.spread)
         && GST_FV_FILTER_GET_CLASS (self)->rebuild (self, &r);
     const gboolean kept = !built && priv->keeping;
     priv->keeping = FALSE;
@@ -386,101 +228,6 @@ prepare (GstFvFilter *self)
   return TRUE;
 }
 
-void
-gst_fv_filter_refuse (GstFvFilter *filter, GQuark domain, gint code, const gchar *debug,
-    const gchar *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  gchar *why = g_strdup_vprintf (format, args);
-  va_end (args);
-  const gboolean keep = PRIV (filter)->keeping;
-  gchar *text = keep ? g_strdup_printf ("%s The settings in use stay until the next change.",
-      why) : g_strdup (why);
-  g_free (why);
-  gst_element_message_full (GST_ELEMENT (filter), keep ? GST_MESSAGE_WARNING
-      : GST_MESSAGE_ERROR, domain, code, text, g_strdup (debug), __FILE__, GST_FUNCTION,
-      __LINE__);
-}
-
-const gchar *
-gst_fv_filter_why (fv_status st)
-{
-  return st == FV_ERR_INVALID ? fv_last_error () : fv_status_string (st);
-}
-
-gint
-gst_fv_filter_file_error (const gchar *path, const GError *err, gint content_code,
-    gchar **debug)
-{
-  gint code = content_code;
-  const gchar *reason = NULL;
-  /* INVAL is the readers' word for content (and for a file that is no
-   * regular one, which the look at the path below tells) */
-  if (err && err->domain == G_FILE_ERROR && err->code != G_FILE_ERROR_INVAL) {
-    code = err->code == G_FILE_ERROR_NOENT || err->code == G_FILE_ERROR_NOTDIR
-        || err->code == G_FILE_ERROR_NAMETOOLONG ? GST_RESOURCE_ERROR_NOT_FOUND
-        : GST_RESOURCE_ERROR_OPEN_READ;
-    reason = err->message;
-  } else if (path) {
-    GStatBuf st;
-    if (g_stat (path, &st) != 0) {
-      const int e = errno;
-      code = e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG ? GST_RESOURCE_ERROR_NOT_FOUND
-          : GST_RESOURCE_ERROR_OPEN_READ;
-      reason = g_strerror (e);
-    } else if (!S_ISREG (st.st_mode)) {
-      code = GST_RESOURCE_ERROR_OPEN_READ;
-      reason = "not a regular file";
-    } else if (g_access (path, R_OK) != 0) {
-      code = GST_RESOURCE_ERROR_OPEN_READ;
-      reason = g_strerror (errno);
-    } else {
-      reason = err ? err->message : "its content is refused";
-    }
-  }
-  gchar *shown = path ? g_filename_display_name (path) : g_strdup ("(none)");
-  *debug = g_strdup_printf ("file %s: %s", shown, reason ? reason : "its content is refused");
-  g_free (shown);
-  return code;
-}
-
-GstFlowReturn
-gst_fv_filter_frame_failed (GstFvFilter *filter, fv_status st, const gchar *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  gchar *what = g_strdup_vprintf (format, args);
-  va_end (args);
-  gst_element_message_full (GST_ELEMENT (filter), GST_MESSAGE_ERROR, GST_STREAM_ERROR,
-      GST_STREAM_ERROR_FAILED, g_strdup_printf ("%s: %s.", what, gst_fv_filter_why (st)),
-      g_strdup (fv_last_error ()), __FILE__, GST_FUNCTION, __LINE__);
-  g_free (what);
-  return GST_FLOW_ERROR;
-}
-
-gboolean
-gst_fv_filter_check_memory (GstFvFilter *filter, gsize plan_bytes, gsize scratch_bytes)
-{
-  GstBaseTransform *bt = GST_BASE_TRANSFORM (filter);
-  const GstVideoInfo *out = &GST_VIDEO_FILTER (filter)->out_info;
-  /* the output frame, unless the element writes into its input */
-  const gsize frame = gst_base_transform_is_in_place (bt) ? 0 : GST_VIDEO_INFO_SIZE (out);
-  const double total = (double) plan_bytes + (double) scratch_bytes + (double) frame;
-  gchar *what = g_strdup_printf ("%s for %dx%d %s frames (%.1f MB of plans, %.1f MB of "
-      "frames and scratch)", GST_ELEMENT_NAME (filter), GST_VIDEO_INFO_WIDTH (out),
-      GST_VIDEO_INFO_HEIGHT (out), GST_VIDEO_INFO_NAME (out), plan_bytes / 1048576.0,
-      (scratch_bytes + frame) / 1048576.0);
-  gboolean ok = fv_memory_check (total, what);
-  g_free (what);
-  if (!ok)
-    gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
-        "set FASTVISION_MAX_MEMORY_MB to allow more, or send smaller frames", "%s.",
-        fv_last_error ());
-  return ok;
-}
-
-/* The planes process leaves alone (luma_only), as they came. */
 static GstFlowReturn
 copy_passed_planes (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
 {
@@ -819,228 +566,11 @@ gst_fv_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
   return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->sink_event (trans, event);
 }
 
-/* CUDA memory is offered where frames can stay on the device: built with
- * GStreamer's CUDA library, an element with a CUDA path, and (once started)
- * the cuda backend running in a shared context. hybrid needs host frames
- * for its CPU half. */
-static gboolean
-cuda_memory_possible (GstFvFilter *self)
-{
-  const FvDevice *dev = &PRIV (self)->dev;
-  if (!fv_cuda_ctx_built () || !GST_FV_FILTER_GET_CLASS (self)->has_cuda)
-    return FALSE;
-  return !dev->have_active || (fv_device_is_cuda (dev) && !dev->hybrid && dev->cuda_ctx);
-}
-
-/* The kinds a caps structure with these features becomes across the
- * element, most wanted first. What we take (sink caps from downstream's,
- * direction SRC): the device's kinds first, so a decoder or cudaupload
- * hands over device frames. What we give (src caps from the input's,
- * direction SINK): the input's kind first (the host's for ANY), so frames
- * stay where they are unless the neighbour takes only another (system
- * memory to a CPU element, device memory to a CUDA-only one, and an
- * application's appsink after system memory gets system memory). In-place elements keep the kind they
- * are given. Device kinds only where frames can stay on the device. */
-static guint
-kinds_in_order (GstFvFilter *self, GstPadDirection direction, const GstCapsFeatures *f,
-    FvMemoryKind *order)
-{
-  const gboolean any = f && gst_caps_features_is_any (f);
-  const FvMemoryKind own = fv_memory_kind_of_features (f);
-  const gboolean same = gst_base_transform_is_in_place (GST_BASE_TRANSFORM (self));
-  const gboolean device_ok = cuda_memory_possible (self);
-  guint n = 0;
-  if (direction == GST_PAD_SINK && !any && (device_ok || !fv_memory_kind_info (own)->on_device))
-    order[n++] = own;
-  /* then, taking, the device's kinds first; giving, the host's */
-  const gint first = direction == GST_PAD_SRC ? 1 : 0;
-  for (gint pass = 0, device = first; pass < 2; pass++, device = !device)
-    for (guint k = 0; k < FV_MEMORY_KINDS; k++) {
-      const FvMemoryKindInfo *info = fv_memory_kind_info ((FvMemoryKind) k);
-      if (info->on_device == device && (!device || device_ok) && (!same || any || k == own)
-          && !(n && order[0] == k))
-        order[n++] = (FvMemoryKind) k;
-    }
-  return n;
-}
-
-/* Either memory in, either memory out (kinds_in_order): each structure in
- * each of its kinds, the most wanted kinds of all structures first. */
-static GstCaps *
-gst_fv_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction,
-    GstCaps *caps, GstCaps *filter)
-{
-  GstCaps *tier[FV_MEMORY_KINDS];
-  for (guint t = 0; t < FV_MEMORY_KINDS; t++)
-    tier[t] = gst_caps_new_empty ();
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    FvMemoryKind order[FV_MEMORY_KINDS];
-    const guint n = kinds_in_order (GST_FV_FILTER (trans), direction,
-        gst_caps_get_features (caps, i), order);
-    for (guint t = 0; t < n; t++)
-      gst_caps_append_structure_full (tier[t], gst_structure_copy (gst_caps_get_structure (caps,
-                  i)), gst_caps_features_new (fv_memory_kind_info (order[t])->feature, NULL));
-  }
-  GstCaps *res = tier[0];
-  for (guint t = 1; t < FV_MEMORY_KINDS; t++)
-    res = gst_caps_merge (res, tier[t]);
-  if (filter) {
-    GstCaps *t = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (res);
-    res = t;
-  }
-  GST_LOG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, res);
-  return res;
-}
-
-static void
-gst_fv_filter_set_context (GstElement *element, GstContext *context)
-{
-  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (element));
-  GST_OBJECT_LOCK (element);
-  gint device = priv->device_id;
-  GST_OBJECT_UNLOCK (element);
-  fv_cuda_ctx_set_context (element, context, device, &priv->dev.cuda_ctx);
-  GST_ELEMENT_CLASS (gst_fv_filter_parent_class)->set_context (element, context);
-}
-
-static gboolean
-gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
-    GstQuery *query)
-{
-  FvDevice *dev = &PRIV (GST_FV_FILTER (trans))->dev;
-  GstCaps *caps = NULL;
-  gst_query_parse_allocation (query, &caps, NULL);
-  const FvMemoryKindInfo *kind = fv_memory_kind_info (fv_memory_kind_of_caps (caps));
-  if (kind->propose (dev, query, caps)) {
-    GST_DEBUG_OBJECT (trans, "proposed a pool of %s memory%s", kind->name,
-        kind->on_device ? "" : " (page-locked)");
-    return TRUE;
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->propose_allocation (trans,
-      decide_query, query);
-}
-
-static gboolean
-gst_fv_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
-{
-  FvDevice *dev = &PRIV (GST_FV_FILTER (trans))->dev;
-  GstCaps *caps = NULL;
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (fv_memory_kind_info (fv_memory_kind_of_caps (caps))->decide (dev, query, caps))
-    return gst_query_get_n_allocation_pools (query) > 0;
-  return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->decide_allocation (trans, query);
-}
-
-/* Refused caps: tell the user what the element takes, once, rather than
- * leave them with a bare not-negotiated from upstream. */
-static void
-warn_refused_caps (GstFvFilter *self, GstCaps *offered)
-{
-  GstFvFilterPrivate *priv = PRIV (self);
-  if (priv->warned_caps || !offered || gst_caps_is_empty (offered) || gst_caps_is_any (offered))
-    return;
-  /* a size past the largest side: said with the size (the caps' first
-   * structure that has one) */
-  const gint max_side = GST_FV_FILTER_GET_CLASS (self)->max_side;
-  for (guint i = 0; max_side > 0 && i < gst_caps_get_size (offered); i++) {
-    const GstStructure *st = gst_caps_get_structure (offered, i);
-    gint w = 0, h = 0;
-    if (!gst_structure_get_int (st, "width", &w) || !gst_structure_get_int (st, "height", &h))
-      continue;
-    if (w <= max_side && h <= max_side)
-      break;
-    priv->warned_caps = TRUE;
-    GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
-        ("%s takes frames of at most %dx%d pixels; offered %dx%d (scale or crop the video "
-            "before it).", GST_ELEMENT_NAME (self), max_side, max_side, w, h),
-        ("offered: %" GST_PTR_FORMAT, offered));
-    return;
-  }
-  priv->warned_caps = TRUE;
-  GstCaps *ours = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
-  GString *formats = g_string_new (NULL);
-  /* the system-memory formats: all of them (CUDA memory takes a subset) */
-  guint sys = 0;
-  for (guint i = 0; i < gst_caps_get_size (ours); i++)
-    if (!gst_caps_features_contains (gst_caps_get_features (ours, i), FV_CAPS_FEATURE_CUDA))
-      sys = i;
-  const GValue *list = gst_structure_get_value (gst_caps_get_structure (ours, sys), "format");
-  if (list && GST_VALUE_HOLDS_LIST (list)) {
-    for (guint i = 0; i < gst_value_list_get_size (list); i++)
-      g_string_append_printf (formats, "%s%s", i ? ", " : "",
-          g_value_get_string (gst_value_list_get_value (list, i)));
-  } else if (list && G_VALUE_HOLDS_STRING (list)) {
-    g_string_append (formats, g_value_get_string (list));
-  }
-  GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
-      ("%s takes raw video in %s only; put videoconvert in front of it.",
-          GST_ELEMENT_NAME (self), formats->str), ("offered: %" GST_PTR_FORMAT, offered));
-  g_string_free (formats, TRUE);
-  gst_caps_unref (ours);
-}
-
-/* Only for a size: formats are said by accept-caps, once the caps are
- * fixed. */
-static void
-warn_refused_size (GstFvFilter *self, GstCaps *offered)
-{
-  const gint max_side = GST_FV_FILTER_GET_CLASS (self)->max_side;
-  for (guint i = 0; max_side > 0 && i < gst_caps_get_size (offered); i++) {
-    const GstStructure *st = gst_caps_get_structure (offered, i);
-    gint w = 0, h = 0;
-    if (gst_structure_get_int (st, "width", &w) && gst_structure_get_int (st, "height", &h)
-        && (w > max_side || h > max_side)) {
-      warn_refused_caps (self, offered);
-      return;
-    }
-  }
-}
-
-static gboolean
-gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
-{
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
-      && fv_cuda_ctx_query (GST_ELEMENT (trans), query, PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx))
-    return TRUE;
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->query (trans,
-      direction, query);
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS) {
-    GstCaps *caps;
-    gboolean ok;
-    gst_query_parse_accept_caps (query, &caps);
-    gst_query_parse_accept_caps_result (query, &ok);
-    if (!ok && caps && gst_caps_is_fixed (caps))
-      warn_refused_caps (GST_FV_FILTER (trans), caps);
-  }
-  /* upstream asks what we take for what it can give: nothing in common,
-   * and what it gives is one size, is a size we cannot take (the caps
-   * query fails negotiation before any accept-caps query) */
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
-    GstCaps *filter, *result;
-    gst_query_parse_caps (query, &filter);
-    gst_query_parse_caps_result (query, &result);
-    if (filter && result && gst_caps_is_empty (result) && !gst_caps_is_empty (filter))
-      warn_refused_size (GST_FV_FILTER (trans), filter);
-  }
-  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
-    fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency,
-        &GST_VIDEO_FILTER (trans)->in_info, query);
-  return ret;
-}
-
-static gboolean
-gst_fv_filter_transform_meta (GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
-    GstBuffer *inbuf)
-{
-  return fv_meta_survives_filter (meta);
-}
-
 static void
 gst_fv_filter_finalize (GObject *object)
 {
   GstFvFilter *self = GST_FV_FILTER (object);
-  release_plans (self);
+  gst_fv_filter_release_plans (self);
   g_free (PRIV (self)->device_ids);
   fv_device_stop (&PRIV (self)->dev);
   G_OBJECT_CLASS (gst_fv_filter_parent_class)->finalize (object);
@@ -1054,72 +584,6 @@ gst_fv_filter_constructed (GObject *object)
   G_OBJECT_CLASS (gst_fv_filter_parent_class)->constructed (object);
   if (GST_FV_FILTER_GET_CLASS (object)->in_place)
     gst_base_transform_set_in_place (GST_BASE_TRANSFORM (object), TRUE);
-}
-
-/* `backend` belongs to each element's class (its values are the
- * element's own): the element's set_property and get_property are wrapped
- * so that the base class handles it, and pass every other id on. */
-#define PROP_OWN_BACKEND 0x7f00
-
-static void
-own_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  GstFvFilterClass *k = g_type_class_peek (pspec->owner_type);
-  if (prop_id != PROP_OWN_BACKEND) {
-    k->chain_set_property (object, prop_id, value, pspec);
-    return;
-  }
-  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (object));
-  GST_OBJECT_LOCK (object);
-  priv->backend = g_value_get_enum (value);
-  priv->device_changed = TRUE;
-  GST_OBJECT_UNLOCK (object);
-}
-
-static void
-own_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  GstFvFilterClass *k = g_type_class_peek (pspec->owner_type);
-  if (prop_id != PROP_OWN_BACKEND) {
-    k->chain_get_property (object, prop_id, value, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK (object);
-  g_value_set_enum (value, PRIV (GST_FV_FILTER (object))->backend);
-  GST_OBJECT_UNLOCK (object);
-}
-
-void
-gst_fv_filter_class_install_backend (GstFvFilterClass *klass, gboolean with_hybrid)
-{
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  klass->chain_set_property = gobject_class->set_property;
-  klass->chain_get_property = gobject_class->get_property;
-  gobject_class->set_property = own_set_property;
-  gobject_class->get_property = own_get_property;
-  g_object_class_install_property (gobject_class, PROP_OWN_BACKEND,
-      g_param_spec_enum ("backend", "Backend", with_hybrid
-          ? "Where to compute: auto picks CUDA when a usable GPU is present; hybrid, the CPU "
-          "and the GPU on alternate frames" : "Where to compute: auto picks CUDA when a "
-          "usable GPU is present", with_hybrid ? GST_TYPE_FV_BACKEND_HYBRID
-          : GST_TYPE_FV_BACKEND, GST_FV_BACKEND_AUTO, FV_PARAM_CONTROLLABLE));
-}
-
-void
-gst_fv_filter_class_add_templates (GstFvFilterClass *klass, const gchar *caps, gint max_side)
-{
-  GstCaps *c = gst_caps_from_string (caps);
-  c = gst_caps_make_writable (c);
-  for (guint i = 0; i < gst_caps_get_size (c); i++)
-    gst_structure_set (gst_caps_get_structure (c, i), "width", GST_TYPE_INT_RANGE, 1, max_side,
-        "height", GST_TYPE_INT_RANGE, 1, max_side, NULL);
-  klass->max_side = max_side;
-  GstElementClass *ec = GST_ELEMENT_CLASS (klass);
-  gst_element_class_add_pad_template (ec, gst_pad_template_new ("sink", GST_PAD_SINK,
-          GST_PAD_ALWAYS, c));
-  gst_element_class_add_pad_template (ec, gst_pad_template_new ("src", GST_PAD_SRC,
-          GST_PAD_ALWAYS, c));
-  gst_caps_unref (c);
 }
 
 static void
