@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The base class's private state and the entries its files share
- * (gstfvfilter.c: properties, device, plans and frames; gstfvfilter-caps.c:
- * caps, memory kinds, allocation and queries; gstfvfilter-report.c:
- * refusals, errors and the memory check). Not installed. */
+ * (gstfvfilter.c: device, plans and frames; gstfvfilter-stream.c: start,
+ * stop, format; gstfvfilter-props.c: properties; gstfvfilter-caps.c: caps,
+ * memory kinds, allocation and queries; gstfvfilter-report.c: refusals,
+ * errors and the memory check). Not installed. */
 #ifndef GST_FV_FILTER_PRIVATE_H
 #define GST_FV_FILTER_PRIVATE_H
 
@@ -60,22 +61,35 @@ typedef struct {
   GQueue done;
 } GstFvFilterPrivate;
 
+/* Whether either pad's frames live on the device (then the element's
+ * stream is waited for, or ordered, once a frame). */
+static inline gboolean
+frames_on_device (const GstFvFilterPrivate *priv)
+{
+  return priv->in_mem->on_device || priv->out_mem->on_device;
+}
+
 GstFvFilterPrivate *gst_fv_filter_private (GstFvFilter *f);
 /* the parent class (GstVideoFilter's), for chaining up */
 gpointer gst_fv_filter_parent (void);
 #define PRIV(f) gst_fv_filter_private (f)
 
-/* gstfvfilter-props.c: the properties; the backend resolved from them (plans
- * tied to an old stream released); how a CUDA plan may spread (FALSE: the
- * device list does not parse, said as an error) */
+/* gstfvfilter.c: the backend resolved (plans tied to an old stream
+ * released first; FALSE: said as an error); the plans released */
+gboolean gst_fv_filter_resolve (GstFvFilter *self);
+void gst_fv_filter_release_plans (GstFvFilter *self);
+
+/* gstfvfilter-stream.c: GstBaseTransform's and GstVideoFilter's entries */
+gboolean gst_fv_filter_start (GstBaseTransform *trans);
+gboolean gst_fv_filter_stop (GstBaseTransform *trans);
+gboolean gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_info,
+    GstCaps *outcaps, GstVideoInfo *out_info);
+
+/* gstfvfilter-props.c: the properties */
 void gst_fv_filter_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec);
 void gst_fv_filter_get_property (GObject *object, guint prop_id, GValue *value,
     GParamSpec *pspec);
-gboolean gst_fv_filter_resolve (GstFvFilter *self);
-gboolean gst_fv_filter_spread_of (GstFvFilter *filter, fv_spread *spread);
-/* gstfvfilter.c: the plans dropped (frames in flight finished first) */
-void gst_fv_filter_release_plans (GstFvFilter *self);
 
 /* gstfvfilter-caps.c: GstBaseTransform's and GstElement's entries */
 GstCaps *gst_fv_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction,

@@ -1,84 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The base class's settings: its properties (backend, devices, threads,
- * device memory), the element's own `backend` property, the backend and
- * device resolved from them, and how a CUDA plan may spread. */
+ * device memory), the element's own `backend` property, and the class's
+ * pad templates. */
 #include "gstfvfilter-private.h"
-#include "fv_devices.h"
 
 #define GST_CAT_DEFAULT gst_fv_filter_debug
-
-/* Resolves the backend; plans tied to an old stream are released. */
-gboolean
-gst_fv_filter_resolve (GstFvFilter *self)
-{
-  GstFvFilterPrivate *priv = PRIV (self);
-  GST_OBJECT_LOCK (self);
-  GstFvBackend backend = priv->backend;
-  gint device = priv->device_id;
-  GST_OBJECT_UNLOCK (self);
-  if (!GST_FV_FILTER_GET_CLASS (self)->has_cuda) {
-    if (backend != GST_FV_BACKEND_AUTO && backend != GST_FV_BACKEND_CPU) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s has no CUDA path yet; use "
-              "backend=cpu or auto.", G_OBJECT_TYPE_NAME (self)), (NULL));
-      return FALSE;
-    }
-    backend = GST_FV_BACKEND_CPU;
-  }
-  /* plans belong to the old stream and context: freed there first */
-  gst_fv_filter_release_plans (self);
-  const gboolean running = priv->dev.have_active;
-  if (!fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device))
-    return FALSE;
-  /* a change refused while running (no usable GPU) keeps the backend that
-   * runs, and the property reads it back: what is in use, not what was asked */
-  const gint now = fv_device_active_backend (&priv->dev);
-  if (running && backend != GST_FV_BACKEND_AUTO && now != (gint) backend) {
-    GST_OBJECT_LOCK (self);
-    const gboolean same = priv->backend == backend;
-    if (same)
-      priv->backend = (GstFvBackend) now;
-    GST_OBJECT_UNLOCK (self);
-    if (same)
-      g_object_notify (G_OBJECT (self), "backend");
-  }
-  return TRUE;
-}
-
-/* The chunk runner keeps to one device, faster than the listed ones. */
-static void
-spread_note (void *user, const char *message)
-{
-  GST_WARNING_OBJECT (user, "cuda-device-ids: %s", message);
-}
-
-/* How CUDA plans may spread (max-device-memory, cuda-device-ids, the
- * active device), for the kernels' parameters; FALSE after refusing a
- * device list that does not parse or names a missing device. */
-gboolean
-gst_fv_filter_spread_of (GstFvFilter *filter, fv_spread *spread)
-{
-  GstFvFilterPrivate *priv = PRIV (filter);
-  memset (spread, 0, sizeof *spread);
-  GST_OBJECT_LOCK (filter);
-  spread->max_device_bytes = priv->max_device_memory;
-  spread->note = spread_note;
-  spread->note_user = filter;
-  gchar *ids = g_strdup (priv->device_ids);
-  GST_OBJECT_UNLOCK (filter);
-  if (!fv_device_is_cuda (&priv->dev)) {
-    g_free (ids);
-    return TRUE;
-  }
-  fv_status st = fv_device_list_parse (ids, priv->dev.stream_device, spread->devices,
-      &spread->ndevices);
-  if (st != FV_OK)
-    gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        fv_last_error (), "Invalid cuda-device-ids \"%s\".", ids);
-  else if (spread->ndevices > 1)
-    GST_INFO_OBJECT (filter, "frames spread over %d device entries (%s)", spread->ndevices, ids);
-  g_free (ids);
-  return st == FV_OK;
-}
 
 void
 gst_fv_filter_set_property (GObject *object, guint prop_id, const GValue *value,

@@ -27,13 +27,6 @@ gst_fv_filter_parent (void)
   return gst_fv_filter_parent_class;
 }
 
-/* Whether either pad's frames live on the device (then the element's
- * stream is waited for, or ordered, once a frame). */
-static gboolean
-frames_on_device (const GstFvFilterPrivate *priv)
-{
-  return priv->in_mem->on_device || priv->out_mem->on_device;
-}
 
 void
 gst_fv_filter_settings_changed (GstFvFilter *filter)
@@ -73,63 +66,77 @@ gst_fv_filter_release_plans (GstFvFilter *self)
   PRIV (self)->ready = FALSE;
 }
 
-static gboolean
-gst_fv_filter_start (GstBaseTransform *trans)
+/* Resolves the backend; plans tied to an old stream are released. */
+gboolean
+gst_fv_filter_resolve (GstFvFilter *self)
 {
-  GstFvFilter *self = GST_FV_FILTER (trans);
-  PRIV (self)->ready = FALSE;
-  PRIV (self)->warned_caps = FALSE;
-  PRIV (self)->warned_pinned = FALSE;
-  fv_latency_reset (GST_ELEMENT (self), &PRIV (self)->latency);
-  GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
-  if (klass->validate && !klass->validate (self))
-    return FALSE;
+  GstFvFilterPrivate *priv = PRIV (self);
   GST_OBJECT_LOCK (self);
-  PRIV (self)->device_changed = FALSE;
+  GstFvBackend backend = priv->backend;
+  gint device = priv->device_id;
   GST_OBJECT_UNLOCK (self);
-  return gst_fv_filter_resolve (self);   /* a missing GPU fails the state change, not a frame */
-}
-
-static gboolean
-gst_fv_filter_stop (GstBaseTransform *trans)
-{
-  GstFvFilter *self = GST_FV_FILTER (trans);
-  gst_fv_filter_release_plans (self);
-  fv_device_stop (&PRIV (self)->dev);
-  return TRUE;
-}
-
-static gboolean
-gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_info,
-    GstCaps *outcaps, GstVideoInfo *out_info)
-{
-  GstFvFilter *self = GST_FV_FILTER (vf);
-  if (!fv_plane_layout_from_info (in_info, &PRIV (self)->layout)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Unsupported video format %s.",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
-    return FALSE;
+  if (!GST_FV_FILTER_GET_CLASS (self)->has_cuda) {
+    if (backend != GST_FV_BACKEND_AUTO && backend != GST_FV_BACKEND_CPU) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s has no CUDA path yet; use "
+              "backend=cpu or auto.", G_OBJECT_TYPE_NAME (self)), (NULL));
+      return FALSE;
+    }
+    backend = GST_FV_BACKEND_CPU;
   }
-  PRIV (self)->planes = GST_FV_FILTER_GET_CLASS (self)->luma_only
-      && GST_VIDEO_INFO_IS_YUV (in_info) ? 1 : PRIV (self)->layout.n_planes;
-  PRIV (self)->in_mem = fv_memory_kind_info (fv_memory_kind_of_caps (incaps));
-  PRIV (self)->out_mem = fv_memory_kind_info (fv_memory_kind_of_caps (outcaps));
-  /* GStreamer 1.22's CUDA allocator places the V plane of odd-height I420
-   * half a row off (cudaupload ! cudadownload alone changes the frame):
-   * our results follow the layout it describes, but say so */
-  if (frames_on_device (PRIV (self))
-      && GST_VIDEO_INFO_FORMAT (in_info) == GST_VIDEO_FORMAT_I420
-      && GST_VIDEO_INFO_HEIGHT (in_info) % 2)
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("I420 of odd height (%d) in CUDA memory: "
-            "GStreamer 1.22's CUDA memory misplaces its V plane; use NV12 or an even height.",
-            GST_VIDEO_INFO_HEIGHT (in_info)), (NULL));
-  GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes, %s to %s memory",
-      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
-      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
-      PRIV (self)->layout.n_planes, PRIV (self)->in_mem->name, PRIV (self)->out_mem->name);
-  GST_OBJECT_LOCK (self);
-  PRIV (self)->changed = PRIV (self)->format_changed = TRUE;   /* plans for the new format */
-  GST_OBJECT_UNLOCK (self);
+  /* plans belong to the old stream and context: freed there first */
+  gst_fv_filter_release_plans (self);
+  const gboolean running = priv->dev.have_active;
+  if (!fv_device_resolve (&priv->dev, GST_ELEMENT (self), backend, device))
+    return FALSE;
+  /* a change refused while running (no usable GPU) keeps the backend that
+   * runs, and the property reads it back: what is in use, not what was asked */
+  const gint now = fv_device_active_backend (&priv->dev);
+  if (running && backend != GST_FV_BACKEND_AUTO && now != (gint) backend) {
+    GST_OBJECT_LOCK (self);
+    const gboolean same = priv->backend == backend;
+    if (same)
+      priv->backend = (GstFvBackend) now;
+    GST_OBJECT_UNLOCK (self);
+    if (same)
+      g_object_notify (G_OBJECT (self), "backend");
+  }
   return TRUE;
+}
+
+/* The chunk runner keeps to one device, faster than the listed ones. */
+static void
+spread_note (void *user, const char *message)
+{
+  GST_WARNING_OBJECT (user, "cuda-device-ids: %s", message);
+}
+
+/* How CUDA plans may spread (max-device-memory, cuda-device-ids, the
+ * active device), for the kernels' parameters; FALSE after refusing a
+ * device list that does not parse or names a missing device. */
+static gboolean
+spread_of (GstFvFilter *filter, fv_spread *spread)
+{
+  GstFvFilterPrivate *priv = PRIV (filter);
+  memset (spread, 0, sizeof *spread);
+  GST_OBJECT_LOCK (filter);
+  spread->max_device_bytes = priv->max_device_memory;
+  spread->note = spread_note;
+  spread->note_user = filter;
+  gchar *ids = g_strdup (priv->device_ids);
+  GST_OBJECT_UNLOCK (filter);
+  if (!fv_device_is_cuda (&priv->dev)) {
+    g_free (ids);
+    return TRUE;
+  }
+  fv_status st = fv_device_list_parse (ids, priv->dev.stream_device, spread->devices,
+      &spread->ndevices);
+  if (st != FV_OK)
+    gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        fv_last_error (), "Invalid cuda-device-ids \"%s\".", ids);
+  else if (spread->ndevices > 1)
+    GST_INFO_OBJECT (filter, "frames spread over %d device entries (%s)", spread->ndevices, ids);
+  g_free (ids);
+  return st == FV_OK;
 }
 
 const FvPlaneLayout *
@@ -201,7 +208,7 @@ prepare (GstFvFilter *self)
       return FALSE;
     priv->keeping = had && !format_changed && !device_changed;
     GstFvRebuild r = { &priv->layout, &priv->dev, gst_fv_filter_threads (self), priv->planes };
-    const gboolean built = gst_fv_filter_spread_of (self, &r.spread)
+    const gboolean built = spread_of (self, &r.spread)
         && GST_FV_FILTER_GET_CLASS (self)->rebuild (self, &r);
     const gboolean kept = !built && priv->keeping;
     priv->keeping = FALSE;
