@@ -128,15 +128,16 @@ entry_chunk (Entry *e, int c, fv_image *in, const fv_image *out, bool direct, bo
 {
   fv_chunk_run *r = e->run;
   fv_status st = FV_OK;
-  if (direct)
-    in->data = (char *) e->src->data + (size_t) r->sy[c] * e->src->stride
-        + (size_t) r->sx[c] * pixel_bytes (&r->p), in->stride = e->src->stride;
-  else
+  if (direct) {
+    in->data = pixel_at (e->src, r->sx[c], r->sy[c], pixel_bytes (&r->p));
+    in->stride = e->src->stride;
+  } else {
     st = stage (e, c, e->src);
+  }
   if (st == FV_OK && in_place) {
     const fv_chunk_rect *o = &r->plan.chunk[c].out;
     fv_image rows = *e->dst;
-    rows.data = (char *) e->dst->data + (size_t) o->y * e->dst->stride;
+    rows.data = pixel_at (e->dst, 0, o->y, 0);
     rows.height = o->h;
     st = r->k.execute_rows (e->plan, in, &rows, o->y - r->sy[c], o->h, r->user);
   } else {
@@ -164,8 +165,7 @@ entry_execute (Entry *e)
   /* and bands are written into such a frame in place, when the kernel can */
   const bool in_place = r->k.execute_rows && r->plan.cols == 1 && on_entry_gpu (e, e->dst);
   /* its own chunk, then the next no entry has taken, until none is left */
-  for (int k = e->own; k >= 0 || (k = __atomic_fetch_add (&r->next, 1, __ATOMIC_RELAXED))
-      < r->ntodo; k = -1) {
+  for (int k; (k = take_chunk (e)) >= 0;) {
     fv_status st = entry_chunk (e, r->todo[k], &in, &out, direct, in_place);
     if (st != FV_OK) {
       __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */

@@ -33,6 +33,8 @@ struct Entry {
   int chunks;                /* chunks it ran */
   int held;                  /* two passes: the chunk whose first pass its plan holds, or -1 */
   int own;                   /* spread: the chunk (index in todo) it starts with, or -1 */
+  bool src_direct, dst_direct;   /* two passes: this frame's src (dst) read (written) in
+                                  * place, found in the first pass */
   double busy;               /* two passes: ms its passes took this call, waits left out */
   double done_ms;            /* when it finished, from the call's start */
   char error[512];
@@ -75,6 +77,27 @@ static inline size_t
 pixel_bytes (const fv_chunk_run_params *p)
 {
   return (size_t) p->channels * p->sample;
+}
+
+/* The address of pixel (x, y) of im. */
+static inline char *
+pixel_at (const fv_image *im, int x, int y, size_t px)
+{
+  return (char *) im->data + (size_t) y * im->stride + (size_t) x * px;
+}
+
+/* The chunk (index in todo) an entry runs next: its own first (used up by
+ * taking it), then the next no entry has taken; -1 when none is left. */
+static inline int
+take_chunk (Entry *e)
+{
+  const int own = e->own;
+  if (own >= 0) {
+    e->own = -1;
+    return own;
+  }
+  const int k = __atomic_fetch_add (&e->run->next, 1, __ATOMIC_RELAXED);
+  return k < e->run->ntodo ? k : -1;
 }
 
 /* Device memory of this entry's GPU, which its kernels may use directly. */

@@ -13,7 +13,6 @@ in_place_two (const Entry *e, const fv_image *im)
   return on_entry_gpu (e, im) || (e->run->p.peer_direct && fv_cuda_image_peer (im, e->device));
 }
 
-
 /* Two passes: where chunk c's output goes, in the frame or in staging. */
 static fv_image
 chunk_out (Entry *e, int c, bool direct)
@@ -23,13 +22,11 @@ chunk_out (Entry *e, int c, bool direct)
   fv_image im = fv_image_make (e->d_out, e->pitch_out, o->w, o->h, r->p.channels, r->p.sample,
       FV_MEM_DEVICE);
   if (direct) {
-    im.data = (char *) e->dst->data + (size_t) o->y * e->dst->stride
-        + (size_t) o->x * pixel_bytes (&r->p);
+    im.data = pixel_at (e->dst, o->x, o->y, pixel_bytes (&r->p));
     im.stride = e->dst->stride;
   }
   return im;
 }
-
 
 /* Two passes: chunk c's first, on its own input where it lies or staged. */
 static fv_status
@@ -41,8 +38,7 @@ chunk_first (Entry *e, int c, bool src_direct, bool dst_direct)
       FV_MEM_DEVICE);
   fv_status st = FV_OK;
   if (src_direct) {
-    im.data = (char *) e->src->data + (size_t) in->y * e->src->stride
-        + (size_t) in->x * pixel_bytes (&r->p);
+    im.data = pixel_at (e->src, in->x, in->y, pixel_bytes (&r->p));
     im.stride = e->src->stride;
   } else {
     st = stage (e, c, e->src);
@@ -55,7 +51,6 @@ chunk_first (Entry *e, int c, bool src_direct, bool dst_direct)
   e->held = st == FV_OK ? c : -1;
   return st;
 }
-
 
 /* Two passes: chunk c's second (its first held by the plan), then its
  * output copied out of staging. */
@@ -72,32 +67,34 @@ chunk_second (Entry *e, int c, bool direct)
   return st;
 }
 
-
-/* The first passes: the next chunk no entry has taken, until none is left;
- * the plan keeps the last. The second: that chunk's, then the chunks no
- * entry holds, each first pass again. */
+/* The first passes: its own chunk, then the next no entry has taken,
+ * until none is left; the plan keeps the last. The second: that chunk's,
+ * then the chunks no entry holds, each first pass again. Whether the
+ * frames are read and written in place is found once a frame, in the
+ * first. */
 fv_status
 fv_run::entry_pass (Entry *e, bool second)
 {
   fv_chunk_run *r = e->run;
-  const bool src_direct = in_place_two (e, e->src), dst_direct = in_place_two (e, e->dst);
+  if (!second) {
+    e->src_direct = in_place_two (e, e->src);
+    e->dst_direct = in_place_two (e, e->dst);
+  }
   fv_status st = FV_OK;
   if (second && e->held >= 0) {
-    st = chunk_second (e, e->held, dst_direct);
+    st = chunk_second (e, e->held, e->dst_direct);
     e->chunks += st == FV_OK;
   }
-  for (int k = second ? -1 : e->own; st == FV_OK && (k >= 0
-      || (k = __atomic_fetch_add (&r->next, 1, __ATOMIC_RELAXED)) < r->ntodo); k = -1) {
-    st = chunk_first (e, r->todo[k], src_direct, dst_direct);
+  for (int k; st == FV_OK && (k = take_chunk (e)) >= 0;) {
+    st = chunk_first (e, r->todo[k], e->src_direct, e->dst_direct);
     if (st == FV_OK && second)
-      st = chunk_second (e, r->todo[k], dst_direct);
+      st = chunk_second (e, r->todo[k], e->dst_direct);
     e->chunks += st == FV_OK;
   }
   if (st != FV_OK)
     __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */
   return st;
 }
-
 
 /* Two passes, by the entries (the home device's alone when home_only):
  * every chunk's first, settle, every chunk's second. */
@@ -120,17 +117,15 @@ fv_run::run_two (fv_chunk_run *r, const fv_image *src, const fv_image *dst, bool
   s->settle_to_ms = fv_now_ms () - r->t0;
   if (st != FV_OK)
     return st;
-  unsigned char *held = (unsigned char *) calloc (r->plan.n, 1);
-  if (!held)
-    return FV_ERR_NOMEM;
-  for (int i = 0; i < r->nent; i++)
-    if (r->e[i].held >= 0)
-      held[r->e[i].held] = 1;
+  /* the second passes' other chunks: those no entry's plan holds */
   r->ntodo = 0;
-  for (int c = 0; c < r->plan.n; c++)
-    if (!held[c])
+  for (int c = 0; c < r->plan.n; c++) {
+    bool held = false;
+    for (int i = 0; i < r->nent && !held; i++)
+      held = r->e[i].held == c;
+    if (!held)
       r->todo[r->ntodo++] = c;
-  free (held);
+  }
   r->next = 0;
   st = run_entries (r, OP_SECOND, src, dst, home_only);
   for (int i = 0; i < r->nent; i++) {   /* each entry's chunks: its first passes */
@@ -139,7 +134,6 @@ fv_run::run_two (fv_chunk_run *r, const fv_image *src, const fv_image *dst, bool
   }
   return st;
 }
-
 
 /* After the first spread frames of bands sized to speeds: each entry's
  * band (entry i runs chunk i: its own) made proportional to the rows it

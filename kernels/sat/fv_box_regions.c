@@ -13,13 +13,6 @@ cmp_int (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* intervals [a, b) by their start */
-static int
-cmp_pair (const void *a, const void *b)
-{
-  return cmp_int (a, b);
-}
-
 /* Room for n items of `size` in *p (of *cap); 0 when out of memory. */
 static int
 reserve (void **p, int *cap, int n, size_t size)
@@ -72,7 +65,7 @@ fv_box_rect_union (const fv_box_rect *in, int n, int width, int height, fv_box_r
         iv[niv][0] = clip[i].x;
         iv[niv++][1] = clip[i].x + clip[i].width;
       }
-    qsort (iv, (size_t) niv, sizeof *iv, cmp_pair);
+    qsort (iv, (size_t) niv, sizeof *iv, cmp_int);   /* intervals by their start */
     int nnext = 0;
     for (int i = 0; i < niv && st == FV_OK;) {
       const int a = iv[i][0];
