@@ -16,4 +16,5 @@ if [ ! -f build/build.ninja ]; then
 elif [ $# -gt 0 ]; then
   meson configure build "$@"
 fi
+bash scripts/cuda-stale.sh build
 ninja -C build

@@ -40,6 +40,16 @@ chunked_init (fv_conv_plan *pl, int device, void *stream)
   fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
       p->kernel_width / 2, p->kernel_height / 2, &rp);
   rp.wrap = p->border == FV_BORDER_WRAP;
+  /* Transforms over thin bands cost more a pixel: the tiles that fit the
+   * L2 cache (1024 a side, fv_conv_cuda_tune.cu) need two rows of them, and
+   * thinner bands fall back to small tiles or one wide transform (H200,
+   * 31x31, 32768 wide, ms a megapixel: 0.0153 the whole frame, 0.0160 bands
+   * of 1,988 rows, 0.0183 of 1,080, 0.03 a whole-window transform): bands
+   * under a budget are at least two such tile rows high, or tiles that
+   * high (probe_conv_bands). */
+  const int kh = p->kernel_height, tile_rows = 1024 - kh + 1;
+  if (pl->gpu_method == FV_CONV_FFT)
+    rp.min_rows = tile_rows >= 2 * kh ? 2 * tile_rows : 4 * kh;
   return fv_chunked_create (&pl->state, &conv_chunks, p, &rp);
 }
 

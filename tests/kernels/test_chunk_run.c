@@ -249,9 +249,72 @@ conv_case (fvt_rng *rng, int w, int h, int ch, fv_sample s, int kw, int kh,
   free (k);
 }
 
+/* Chunks cut for a budget as the convolution asks (fv_conv_planner.c):
+ * inputs two transform-tile rows high (1,988 rows for 31 taps) as tiles,
+ * since full-width bands that high do not fit (a lane's 80 MB holds bands
+ * of about 600 rows): the result equals
+ * the whole-frame plan's within one level, and the definition at sampled
+ * pixels (every chunk's edges among them) within the bound. */
+static void
+conv_tall_chunks (fvt_rng *rng)
+{
+  const int w = 4000, h = 2300, kw = 31;
+  float *k = malloc (sizeof (float) * kw * kw);
+  for (int i = 0; i < kw * kw; i++)
+    k[i] = (float) (fvt_next (rng) % 1000) / 1000.0f;
+  fv_conv_params p = { 0 };
+  p.width = w; p.height = h; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.kernel = k; p.kernel_width = p.kernel_height = kw; p.normalize = 1;
+  p.border = FV_BORDER_MIRROR; p.method = FV_CONV_FFT;
+  fv_conv_plan *whole = NULL, *chunked = NULL;
+  fv_image src = fvt_image_new (w, h, 1, FV_U8, 3, rng);
+  FVT_CHECK (fv_conv_plan_create (&whole, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK,
+      "tall chunks: whole plan: %s", fv_last_error ());
+  p.spread.max_device_bytes = (size_t) 240 << 20;   /* the whole plan needs ~310 MB */
+  FVT_CHECK (fv_conv_plan_create (&chunked, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK,
+      "tall chunks: chunked plan: %s", fv_last_error ());
+  const fv_chunk_plan *cp = chunked ? fv_conv_plan_chunks (chunked) : NULL;
+  FVT_CHECK (cp && cp->n > 1 && cp->cols > 1, "tall chunks: %d x %d chunks", cp ? cp->cols : 0,
+      cp ? cp->rows : 0);
+  if (whole && cp) {
+    int low = 0;
+    for (int c = 0; c < cp->n; c++)
+      low += cp->chunk[c].out.h + 2 * 15 < 1988;
+    FVT_CHECK (!low, "tall chunks: %d of %d chunks lower than 1,988 input rows", low, cp->n);
+    fv_image a = run_on (conv_exec, whole, &src, 1, "tall chunks, whole");
+    fv_image b = run_on (conv_exec, chunked, &src, 1, "tall chunks, chunked");
+    long off = 0, bad = 0, seen = 0;
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        off += abs ((int) fvt_get (&a, x, y, 0) - (int) fvt_get (&b, x, y, 0)) > 1;
+    for (int c = 0; c < cp->n; c++) {   /* each chunk's corners and edge midpoints */
+      const fv_chunk_rect *o = &cp->chunk[c].out;
+      const int xs[] = { o->x, o->x + o->w / 2, o->x + o->w - 1 };
+      const int ys[] = { o->y, o->y + o->h / 2, o->y + o->h - 1 };
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++, seen++)
+          bad += fabs (fvt_get (&b, xs[i], ys[j], 0) - fvt_ref_conv (&p, &src, xs[i], ys[j], 0))
+              > 1.0;
+    }
+    for (int i = 0; i < 2000; i++, seen++) {
+      const int x = (int) (fvt_next (rng) % w), y = (int) (fvt_next (rng) % h);
+      bad += fabs (fvt_get (&b, x, y, 0) - fvt_ref_conv (&p, &src, x, y, 0)) > 1.0;
+    }
+    FVT_CHECK (!off && !bad, "tall chunks (%d x %d): %ld pixels off the whole plan by more "
+        "than 1, %ld of %ld sampled beyond the bound", cp->cols, cp->rows, off, bad, seen);
+    fvt_image_free (&a);
+    fvt_image_free (&b);
+  }
+  fv_conv_plan_destroy (whole);
+  fv_conv_plan_destroy (chunked);
+  fvt_image_free (&src);
+  free (k);
+}
+
 static void
 conv_tests (fvt_rng *rng)
 {
+  conv_tall_chunks (rng);
   for (size_t i = 0; i < NSPREADS; i++)
     for (int b = FV_BORDER_RENORMALIZE; b <= FV_BORDER_WRAP; b++) {
       const fv_spread *sp = &spreads[i].s;
