@@ -24,7 +24,7 @@ elements=(test_autofill test_cudamemory test_chunked test_satfilter test_vjdetec
           test_fftconvolve test_conventions test_metapublish test_roitrack test_stream_ordered
           test_many_streams test_fvfilter bench_pipeline bench_streams)
 kernels=(test_box_cuda test_sat test_conv test_vj test_fill test_chunk_run test_cuda_wait test_cores
-         bench_vj bench_chunks bench_fill_cuda probe_conv_bands)
+         bench_vj bench_chunks bench_fill_cuda probe_conv_bands bench_fill_cpu)
 cascades=(haarcascades/haarcascade_frontalface_default.xml haarcascades/haarcascade_eye.xml
           haarcascades/haarcascade_eye_tree_eyeglasses.xml haarcascades/haarcascade_frontalface_alt2.xml
           haarcascades/haarcascade_smile.xml haarcascades/haarcascade_upperbody.xml

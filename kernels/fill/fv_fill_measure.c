@@ -6,19 +6,29 @@
  * in the other one (8 for a 4-connected background, 4 for an 8-connected
  * one: the pairing under which the outside cannot pass between two parts).
  *
- * A union-find over the runs, row after row in raster order, union by the
- * smaller index, so that a region's root is its first run and the roots
- * come out in raster order of their first pixel; then one pass over the
- * runs adds each run's closed-form sums (area, x, y, x², y², xy) to its
- * region, and one over pairs of neighbouring rows counts the pixel pairs
- * inside a region vertically and diagonally (the boundary crossings follow
- * from them). Every sum is an integer: the same on every back end to the
- * last bit, and so is every feature computed from them (fv_fill_shape). No
- * pass over the pixels. */
+ * A union-find over the runs, union by the smaller index, so that a
+ * region's root is its first run and the roots come out in raster order of
+ * their first pixel; then one pass over the runs adds each run's
+ * closed-form sums (area, x, y, x², y², xy) to its region, and one over
+ * pairs of neighbouring rows counts the pixel pairs inside a region
+ * vertically and diagonally (the boundary crossings follow from them).
+ * Every sum is an integer: the same on every back end to the last bit, and
+ * so is every feature computed from them (fv_fill_shape). No pass over the
+ * pixels.
+ *
+ * Over the fill's threads, in bands of rows: each band counts its runs,
+ * puts them in place (a prefix over the rows between) and joins them
+ * inside itself; the seams join after, and the regions are named in one
+ * pass. A band owns the regions whose first run it holds (a range of
+ * region numbers) and sums its runs and row pairs into them; those of
+ * regions another band owns it lists, and the lists are added after, in
+ * band order, so that every region sees its runs in raster order. The
+ * same integers for any number of bands. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fv_fill_plan.h"
+#include "../common/fv_parallel.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -67,44 +77,66 @@ reserve (joiner *j, size_t more)
   return 1;
 }
 
-/* Row y's runs in: joined to the last row's where they touch. */
-static int
-add_row (joiner *j, int y, const fv_fill_span *s, int n)
+/* Row y's runs joined to row y-1's where they touch (both rows in place:
+ * row_first is whole), two pointers over the two rows. */
+static void
+join_rows (joiner *j, int y)
 {
-  j->row_first[y] = j->n;
-  if (!reserve (j, (size_t) n))
-    return 0;
-  const size_t first = j->n;
+  const size_t pf = j->row_first[y - 1], first = j->row_first[y];
+  const int np = (int) (first - pf), n = (int) (j->row_first[y + 1] - first), e = j->e;
+  const fv_fill_span *prev = j->run + pf, *cur = j->run + first;
+  for (int i = 0, k = 0; i < n && k < np;) {
+    if (cur[i].x0 < prev[k].x1 + e && prev[k].x0 < cur[i].x1 + e)
+      fv_fill_uf_union (j->parent, (uint32_t) (first + i), (uint32_t) (pf + k));
+    if (cur[i].x1 < prev[k].x1) i++; else k++;
+  }
+}
+
+/* Row y's runs in at their place (row_first counted), each its own tree. */
+static void
+put_row (joiner *j, int y, const fv_fill_span *s, int n)
+{
+  const size_t first = j->row_first[y];
   for (int k = 0; k < n; k++) {
     j->run[first + k] = s[k];
     j->parent[first + k] = (uint32_t) (first + k);
   }
-  j->n += (size_t) n;
-  if (y > 0) {
-    const size_t pf = j->row_first[y - 1];
-    const int np = (int) (first - pf), e = j->e;
-    const fv_fill_span *prev = j->run + pf, *cur = j->run + first;
-    /* two pointers over this row's and the last row's runs */
-    for (int i = 0, k = 0; i < n && k < np;) {
-      if (cur[i].x0 < prev[k].x1 + e && prev[k].x0 < cur[i].x1 + e)
-        fv_fill_uf_union (j->parent, (uint32_t) (first + i), (uint32_t) (pf + k));
-      if (cur[i].x1 < prev[k].x1) i++; else k++;
-    }
-  }
+}
+
+/* Row counts (row_first[y + 1] = row y's runs) to each row's first run,
+ * the tables grown to hold them all. */
+static int
+place_rows (joiner *j, int height)
+{
+  j->row_first[0] = 0;
+  for (int y = 0; y < height; y++)
+    j->row_first[y + 1] += j->row_first[y];
+  j->row_first[height + 1] = j->row_first[height];
+  j->n = 0;
+  if (!reserve (j, j->row_first[height]))
+    return 0;
+  j->n = j->row_first[height];
   return 1;
 }
 
 /* parent[] from trees to region indices, regions numbered by their first
  * run: a run's parent is never after it, so one pass finds every root and
- * the next names them. */
+ * the next names them; kfirst[b]: the first region whose first run lies
+ * in band b (the regions band b owns: kfirst[b] up to kfirst[b + 1]). */
 static void
-name_regions (joiner *j)
+name_regions (joiner *j, const int *band_y, int bands, uint32_t *kfirst)
 {
   for (size_t i = 0; i < j->n; i++)
     j->parent[i] = j->parent[j->parent[i]];
   size_t k = 0;
-  for (size_t i = 0; i < j->n; i++)
+  int b = 0;
+  for (size_t i = 0; i < j->n; i++) {
+    while (b < bands && j->row_first[band_y[b]] <= i)
+      kfirst[b++] = (uint32_t) k;
     j->parent[i] = j->parent[i] == i ? (uint32_t) k++ : j->parent[j->parent[i]];
+  }
+  for (; b <= bands; b++)
+    kfirst[b] = (uint32_t) k;
   j->nregions = k;
 }
 
@@ -120,49 +152,127 @@ overlap (int a0, int a1, int b0, int b1)
   return MAX (0, MIN (a1, b1) - MAX (a0, b0));
 }
 
-/* The regions' sums from their runs: box, area, moments; then the pairs of
- * pixels inside one region one row apart (straight down, down-right,
- * down-left), from which the crossings of its boundary follow. */
+/* A band's runs (index and row) and pairs (region and the three counts)
+ * of regions whose first run another band holds: added after the bands,
+ * in band order, so that every region sees its runs in raster order. */
+typedef struct {
+  struct away_run { size_t i; int y; } *run;
+  struct away_pair { uint32_t k; int32_t t[3]; } *pair;
+  size_t nrun, npair, run_cap, pair_cap;
+  int nomem;
+} foreign;
+
 /* What a plan keeps from frame to frame: the joiners' tables and the
  * buffers, grown to the largest frame seen (counted against the budget
  * while the plan lives) */
 typedef struct fv_fill_measure_state {
   joiner j[2];             /* holes, parts */
-  fv_fill_span *row[2];    /* one row's spans of each */
+  fv_fill_span *row[2];    /* a band's row of spans of each, bands side by side */
+  int bands;
   int64_t *pairs;          /* 3 a region */
   size_t pairs_cap;
+  foreign *away;           /* a band's runs and pairs of regions another owns */
+  int *band_y;             /* bands + 1: each band's first row */
+  uint32_t *kfirst[2];     /* bands + 1: each band's first region, of each */
 } measure_state;
 
-static void
-sum_regions (joiner *j, fv_fill_region *reg, int height, measure_state *ms)
+/* Run i (row y) into its region: box, area, moments, its two ends. */
+static inline void
+add_run (fv_fill_region *r, const fv_fill_span *run, int y)
 {
-  for (size_t k = 0; k < j->nregions; k++)
-    reg[k] = (fv_fill_region) { .x = INT32_MAX, .y = INT32_MAX, .part = -1 };
-  int y = 0;
-  for (size_t i = 0; i < j->n; i++) {
-    while (i >= j->row_first[y + 1])
-      y++;
-    fv_fill_region *r = &reg[j->parent[i]];
-    const int x0 = j->run[i].x0, x1 = j->run[i].x1;
-    const int64_t n = x1 - x0, sx = (int64_t) (x0 + x1 - 1) * n / 2;
-    if (r->area == 0) {   /* its first run: the top row, the box starts here */
-      r->x = x0; r->y = y; r->width = x1 - x0; r->height = 1;
-    } else {
-      const int rx1 = MAX (r->x + r->width, x1);
-      r->x = MIN (r->x, x0);
-      r->width = rx1 - r->x;
-      r->height = y - r->y + 1;
-    }
-    r->area += n;
-    r->sum_x += sx;
-    r->sum_y += n * y;
-    r->sum_xx += sum_sq (x1 - 1) - sum_sq (x0 - 1);
-    r->sum_yy += n * y * y;
-    r->sum_xy += sx * y;
+  const int x0 = run->x0, x1 = run->x1;
+  const int64_t n = x1 - x0, sx = (int64_t) (x0 + x1 - 1) * n / 2;
+  if (r->area == 0) {   /* its first run: the top row, the box starts here */
+    r->x = x0; r->y = y; r->width = x1 - x0; r->height = 1;
+  } else {
+    const int rx1 = MAX (r->x + r->width, x1);
+    r->x = MIN (r->x, x0);
+    r->width = rx1 - r->x;
+    r->height = y - r->y + 1;
   }
-  /* pairs inside a region, counted once each: v (x,y)-(x,y+1), d
-   * (x,y)-(x+1,y+1), a (x+1,y)-(x,y+1); two pointers over the runs of rows y
-   * and y+1 widened by one pixel find every pair of runs that has any */
+  r->area += n;
+  r->sum_x += sx;
+  r->sum_y += n * y;
+  r->sum_xx += sum_sq (x1 - 1) - sum_sq (x0 - 1);
+  r->sum_yy += n * y * y;
+  r->sum_xy += sx * y;
+  r->cross_h += 2;   /* along a row a run is crossed at its two ends */
+}
+
+static int
+away_grow (void **a, size_t *cap, size_t n, size_t size)
+{
+  if (n < *cap)
+    return 1;
+  size_t c = *cap ? 2 * *cap : 256;
+  void *p = realloc (*a, c * size);
+  if (!p)
+    return 0;
+  *a = p;
+  *cap = c;
+  return 1;
+}
+
+/* Band b's share of the sums: its own regions' (kfirst[b] up to
+ * kfirst[b + 1]) set out, its runs and its pairs of rows (y, y + 1) added
+ * where it owns the region, listed in `f` where another band does. The
+ * pairs are those of pixels inside one region one row apart (straight
+ * down, down-right, down-left), from which the crossings of its boundary
+ * follow: two pointers over the runs of rows y and y + 1 widened by one
+ * pixel find every pair of runs that has any. */
+static void
+sum_band (const joiner *j, fv_fill_region *reg, int64_t *v, int height, int y0, int y1,
+    uint32_t k0, uint32_t k1, foreign *f)
+{
+  for (uint32_t k = k0; k < k1; k++)
+    reg[k] = (fv_fill_region) { .x = INT32_MAX, .y = INT32_MAX, .part = -1 };
+  memset (v + 3 * (size_t) k0, 0, 3 * sizeof *v * (k1 - k0));
+  f->nrun = f->npair = 0;
+  f->nomem = 0;
+  for (int y = y0; y < y1; y++)
+    for (size_t i = j->row_first[y]; i < j->row_first[y + 1]; i++) {
+      const uint32_t k = j->parent[i];
+      if (k >= k0 && k < k1)
+        add_run (&reg[k], &j->run[i], y);
+      else if (away_grow ((void **) &f->run, &f->run_cap, f->nrun, sizeof *f->run))
+        f->run[f->nrun++] = (struct away_run) { i, y };
+      else
+        f->nomem = 1;
+    }
+  for (int yy = y0; yy < y1 && yy + 1 < height; yy++) {
+    const size_t a0 = j->row_first[yy], b0 = j->row_first[yy + 1], b1 = j->row_first[yy + 2];
+    for (size_t i = a0, k = b0; i < b0 && k < b1;) {
+      const fv_fill_span a = j->run[i], b = j->run[k];
+      if (a.x0 - 1 < b.x1 && b.x0 < a.x1 + 1 && j->parent[i] == j->parent[k]) {
+        const uint32_t r = j->parent[i];
+        const int32_t t[3] = { (int32_t) overlap (a.x0, a.x1, b.x0, b.x1),
+          (int32_t) overlap (a.x0 + 1, a.x1 + 1, b.x0, b.x1),
+          (int32_t) overlap (a.x0 - 1, a.x1 - 1, b.x0, b.x1) };
+        if (r >= k0 && r < k1) {
+          int64_t *p = &v[3 * (size_t) r];
+          p[0] += t[0];
+          p[1] += t[1];
+          p[2] += t[2];
+        } else if (away_grow ((void **) &f->pair, &f->pair_cap, f->npair, sizeof *f->pair)) {
+          f->pair[f->npair++] = (struct away_pair) { r, { t[0], t[1], t[2] } };
+        } else {
+          f->nomem = 1;
+        }
+      }
+      if (a.x1 < b.x1) i++; else k++;
+    }
+  }
+}
+
+/* The regions' sums from their runs, band by band over the threads, then
+ * what the bands listed for others in band order; the crossings last: a
+ * pixel has one pair each way down and one each way up, so pairs that
+ * leave the region are the pixel's pairs less twice those inside (the
+ * frame's outside is not in it). */
+static void
+sum_regions (joiner *j, fv_fill_region *reg, int height, measure_state *ms, int bands,
+    const uint32_t *kfirst)
+{
   const size_t need = 3 * MAX (j->nregions, 1);
   if (need > ms->pairs_cap) {
     int64_t *p = realloc (ms->pairs, need * sizeof *p);
@@ -174,33 +284,33 @@ sum_regions (joiner *j, fv_fill_region *reg, int height, measure_state *ms)
     ms->pairs_cap = need;
   }
   int64_t *v = ms->pairs;
-  memset (v, 0, need * sizeof *v);
-  for (int yy = 0; yy + 1 < height; yy++) {
-    const size_t a0 = j->row_first[yy], b0 = j->row_first[yy + 1], b1 = j->row_first[yy + 2];
-    for (size_t i = a0, k = b0; i < b0 && k < b1;) {
-      const fv_fill_span a = j->run[i], b = j->run[k];
-      if (a.x0 - 1 < b.x1 && b.x0 < a.x1 + 1 && j->parent[i] == j->parent[k]) {
-        int64_t *t = &v[3 * (size_t) j->parent[i]];
-        t[0] += overlap (a.x0, a.x1, b.x0, b.x1);
-        t[1] += overlap (a.x0 + 1, a.x1 + 1, b.x0, b.x1);
-        t[2] += overlap (a.x0 - 1, a.x1 - 1, b.x0, b.x1);
-      }
-      if (a.x1 < b.x1) i++; else k++;
+  fv_team team = fv_team_begin (bands);
+#pragma omp parallel for num_threads(team.threads) schedule(static)
+  for (int b = 0; b < bands; b++)
+    sum_band (j, reg, v, height, ms->band_y[b], ms->band_y[b + 1], kfirst[b], kfirst[b + 1],
+        &ms->away[b]);
+  for (int b = 0; b < bands; b++) {
+    const foreign *f = &ms->away[b];
+    j->nomem |= f->nomem;
+    for (size_t i = 0; i < f->nrun; i++)
+      add_run (&reg[j->parent[f->run[i].i]], &j->run[f->run[i].i], f->run[i].y);
+    for (size_t i = 0; i < f->npair; i++) {
+      int64_t *p = &v[3 * (size_t) f->pair[i].k];
+      p[0] += f->pair[i].t[0];
+      p[1] += f->pair[i].t[1];
+      p[2] += f->pair[i].t[2];
     }
   }
-  /* a pixel has one pair each way down and one each way up: pairs that
-   * leave the region are the pixel's pairs less twice those inside (the
-   * frame's outside is not in it) */
-  for (size_t k = 0; k < j->nregions; k++) {
+  const long nk = (long) j->nregions;
+#pragma omp parallel for num_threads(team.threads) schedule(static)
+  for (long k = 0; k < nk; k++) {
     fv_fill_region *r = &reg[k];
     const int64_t *t = &v[3 * k];
     r->cross_v = 2 * r->area - 2 * t[0];
     r->cross_d = 2 * r->area - 2 * t[1];
     r->cross_a = 2 * r->area - 2 * t[2];
   }
-  /* along a row a run is crossed at its two ends */
-  for (size_t i = 0; i < j->n; i++)
-    reg[j->parent[i]].cross_h += 2;
+  fv_team_end (team);
 }
 
 static void
@@ -242,20 +352,58 @@ fv_fill_measure_free (fv_fill_plan *pl)
   free (ms->row[0]);
   free (ms->row[1]);
   free (ms->pairs);
+  for (int b = 0; ms->away && b < ms->bands; b++) {
+    free (ms->away[b].run);
+    free (ms->away[b].pair);
+  }
+  free (ms->away);
+  free (ms->band_y);
+  free (ms->kfirst[0]);
+  free (ms->kfirst[1]);
   free (ms);
   pl->measure_state = NULL;
 }
 
-/* Each hole run's filled run (a hole's pixels are filled, and a run of
- * them lies inside one run of filled pixels of its row). */
+/* Each hole run of row y's filled run (a hole's pixels are filled, and a
+ * run of them lies inside one run of filled pixels of its row). */
 static void
-holes_in_parts (joiner *h, const joiner *f, size_t hfirst, size_t ffirst)
+holes_in_parts (joiner *h, const joiner *f, int y)
 {
-  for (size_t i = hfirst, k = ffirst; i < h->n && k < f->n;) {
+  const size_t hend = h->row_first[y + 1], fend = f->row_first[y + 1];
+  for (size_t i = h->row_first[y], k = f->row_first[y]; i < hend && k < fend;) {
     if (f->run[k].x1 <= h->run[i].x0)
       k++;
     else
       h->part[i++] = (uint32_t) k;
+  }
+}
+
+/* The runs of rows [y0, y1) in, joined inside the band; first only
+ * counted (row_first[y + 1]), then put in place. */
+static void
+band_rows (measure_state *ms, int b, int y0, int y1, int count, int parts,
+    fv_fill_spans_fn spans, void *ctx, size_t most)
+{
+  joiner *const hp = &ms->j[0], *const fp = &ms->j[1];
+  fv_fill_row_spans row = { ms->row[0] + (size_t) b * most, 0,
+    parts ? ms->row[1] + (size_t) b * most : NULL, 0 };
+  for (int y = y0; y < y1; y++) {
+    spans (ctx, y, &row);
+    if (count) {
+      hp->row_first[y + 1] = (size_t) row.nholes;
+      if (parts)
+        fp->row_first[y + 1] = (size_t) row.nfilled;
+      continue;
+    }
+    put_row (hp, y, row.holes, row.nholes);
+    if (y > y0)
+      join_rows (hp, y);
+    if (parts) {
+      put_row (fp, y, row.filled, row.nfilled);
+      if (y > y0)
+        join_rows (fp, y);
+      holes_in_parts (hp, fp, y);
+    }
   }
 }
 
@@ -265,15 +413,26 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
   const int H = pl->p.height, W = pl->p.width;
   const int parts = (pl->p.measure & FV_FILL_MEASURE_PARTS) != 0;
   const size_t most = (size_t) W / 2 + 1;
+  /* bands of rows over the fill's threads: each counts its runs, then puts
+   * them in place and joins them inside itself; the seams join after */
+  const int bands = pl->nthreads < H ? (pl->nthreads > 1 ? pl->nthreads : 1) : H;
   measure_state *ms = pl->measure_state;
   if (!ms) {
     ms = pl->measure_state = calloc (1, sizeof *ms);
     if (ms) {
-      ms->row[0] = malloc (sizeof (fv_fill_span) * most);
-      ms->row[1] = parts ? malloc (sizeof (fv_fill_span) * most) : NULL;
+      ms->bands = bands;
+      ms->row[0] = malloc (sizeof (fv_fill_span) * most * bands);
+      ms->row[1] = parts ? malloc (sizeof (fv_fill_span) * most * bands) : NULL;
+      ms->away = calloc (bands, sizeof *ms->away);
+      ms->band_y = malloc (sizeof (int) * (bands + 1));
+      ms->kfirst[0] = malloc (sizeof (uint32_t) * (bands + 1));
+      ms->kfirst[1] = malloc (sizeof (uint32_t) * (bands + 1));
+      for (int b = 0; ms->band_y && b < bands; b++)
+        fv_split_range (H, bands, b, &ms->band_y[b], &ms->band_y[b + 1]);
     }
   }
-  if (!ms || !ms->row[0] || (parts && !ms->row[1])) {
+  if (!ms || !ms->row[0] || (parts && !ms->row[1]) || !ms->away || !ms->band_y
+      || !ms->kfirst[0] || !ms->kfirst[1] || ms->bands != bands) {
     fv_set_last_error ("out of memory measuring the regions");
     return FV_ERR_NOMEM;
   }
@@ -281,32 +440,32 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
   int ok = joiner_begin (hp, pl, pl->p.connectivity, parts);
   if (parts)
     ok = joiner_begin (fp, pl, pl->p.connectivity == 8 ? 4 : 8, 0) && ok;
-  fv_fill_row_spans row = { ms->row[0], 0, ms->row[1], 0 };
-  for (int y = 0; y < H && ok; y++) {
-    spans (ctx, y, &row);
-    const size_t hfirst = hp->n, ffirst = fp->n;
-    ok = add_row (hp, y, row.holes, row.nholes);
-    if (ok && parts) {
-      ok = add_row (fp, y, row.filled, row.nfilled);
-      if (ok)
-        holes_in_parts (hp, fp, hfirst, ffirst);
-    }
+  for (int pass = 0; pass < 2 && ok; pass++) {
+    fv_team team = fv_team_begin (bands);
+#pragma omp parallel for num_threads(team.threads) schedule(static)
+    for (int b = 0; b < bands; b++)
+      band_rows (ms, b, ms->band_y[b], ms->band_y[b + 1], pass == 0, parts, spans, ctx, most);
+    fv_team_end (team);
+    if (pass == 0)
+      ok = place_rows (hp, H) && (!parts || place_rows (fp, H));
+  }
+  for (int b = 1; b < bands && ok; b++) {   /* the seams */
+    join_rows (hp, ms->band_y[b]);
+    if (parts)
+      join_rows (fp, ms->band_y[b]);
   }
   if (ok) {
-    hp->row_first[H] = hp->row_first[H + 1] = hp->n;
-    name_regions (hp);
-    if (parts) {
-      fp->row_first[H] = fp->row_first[H + 1] = fp->n;
-      name_regions (fp);
-    }
+    name_regions (hp, ms->band_y, bands, ms->kfirst[0]);
+    if (parts)
+      name_regions (fp, ms->band_y, bands, ms->kfirst[1]);
     ok = fv_fill_regions_reserve (&pl->regions, &pl->regions_cap, hp->nregions)
         && (!parts || fv_fill_regions_reserve (&pl->parts, &pl->parts_cap, fp->nregions));
   }
   pl->nregions = pl->nparts = 0;
   if (ok) {
-    sum_regions (hp, pl->regions, H, ms);
+    sum_regions (hp, pl->regions, H, ms, bands, ms->kfirst[0]);
     if (parts)
-      sum_regions (fp, pl->parts, H, ms);
+      sum_regions (fp, pl->parts, H, ms, bands, ms->kfirst[1]);
     ok = !hp->nomem && !(parts && fp->nomem);
   }
   if (ok && parts) {
