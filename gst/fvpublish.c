@@ -21,47 +21,10 @@
 #include "fv_config.h"
 #include "fv_memory.h"
 #include "fvpublish.h"
+#include "fvpublish-private.h"
 #if FV_HAVE_MOSQUITTO
 #include <mosquitto.h>
 #endif
-
-#define WINDOW 64                         /* unacknowledged documents at most */
-#define LOOP_MS 100                       /* the network thread looks at its flag this often */
-#define BACKOFF_MAX_S 30                  /* reconnection back-off: 1 s doubling to this */
-#define CONNECT_TIMEOUT_US (10 * G_USEC_PER_SEC)   /* CONNECT sent, no CONNACK: try again */
-
-enum { NET_DOWN, NET_CONNECTING, NET_UP };
-
-struct _FvPublisher {
-  GstElement *element;                    /* for warnings and messages (not a ref) */
-  /* files */
-  FILE *file;
-  gboolean is_stdout;
-  gchar *path;
-  guint64 max_size, size;
-  /* MQTT */
-  gchar *host, *topic;
-  gint port, qos;
-  guint max_queued, keepalive;
-  gboolean tls;                           /* the connection is over TLS */
-  guint64 max_bytes;                      /* the queue's bytes at most (the memory limit) */
-#if FV_HAVE_MOSQUITTO
-  struct mosquitto *mosq;
-#endif
-  GThread *sender, *network;
-  GMutex lock;
-  GCond cond;
-  GQueue queue;                           /* of gchar * */
-  guint64 queued_bytes;
-  guint inflight, stalls;
-  gint state;                             /* NET_*, the network thread's */
-  gboolean connected, ever_connected, tried, warned, warned_bytes, stopping;
-  gint64 next_try, connect_started, last_progress;   /* monotonic */
-  guint backoff_s;
-  GQueue events;                          /* GstMessage * waiting to be posted */
-  /* counters, under lock */
-  guint64 delivered, dropped;
-};
 
 /* Posts the events the network threads queued, from the calling thread
  * (the streaming thread, or the one stopping the element). */
@@ -94,132 +57,6 @@ fv_publish_settings_clear (FvPublishSettings *s)
   g_free (s->tls_key_file);
   g_free (s->stream);
   memset (s, 0, sizeof *s);
-}
-
-/* ---- files ---- */
-
-/* A file the last run left ending inside a document (a full disk, a
- * crash): its incomplete last line is cut, so that the next document starts
- * a line of its own and every line parses. */
-static void
-cut_partial_line (FvPublisher *p, int fd)
-{
-  struct stat st;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size == 0)
-    return;
-  gchar buf[4096];
-  off_t end = st.st_size, keep = 0;
-  gboolean found = FALSE;
-  while (end > 0 && !found) {
-    const off_t from = end > (off_t) sizeof buf ? end - (off_t) sizeof buf : 0;
-    const ssize_t n = pread (fd, buf, (size_t) (end - from), from);
-    if (n <= 0)
-      return;
-    for (ssize_t i = n - 1; i >= 0 && !found; i--)
-      if (buf[i] == '\n') {
-        found = TRUE;
-        keep = from + i + 1;
-      }
-    end = from;
-  }
-  if (keep == st.st_size)
-    return;
-  if (ftruncate (fd, keep) == 0)
-    GST_CAT_WARNING_OBJECT (gst_metapublish_debug, p->element, "\"%s\" ended inside a "
-        "document: its last %" G_GINT64_FORMAT " bytes (an incomplete line) were cut",
-        p->path, (gint64) (st.st_size - keep));
-}
-
-static gboolean
-open_file (FvPublisher *p, gboolean append, GError **error)
-{
-  /* non-blocking first: a FIFO nobody reads would block the start forever;
-   * a regular file is also read (its last line checked) */
-  GStatBuf st0;
-  const gboolean special = g_stat (p->path, &st0) == 0 && !S_ISREG (st0.st_mode);
-  const int flags = O_CREAT | O_NONBLOCK | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
-  int fd = special ? -1 : g_open (p->path, O_RDWR | flags, 0666);
-  if (fd < 0)
-    fd = g_open (p->path, O_WRONLY | flags, 0666);
-  if (fd < 0) {
-    const int e = errno;
-    /* OPEN_WRITE whatever the reason, as filesink says it */
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE, e == ENXIO ? "Cannot open \"%s\" for the documents: it is a FIFO that nobody reads"
-        : "Cannot open \"%s\" for the documents: %s", p->path, g_strerror (e));
-    return FALSE;
-  }
-  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
-  if (append)
-    cut_partial_line (p, fd);
-  p->file = fdopen (fd, append ? "a" : "w");
-  if (!p->file) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE,
-        "Cannot open \"%s\" for the documents: %s", p->path, g_strerror (errno));
-    close (fd);
-    return FALSE;
-  }
-  struct stat st;
-  p->size = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
-  GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "documents to \"%s\" (%"
-      G_GUINT64_FORMAT " bytes there)", p->path, p->size);
-  return TRUE;
-}
-
-/* LOCATION becomes LOCATION.1 (replacing the older one) and a new file
- * starts: at most twice max-size on disk. */
-static gboolean
-rotate (FvPublisher *p, GError **error)
-{
-  gchar *old = g_strconcat (p->path, ".1", NULL);
-  fclose (p->file);
-  p->file = NULL;
-  gboolean ok = g_rename (p->path, old) == 0;
-  if (!ok)
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
-        "Cannot rotate \"%s\" to \"%s\": %s", p->path, old, g_strerror (errno));
-  else
-    GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "rotated \"%s\" to \"%s\" at %"
-        G_GUINT64_FORMAT " bytes", p->path, old, p->size);
-  g_free (old);
-  return ok && open_file (p, FALSE, error);
-}
-
-static gboolean
-file_send (FvPublisher *p, gchar *doc, GError **error)
-{
-  const gsize n = strlen (doc);
-  /* a file that this document would take past max-size is rotated first,
-   * so that each file holds at most max-size bytes (or one document) */
-  if (!p->is_stdout && p->max_size && p->size && p->size + n + 1 > p->max_size
-      && !rotate (p, error)) {
-    g_free (doc);
-    p->dropped++;
-    return FALSE;
-  }
-  gboolean ok = fwrite (doc, 1, n, p->file) == n && fputc ('\n', p->file) != EOF
-      && fflush (p->file) == 0;
-  g_free (doc);
-  if (!ok) {
-    const int e = errno;
-    /* a full disk may have taken part of it: cut back to the last whole
-     * line, so that the file never holds half a document */
-    if (!p->is_stdout) {
-      clearerr (p->file);
-      if (ftruncate (fileno (p->file), (off_t) p->size) != 0)
-        GST_CAT_WARNING_OBJECT (gst_metapublish_debug, p->element, "cannot cut \"%s\" back "
-            "to its last whole line: %s", p->path, g_strerror (errno));
-    }
-    g_set_error (error, GST_RESOURCE_ERROR, e == ENOSPC ? GST_RESOURCE_ERROR_NO_SPACE_LEFT
-        : GST_RESOURCE_ERROR_WRITE, "Cannot write a document to \"%s\": %s",
-        p->path ? p->path : "standard output", g_strerror (e));
-    p->dropped++;
-    return FALSE;
-  }
-  p->delivered++;
-  p->size += n + 1;
-  GST_CAT_LOG_OBJECT (gst_metapublish_debug, p->element, "document of %" G_GSIZE_FORMAT
-      " bytes written", n);
-  return TRUE;
 }
 
 /* ---- MQTT ---- */
@@ -644,7 +481,7 @@ fv_publisher_open (const FvPublishSettings *s, GstElement *element, GError **err
     ok = TRUE;
   } else {
     p->path = g_strdup (loc);
-    ok = open_file (p, TRUE, error);
+    ok = fv_publish_file_open (p, TRUE, error);
   }
   if (!ok) {
     p->element = NULL;   /* nothing was queued: no warning */
@@ -658,7 +495,7 @@ gboolean
 fv_publisher_send (FvPublisher *p, gchar *doc, GError **error)
 {
   if (p->file)
-    return file_send (p, doc, error);
+    return fv_publish_file_send (p, doc, error);
   post_events (p);
   const gsize n = strlen (doc);
   g_mutex_lock (&p->lock);

@@ -56,6 +56,7 @@
 #include <math.h>
 #include <string.h>
 #include "gstvjdetect.h"
+#include "gstvjdetect-private.h"
 #include "fv_config.h"
 #include "fv_luma.h"
 #include "fv_cuda.h"
@@ -66,14 +67,13 @@
 #include <gst/analytics/analytics.h>
 #endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_vj_detect_debug);
+GST_DEBUG_CATEGORY (gst_vj_detect_debug);
 #define GST_CAT_DEFAULT gst_vj_detect_debug
 
 #define MAX_ANGLES 64
 /* docs/vjdetect.md ("Turned faces") measures it */
 #define DEFAULT_TURNED_MIN_NEIGHBORS 8
 #define ANGLES_RULE "a list of 1 to 64 angles in degrees, each in -90..90, separated by commas"
-#define DEFAULT_CASCADE "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
 #define DEFAULT_LABEL "face"
 
 enum {
@@ -106,84 +106,6 @@ enum {
 G_DEFINE_TYPE (GstVjDetect, gst_vj_detect, GST_TYPE_FV_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (vjdetect, "vjdetect", GST_RANK_NONE, GST_TYPE_VJ_DETECT);
 
-/* The cascade property reads back the cascade in use (a change that could
- * not be used). */
-static void
-read_back_cascade (GstVjDetect *self)
-{
-  GST_OBJECT_LOCK (self);
-  g_free (self->cascade_path);
-  self->cascade_path = g_strdup (self->loaded_path);
-  GST_OBJECT_UNLOCK (self);
-  g_object_notify (G_OBJECT (self), "cascade");
-}
-
-/* Loads the cascade named by the property (shared, fvcascades.c), and its
- * path into *path; on failure posts an error (at start, or none in use) or,
- * with keep_old, a warning (a change while playing: the one in use stays). */
-static const fv_cascade *
-load_cascade (GstVjDetect *self, gboolean keep_old, gchar **path)
-{
-  GST_OBJECT_LOCK (self);
-  *path = g_strdup (self->cascade_path ? self->cascade_path : DEFAULT_CASCADE);
-  self->cascade_changed = FALSE;
-  GST_OBJECT_UNLOCK (self);
-  const fv_cascade *c = fv_cascades_get (*path);
-  if (!c) {
-    /* fv_last_error() names the file and the reason, in valid UTF-8 */
-    /* as filesrc: NOT_FOUND, OPEN_READ, or READ for a file whose content
-     * is not a cascade; the debug part has the path and the reason */
-    gchar *debug = NULL;
-    const gint code = gst_fv_filter_file_error (*path, NULL, GST_RESOURCE_ERROR_READ, &debug);
-    if (keep_old && self->cascade) {
-      gchar *in_use = g_filename_display_name (self->loaded_path);
-      gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
-          code, g_strdup_printf ("Cannot use the cascade %s; still using %s.", fv_last_error (),
-              in_use), debug, __FILE__, GST_FUNCTION, __LINE__);
-      g_free (in_use);
-      read_back_cascade (self);
-    } else {
-      gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
-          code, g_strdup_printf ("Cannot load the cascade %s.", fv_last_error ()), debug,
-          __FILE__, GST_FUNCTION, __LINE__);
-    }
-    g_clear_pointer (path, g_free);
-    return NULL;
-  }
-  GST_INFO_OBJECT (self, "cascade %s: %s %dx%d, %d stages", *path,
-      c->type == FV_FEATURE_LBP ? "LBP" : "HAAR", c->width, c->height, c->nstages);
-  return c;
-}
-
-/* The cascade that plans are made from from now on (plans point at it:
- * the caller has dropped those of the old one). */
-static void
-use_cascade (GstVjDetect *self, const fv_cascade *c, gchar *path)
-{
-  fv_cascades_put (self->cascade);
-  g_free (self->loaded_path);
-  self->cascade = c;
-  self->loaded_path = path;
-}
-
-/* A property's text for a message: quoted, valid UTF-8, at most 100
- * characters of it. */
-static gchar *
-shown_text (const gchar *text)
-{
-  if (!text)
-    return g_strdup ("(none)");
-  const gsize n = strlen (text);
-  gchar *valid = g_utf8_make_valid (text, MIN (n, 400));
-  const glong chars = g_utf8_strlen (valid, -1);
-  gchar *cut = g_utf8_substring (valid, 0, MIN (chars, 100));
-  gchar *shown = g_strdup_printf ("\"%s%s\" (%" G_GSIZE_FORMAT " bytes)", cut,
-      chars > 100 || n > 400 ? "…" : "", n);
-  g_free (valid);
-  g_free (cut);
-  return shown;
-}
-
 static gboolean
 gst_vj_detect_validate (GstFvFilter *filter)
 {
@@ -198,12 +120,12 @@ gst_vj_detect_validate (GstFvFilter *filter)
     return FALSE;
   }
   gchar *path;
-  const fv_cascade *c = load_cascade (self, FALSE, &path);
+  const fv_cascade *c = gst_vj_detect_load_cascade (self, FALSE, &path);
   if (!c)
     return FALSE;
   fv_vj_plan_destroy (self->plan);   /* none after a stop; made from the old cascade */
   self->plan = NULL;
-  use_cascade (self, c, path);
+  gst_vj_detect_use_cascade (self, c, path);
   return TRUE;
 }
 
@@ -232,10 +154,10 @@ gst_vj_detect_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
     self->max_width, self->max_height, threads };
   GST_OBJECT_UNLOCK (self);
   /* a new cascade: one that cannot be loaded while one is in use leaves
-   * that one, with its own warning (load_cascade) */
+   * that one, with its own warning (gst_vj_detect_load_cascade) */
   const fv_cascade *fresh = NULL;
   gchar *fresh_path = NULL;
-  if ((reload || !self->cascade) && !(fresh = load_cascade (self, TRUE, &fresh_path))
+  if ((reload || !self->cascade) && !(fresh = gst_vj_detect_load_cascade (self, TRUE, &fresh_path))
       && !self->cascade)
     return FALSE;
   /* made beside the plan in use, which goes only once this one is made */
@@ -258,13 +180,13 @@ gst_vj_detect_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
       fv_cascades_put (fresh);
       g_free (fresh_path);
       if (self->cascade)
-        read_back_cascade (self);
+        gst_vj_detect_read_back_cascade (self);
     }
     return FALSE;
   }
   gst_vj_detect_release (filter);
   if (fresh)
-    use_cascade (self, fresh, fresh_path);
+    gst_vj_detect_use_cascade (self, fresh, fresh_path);
   self->plan = plan;
   self->gray_stride = gray_stride;
   GST_OBJECT_LOCK (self);
@@ -304,70 +226,6 @@ luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
 #endif
   return fv_luma_from_rgb (&plane, r, g, b, out,
       (int) gst_fv_filter_threads (GST_FV_FILTER (self))) == FV_OK;
-}
-
-/* The frame's message: facedetect's shape (a "faces" list of "face"
- * structures with the box), each face also with its label, the id of its
- * ROI meta and its neighbors. */
-/* facedetect's updates, the same nicks and meanings */
-enum {
-  VJ_UPDATES_EVERY_FRAME = 0,
-  VJ_UPDATES_ON_CHANGE = 1,
-  VJ_UPDATES_ON_FACE = 2,
-  VJ_UPDATES_NONE = 3,
-};
-
-#define GST_TYPE_VJ_DETECT_UPDATES (gst_vj_detect_updates_get_type ())
-static GType
-gst_vj_detect_updates_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {VJ_UPDATES_EVERY_FRAME, "A message for every frame (a face that disappears shows)",
-        "every_frame"},
-    {VJ_UPDATES_ON_CHANGE, "A message when the number of boxes changes", "on_change"},
-    {VJ_UPDATES_ON_FACE, "A message for every frame with a box", "on_face"},
-    {VJ_UPDATES_NONE, "No messages", "none"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstVjDetectUpdates", values));
-  return type;
-}
-
-/* Whether this frame's message goes out (updates), n boxes in it. */
-static gboolean
-message_due (GstVjDetect *self, gint updates, gint n)
-{
-  const gint last = self->last_count;
-  self->last_count = n;
-  switch (updates) {
-    case VJ_UPDATES_ON_CHANGE: return n != last;
-    case VJ_UPDATES_ON_FACE: return n > 0;
-    case VJ_UPDATES_NONE: return FALSE;
-    default: return TRUE;
-  }
-}
-
-static void
-post_message (GstVjDetect *self, GstBuffer *buf, const gchar *name, const fv_detection *d,
-    const gint *ids, gint n, const gchar *label)
-{
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GValue faces = G_VALUE_INIT, face = G_VALUE_INIT;
-  g_value_init (&faces, GST_TYPE_LIST);
-  for (gint i = 0; i < n; i++) {
-    g_value_init (&face, GST_TYPE_STRUCTURE);
-    g_value_take_boxed (&face, gst_structure_new ("face",
-            "x", G_TYPE_UINT, (guint) d[i].box.x, "y", G_TYPE_UINT, (guint) d[i].box.y,
-            "width", G_TYPE_UINT, (guint) d[i].box.width,
-            "height", G_TYPE_UINT, (guint) d[i].box.height, "label", G_TYPE_STRING, label,
-            "id", G_TYPE_INT, ids[i], "neighbors", G_TYPE_INT, d[i].neighbors, NULL));
-    gst_value_list_append_and_take_value (&faces, &face);
-  }
-  GstStructure *s = fv_meta_frame_structure (name, buf, &trans->segment);
-  gst_structure_take_value (s, "faces", &faces);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
 #if FV_HAVE_GST_ANALYTICS
@@ -524,8 +382,8 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
    * between here and a tracker drops makes the tracker fail closed */
   fv_meta_mark_detection (frame->buffer, label, TRUE, GST_VIDEO_FRAME_WIDTH (frame),
       GST_VIDEO_FRAME_HEIGHT (frame));
-  if (message_due (self, updates, n) && post)
-    post_message (self, frame->buffer, message_name, d, ids, n, label);
+  if (gst_vj_detect_message_due (self, updates, n) && post)
+    gst_vj_detect_post_message (self, frame->buffer, message_name, d, ids, n, label);
   g_free (ids);
 done:
   g_free (message_name);
@@ -604,7 +462,7 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
       replan = FALSE;
       g_clear_pointer (&self->angles_refused, g_free);
       if (!a) {   /* the old list stays */
-        gchar *shown = shown_text (g_value_get_string (value));
+        gchar *shown = gst_vj_detect_shown_text (g_value_get_string (value));
         if (GST_STATE (self) < GST_STATE_PAUSED) {
           /* no bus may be there to see a warning: the start fails instead */
           self->angles_refused = shown;
