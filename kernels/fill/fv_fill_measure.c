@@ -21,9 +21,9 @@
  * inside itself; the seams join after, and the regions are named in one
  * pass. A band owns the regions whose first run it holds (a range of
  * region numbers) and sums its runs and row pairs into them; those of
- * regions another band owns it lists, and the lists are added after, in
- * band order, so that every region sees its runs in raster order. The
- * same integers for any number of bands. */
+ * regions another band owns it sums apart, one partial a region, and the
+ * partials are added after (the box by union). The same integers for any
+ * number of bands. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,15 +152,110 @@ overlap (int a0, int a1, int b0, int b1)
   return MAX (0, MIN (a1, b1) - MAX (a0, b0));
 }
 
-/* A band's runs (index and row) and pairs (region and the three counts)
- * of regions whose first run another band holds: added after the bands,
- * in band order, so that every region sees its runs in raster order. */
+/* A band's share of the regions whose first run another band holds: one
+ * partial sum a region (its runs' sums and box, its pairs), found by an
+ * open-addressing table of region numbers; added to the regions after the
+ * bands, in band order (a band's runs of such a region all come after the
+ * owner's, so its partial box joins by union). */
 typedef struct {
-  struct away_run { size_t i; int y; } *run;
-  struct away_pair { uint32_t k; int32_t t[3]; } *pair;
-  size_t nrun, npair, run_cap, pair_cap;
+  fv_fill_region r;
+  int64_t t[3];
+} partial;
+
+typedef struct {
+  uint32_t *key;           /* region numbers, FREE where empty */
+  uint32_t *slot;          /* their partial's index */
+  size_t cap;              /* a power of two, or 0 */
+  partial *part;
+  size_t n, part_cap;
   int nomem;
 } foreign;
+
+#define FREE UINT32_MAX
+
+static void
+foreign_clear (foreign *f)
+{
+  if (f->cap)
+    memset (f->key, 0xff, f->cap * sizeof *f->key);
+  f->n = 0;
+  f->nomem = 0;
+}
+
+static int
+foreign_grow (foreign *f)
+{
+  const size_t cap = f->cap ? 2 * f->cap : 64;
+  uint32_t *key = malloc (cap * sizeof *key), *slot = malloc (cap * sizeof *slot);
+  partial *part = realloc (f->part, cap / 2 * sizeof *part);
+  if (part) {
+    f->part = part;
+    f->part_cap = cap / 2;
+  }
+  if (!key || !slot || !part) {
+    free (key);
+    free (slot);
+    return 0;
+  }
+  memset (key, 0xff, cap * sizeof *key);
+  for (size_t i = 0; i < f->cap; i++)   /* the entries so far, placed again */
+    if (f->key[i] != FREE) {
+      size_t h = (f->key[i] * 2654435761u) & (cap - 1);
+      while (key[h] != FREE)
+        h = (h + 1) & (cap - 1);
+      key[h] = f->key[i];
+      slot[h] = f->slot[i];
+    }
+  free (f->key);
+  free (f->slot);
+  f->key = key;
+  f->slot = slot;
+  f->cap = cap;
+  return 1;
+}
+
+/* Region k's partial in this band, made empty on first use; NULL when out
+ * of memory (f->nomem set). */
+static partial *
+foreign_get (foreign *f, uint32_t k)
+{
+  if (2 * (f->n + 1) > f->cap && !foreign_grow (f)) {
+    f->nomem = 1;
+    return NULL;
+  }
+  size_t h = (k * 2654435761u) & (f->cap - 1);
+  while (f->key[h] != FREE && f->key[h] != k)
+    h = (h + 1) & (f->cap - 1);
+  if (f->key[h] == FREE) {
+    f->key[h] = k;
+    f->slot[h] = (uint32_t) f->n;
+    f->part[f->n++] = (partial) { .r = { .part = -1 } };
+  }
+  return &f->part[f->slot[h]];
+}
+
+/* A band's partial into its region (which has its owner's runs: the box
+ * grows by union). */
+static void
+join_partial (fv_fill_region *r, int64_t *t, const partial *q)
+{
+  const int x1 = MAX (r->x + r->width, q->r.x + q->r.width);
+  const int y1 = MAX (r->y + r->height, q->r.y + q->r.height);
+  r->x = MIN (r->x, q->r.x);
+  r->y = MIN (r->y, q->r.y);
+  r->width = x1 - r->x;
+  r->height = y1 - r->y;
+  r->area += q->r.area;
+  r->sum_x += q->r.sum_x;
+  r->sum_y += q->r.sum_y;
+  r->sum_xx += q->r.sum_xx;
+  r->sum_yy += q->r.sum_yy;
+  r->sum_xy += q->r.sum_xy;
+  r->cross_h += q->r.cross_h;
+  t[0] += q->t[0];
+  t[1] += q->t[1];
+  t[2] += q->t[2];
+}
 
 /* What a plan keeps from frame to frame: the joiners' tables and the
  * buffers, grown to the largest frame seen (counted against the budget
@@ -171,7 +266,7 @@ typedef struct fv_fill_measure_state {
   int bands;
   int64_t *pairs;          /* 3 a region */
   size_t pairs_cap;
-  foreign *away;           /* a band's runs and pairs of regions another owns */
+  foreign *away;           /* a band's partial sums of regions another owns */
   int *band_y;             /* bands + 1: each band's first row */
   uint32_t *kfirst[2];     /* bands + 1: each band's first region, of each */
 } measure_state;
@@ -199,23 +294,9 @@ add_run (fv_fill_region *r, const fv_fill_span *run, int y)
   r->cross_h += 2;   /* along a row a run is crossed at its two ends */
 }
 
-static int
-away_grow (void **a, size_t *cap, size_t n, size_t size)
-{
-  if (n < *cap)
-    return 1;
-  size_t c = *cap ? 2 * *cap : 256;
-  void *p = realloc (*a, c * size);
-  if (!p)
-    return 0;
-  *a = p;
-  *cap = c;
-  return 1;
-}
-
 /* Band b's share of the sums: its own regions' (kfirst[b] up to
  * kfirst[b + 1]) set out, its runs and its pairs of rows (y, y + 1) added
- * where it owns the region, listed in `f` where another band does. The
+ * where it owns the region, summed apart in `f` where another band does. The
  * pairs are those of pixels inside one region one row apart (straight
  * down, down-right, down-left), from which the crossings of its boundary
  * follow: two pointers over the runs of rows y and y + 1 widened by one
@@ -227,17 +308,15 @@ sum_band (const joiner *j, fv_fill_region *reg, int64_t *v, int height, int y0, 
   for (uint32_t k = k0; k < k1; k++)
     reg[k] = (fv_fill_region) { .x = INT32_MAX, .y = INT32_MAX, .part = -1 };
   memset (v + 3 * (size_t) k0, 0, 3 * sizeof *v * (k1 - k0));
-  f->nrun = f->npair = 0;
-  f->nomem = 0;
+  foreign_clear (f);
+  partial *q;
   for (int y = y0; y < y1; y++)
     for (size_t i = j->row_first[y]; i < j->row_first[y + 1]; i++) {
       const uint32_t k = j->parent[i];
       if (k >= k0 && k < k1)
         add_run (&reg[k], &j->run[i], y);
-      else if (away_grow ((void **) &f->run, &f->run_cap, f->nrun, sizeof *f->run))
-        f->run[f->nrun++] = (struct away_run) { i, y };
-      else
-        f->nomem = 1;
+      else if ((q = foreign_get (f, k)))
+        add_run (&q->r, &j->run[i], y);
     }
   for (int yy = y0; yy < y1 && yy + 1 < height; yy++) {
     const size_t a0 = j->row_first[yy], b0 = j->row_first[yy + 1], b1 = j->row_first[yy + 2];
@@ -253,10 +332,10 @@ sum_band (const joiner *j, fv_fill_region *reg, int64_t *v, int height, int y0, 
           p[0] += t[0];
           p[1] += t[1];
           p[2] += t[2];
-        } else if (away_grow ((void **) &f->pair, &f->pair_cap, f->npair, sizeof *f->pair)) {
-          f->pair[f->npair++] = (struct away_pair) { r, { t[0], t[1], t[2] } };
-        } else {
-          f->nomem = 1;
+        } else if ((q = foreign_get (f, r))) {
+          q->t[0] += t[0];
+          q->t[1] += t[1];
+          q->t[2] += t[2];
         }
       }
       if (a.x1 < b.x1) i++; else k++;
@@ -292,14 +371,9 @@ sum_regions (joiner *j, fv_fill_region *reg, int height, measure_state *ms, int 
   for (int b = 0; b < bands; b++) {
     const foreign *f = &ms->away[b];
     j->nomem |= f->nomem;
-    for (size_t i = 0; i < f->nrun; i++)
-      add_run (&reg[j->parent[f->run[i].i]], &j->run[f->run[i].i], f->run[i].y);
-    for (size_t i = 0; i < f->npair; i++) {
-      int64_t *p = &v[3 * (size_t) f->pair[i].k];
-      p[0] += f->pair[i].t[0];
-      p[1] += f->pair[i].t[1];
-      p[2] += f->pair[i].t[2];
-    }
+    for (size_t h = 0; h < f->cap; h++)
+      if (f->key[h] != FREE)
+        join_partial (&reg[f->key[h]], &v[3 * (size_t) f->key[h]], &f->part[f->slot[h]]);
   }
   const long nk = (long) j->nregions;
 #pragma omp parallel for num_threads(team.threads) schedule(static)
@@ -353,8 +427,9 @@ fv_fill_measure_free (fv_fill_plan *pl)
   free (ms->row[1]);
   free (ms->pairs);
   for (int b = 0; ms->away && b < ms->bands; b++) {
-    free (ms->away[b].run);
-    free (ms->away[b].pair);
+    free (ms->away[b].key);
+    free (ms->away[b].slot);
+    free (ms->away[b].part);
   }
   free (ms->away);
   free (ms->band_y);
