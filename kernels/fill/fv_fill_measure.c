@@ -40,6 +40,7 @@ typedef struct {
   size_t per_run;         /* bytes a run takes here */
   fv_fill_span *run;
   uint32_t *parent;       /* union-find, then the region of each run */
+  uint32_t *root;         /* naming: each run's root, then a root's region */
   uint32_t *part;         /* holes: the filled run each lies in */
   size_t *row_first;      /* height + 1: each row's first run */
   size_t n, cap, most;    /* most: the frame can hold no more */
@@ -67,10 +68,13 @@ reserve (joiner *j, size_t more)
   uint32_t *p = realloc (j->parent, cap * sizeof *p);
   if (p)
     j->parent = p;
+  uint32_t *o = realloc (j->root, cap * sizeof *o);
+  if (o)
+    j->root = o;
   uint32_t *q = j->with_part ? realloc (j->part, cap * sizeof *q) : NULL;
   if (q)
     j->part = q;
-  if (!r || !p || (j->with_part && !q)) {
+  if (!r || !p || !o || (j->with_part && !q)) {
     j->nomem = 1;
     return 0;
   }
@@ -120,24 +124,59 @@ place_rows (joiner *j, int height)
 }
 
 /* parent[] from trees to region indices, regions numbered by their first
- * run: a run's parent is never after it, so one pass finds every root and
- * the next names them; kfirst[b]: the first region whose first run lies
- * in band b (the regions band b owns: kfirst[b] up to kfirst[b + 1]). */
+ * run (a tree's root: a run's parent is never after it), band by band over
+ * the threads: each run's root (through the band's own roots, or up the
+ * trees where it leaves the band: parent[] is only read), the roots a
+ * band holds counted, numbered from the bands before (kfirst[b]: the first
+ * region whose first run lies in band b, the regions band b owns up to
+ * kfirst[b + 1]), then every run named by its root. */
 static void
 name_regions (joiner *j, const int *band_y, int bands, uint32_t *kfirst)
 {
-  for (size_t i = 0; i < j->n; i++)
-    j->parent[i] = j->parent[j->parent[i]];
-  size_t k = 0;
-  int b = 0;
-  for (size_t i = 0; i < j->n; i++) {
-    while (b < bands && j->row_first[band_y[b]] <= i)
-      kfirst[b++] = (uint32_t) k;
-    j->parent[i] = j->parent[i] == i ? (uint32_t) k++ : j->parent[j->parent[i]];
+  uint32_t *const parent = j->parent, *const root = j->root;
+  fv_team team = fv_team_begin (bands);
+#pragma omp parallel num_threads(team.threads)
+  {
+#pragma omp for schedule(static)
+    for (int b = 0; b < bands; b++) {
+      const size_t i0 = j->row_first[band_y[b]], i1 = j->row_first[band_y[b + 1]];
+      uint32_t n = 0;
+      for (size_t i = i0; i < i1; i++) {
+        uint32_t r = parent[i];
+        if (r == i)
+          n++;
+        else if (r >= i0)
+          r = root[r];   /* found already: an earlier run of this band */
+        else
+          while (parent[r] != r)
+            r = parent[r];
+        root[i] = r;
+      }
+      kfirst[b + 1] = n;
+    }
+#pragma omp single
+    {
+      kfirst[0] = 0;
+      for (int b = 0; b < bands; b++)
+        kfirst[b + 1] += kfirst[b];
+    }
+#pragma omp for schedule(static)
+    for (int b = 0; b < bands; b++) {
+      const size_t i0 = j->row_first[band_y[b]], i1 = j->row_first[band_y[b + 1]];
+      uint32_t k = kfirst[b];
+      for (size_t i = i0; i < i1; i++)
+        if (root[i] == i)
+          root[i] = k++;   /* a root: its region from now on */
+    }
+#pragma omp for schedule(static)
+    for (int b = 0; b < bands; b++) {
+      const size_t i0 = j->row_first[band_y[b]], i1 = j->row_first[band_y[b + 1]];
+      for (size_t i = i0; i < i1; i++)
+        parent[i] = parent[i] == i ? root[i] : root[root[i]];
+    }
   }
-  for (; b <= bands; b++)
-    kfirst[b] = (uint32_t) k;
-  j->nregions = k;
+  fv_team_end (team);
+  j->nregions = kfirst[bands];
 }
 
 static inline int64_t
@@ -392,6 +431,7 @@ joiner_free (joiner *j)
 {
   free (j->run);
   free (j->parent);
+  free (j->root);
   free (j->part);
   free (j->row_first);
   if (j->pl)
@@ -405,7 +445,7 @@ joiner_begin (joiner *j, fv_fill_plan *pl, int conn, int with_part)
   const int H = pl->p.height;
   if (!j->row_first) {
     *j = (joiner) { .pl = pl, .with_part = with_part,
-      .per_run = sizeof (fv_fill_span) + sizeof (uint32_t) * (with_part ? 2 : 1),
+      .per_run = sizeof (fv_fill_span) + sizeof (uint32_t) * (with_part ? 3 : 2),
       .most = ((size_t) pl->p.width / 2 + 1) * (size_t) H };
     j->row_first = malloc (sizeof *j->row_first * ((size_t) H + 2));
   }
