@@ -202,12 +202,14 @@ typedef struct {
 } partial;
 
 typedef struct {
+  fv_fill_plan *pl;        /* whose budget the table grows in */
   uint32_t *key;           /* region numbers, FREE where empty */
   uint32_t *slot;          /* their partial's index */
   size_t cap;              /* a power of two, or 0 */
   partial *part;
   size_t n, part_cap;
-  int nomem;
+  size_t counted;          /* bytes counted against the budget */
+  int nomem, over;
 } foreign;
 
 #define FREE UINT32_MAX
@@ -218,13 +220,19 @@ foreign_clear (foreign *f)
   if (f->cap)
     memset (f->key, 0xff, f->cap * sizeof *f->key);
   f->n = 0;
-  f->nomem = 0;
+  f->nomem = f->over = 0;
 }
 
 static int
 foreign_grow (foreign *f)
 {
   const size_t cap = f->cap ? 2 * f->cap : 64;
+  const size_t bytes = cap * (2 * sizeof (uint32_t) + sizeof (partial) / 2);
+  if (!fv_fill_grow (f->pl, bytes - f->counted)) {
+    f->over = 1;
+    return 0;
+  }
+  f->counted = bytes;   /* counted: fv_fill_measure_free gives it back */
   uint32_t *key = malloc (cap * sizeof *key), *slot = malloc (cap * sizeof *slot);
   partial *part = realloc (f->part, cap / 2 * sizeof *part);
   if (part) {
@@ -234,6 +242,7 @@ foreign_grow (foreign *f)
   if (!key || !slot || !part) {
     free (key);
     free (slot);
+    f->nomem = 1;
     return 0;
   }
   memset (key, 0xff, cap * sizeof *key);
@@ -254,14 +263,12 @@ foreign_grow (foreign *f)
 }
 
 /* Region k's partial in this band, made empty on first use; NULL when out
- * of memory (f->nomem set). */
+ * of memory or past the budget (f->nomem or f->over set). */
 static partial *
 foreign_get (foreign *f, uint32_t k)
 {
-  if (2 * (f->n + 1) > f->cap && !foreign_grow (f)) {
-    f->nomem = 1;
+  if (2 * (f->n + 1) > f->cap && !foreign_grow (f))
     return NULL;
-  }
   size_t h = (k * 2654435761u) & (f->cap - 1);
   while (f->key[h] != FREE && f->key[h] != k)
     h = (h + 1) & (f->cap - 1);
@@ -410,6 +417,7 @@ sum_regions (joiner *j, fv_fill_region *reg, int height, measure_state *ms, int 
   for (int b = 0; b < bands; b++) {
     const foreign *f = &ms->away[b];
     j->nomem |= f->nomem;
+    j->over |= f->over;
     for (size_t h = 0; h < f->cap; h++)
       if (f->key[h] != FREE)
         join_partial (&reg[f->key[h]], &v[3 * (size_t) f->key[h]], &f->part[f->slot[h]]);
@@ -470,6 +478,7 @@ fv_fill_measure_free (fv_fill_plan *pl)
     free (ms->away[b].key);
     free (ms->away[b].slot);
     free (ms->away[b].part);
+    __atomic_sub_fetch (&pl->held, ms->away[b].counted, __ATOMIC_RELAXED);
   }
   free (ms->away);
   free (ms->band_y);
@@ -539,6 +548,8 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
       ms->row[0] = malloc (sizeof (fv_fill_span) * most * bands);
       ms->row[1] = parts ? malloc (sizeof (fv_fill_span) * most * bands) : NULL;
       ms->away = calloc (bands, sizeof *ms->away);
+      for (int b = 0; ms->away && b < bands; b++)
+        ms->away[b].pl = pl;
       ms->band_y = malloc (sizeof (int) * (bands + 1));
       ms->kfirst[0] = malloc (sizeof (uint32_t) * (bands + 1));
       ms->kfirst[1] = malloc (sizeof (uint32_t) * (bands + 1));
@@ -581,7 +592,7 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
     sum_regions (hp, pl->regions, H, ms, bands, ms->kfirst[0]);
     if (parts)
       sum_regions (fp, pl->parts, H, ms, bands, ms->kfirst[1]);
-    ok = !hp->nomem && !(parts && fp->nomem);
+    ok = !hp->nomem && !hp->over && !(parts && (fp->nomem || fp->over));
   }
   if (ok && parts) {
     /* a hole's part is its first run's; the parts count their holes */
