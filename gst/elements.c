@@ -18,7 +18,7 @@ GST_ELEMENT_REGISTER_DECLARE (roitrack);
 G_MODULE_EXPORT gboolean fv_elements_register (GstPlugin *plugin);
 
 /* The budget of cores is shared by the process's pipelines (or this user's
- * processes, FV_SHARE_CORES=1): a region that gets fewer threads than it
+ * processes, FASTVISION_SHARE_CORES=1): a region that gets fewer threads than it
  * asked for says so (INFO when the team's
  * size changes, DEBUG every time), so that a budget someone shrank is
  * seen in the log (GST_DEBUG=fvthreads:4). */
@@ -30,7 +30,7 @@ team_notice (int want, int got, void *data)
     g_atomic_int_set (&last_got, got);
     if (got < want)
       GST_CAT_INFO (fv_threads_debug, "a parallel region got %d of the %d threads it asked "
-          "for: the budget of cores had %d free (shared by %s; FV_SHARE_CORES, "
+          "for: the budget of cores had %d free (shared by %s; FASTVISION_SHARE_CORES, "
           "docs/tuning.md)", got, want, fv_cores_free (), fv_cores_budget ());
     else
       GST_CAT_INFO (fv_threads_debug, "parallel regions get the %d threads they ask for", want);

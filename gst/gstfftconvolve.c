@@ -305,14 +305,14 @@ gst_fft_convolve_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
   gchar *wisdom = wisdom_path ();
   fv_conv_wisdom_use (wisdom);
   /* FFTW measures new transform sizes: seconds on a first start (bounded by
-   * FV_FFT_PLAN_SECONDS a size), said on the bus and in the log */
+   * FASTVISION_FFT_PLAN_SECONDS a size), said on the bus and in the log */
   const gint64 t0 = g_get_monotonic_time ();
   GST_INFO_OBJECT (self, "planning %s%dx%d kernel%s for %d plane(s) (wisdom %s)",
       is_grid ? "a grid of " : "", g.kernels[0].width, g.kernels[0].height, is_grid ? "s" : "",
       r->planes, wisdom);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_progress (GST_OBJECT (self),
           GST_PROGRESS_TYPE_START, "plan", "Planning the convolution (FFT sizes new to this "
-          "machine are measured, up to FV_FFT_PLAN_SECONDS each)"));
+          "machine are measured, up to FASTVISION_FFT_PLAN_SECONDS each)"));
   fv_status st = make_plans (self, r, &g, is_grid, plans, grids);
   const double ms = (g_get_monotonic_time () - t0) / 1000.0;
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_progress (GST_OBJECT (self),

@@ -104,7 +104,7 @@ export FV_TEST_DATA=$PWD/tests/data
 logs=${OUT:-/tmp}/gpuk-logs; mkdir -p "$logs"
 { for t in "test_box_cuda" "test_sat --cuda" "test_conv --cuda" "test_vj --cuda tests/data" \
     "test_fill --cuda tests/data" "test_chunk_run tests/data" "test_cores"; do echo "$t"; done
-  for spin in 0 50 -1; do echo "FV_CUDA_SPIN_US=$spin test_cuda_wait"; done; } |
+  for spin in 0 50 -1; do echo "FASTVISION_CUDA_SPIN_US=$spin test_cuda_wait"; done; } |
   xargs -P "$(nproc)" -I{} bash -c 'l=$2; set -- $1; env=; case $1 in *=*) env=$1; shift;; esac;
     n=$1${env:+-${env#*=}}; env $env timeout 500 ".gpuk/bin/$1" "${@:2}" >"$l/$n.log" 2>&1;
     echo "$n $?" >>"$l/rc"' _ {} "$logs"

@@ -22,7 +22,7 @@
  * default scheduling), and many streams of one process, each waiting on
  * its own thread, then spin every core and starve the threads that feed
  * the GPU (issue #24). This one polls while few threads wait (up to 2 ms:
- * no wake-up delay for a lone stream), else for FV_CUDA_SPIN_US, then
+ * no wake-up delay for a lone stream), else for FASTVISION_CUDA_SPIN_US, then
  * sleeps on a blocking event. fv_cuda.cu. */
 extern "C" cudaError_t fv_cuda_sync (cudaStream_t s);
 

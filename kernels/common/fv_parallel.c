@@ -10,7 +10,7 @@
 #include "fv_env.h"
 #include "fv_parallel.h"
 
-/* the user budget's key: "fv" and the user's id (FV_CORES_KEY for tests) */
+/* the user budget's key: "fv" and the user's id (FASTVISION_CORES_KEY for tests) */
 #define FV_CORES_KEY_BASE 0x66760000
 
 int
@@ -27,9 +27,9 @@ union fv_semun {
   struct semid_ds *buf;
 };
 
-/* Where tokens come from: nowhere (FV_SHARE_CORES=0), this process's own
+/* Where tokens come from: nowhere (FASTVISION_SHARE_CORES=0), this process's own
  * count (the default), or the semaphore set this user's processes share
- * (FV_SHARE_CORES=1): token count [0] and the cores it was sized for [1]. */
+ * (FASTVISION_SHARE_CORES=1): token count [0] and the cores it was sized for [1]. */
 enum { BUDGET_NONE, BUDGET_PROCESS, BUDGET_USER };
 static int kind = BUDGET_NONE;
 static int user_budget = -1;   /* the set's id */
@@ -61,7 +61,7 @@ grow (int id, int cores)
 static int
 open_user_budget (int cores)
 {
-  const char *k = getenv (FV_ENV_CORES_KEY);
+  const char *k = fv_env_get (FV_ENV_CORES_KEY);
   const key_t key = k && *k ? (key_t) strtol (k, NULL, 16)
       : (key_t) (FV_CORES_KEY_BASE | (geteuid () & 0xffff));
   int id = semget (key, 2, IPC_CREAT | IPC_EXCL | 0600);

@@ -8,11 +8,11 @@
  * pipelines at once get teams that together fit the cores instead of
  * spinning and waiting for each other's descheduled workers. A region
  * never waits for tokens: with none free it runs on its calling thread
- * alone. Whose budget (FV_SHARE_CORES, read once):
+ * alone. Whose budget (FASTVISION_SHARE_CORES, read once):
  *  - unset: this process's own (an atomic count);
  *  - 1: shared by this user's processes that set it too: a System V
  *    semaphore set private to the user (mode 0600, key from the user's id
- *    or FV_CORES_KEY; one made by anyone else, or not owner-only, is not
+ *    or FASTVISION_CORES_KEY; one made by anyone else, or not owner-only, is not
  *    used, and the process keeps its own); the kernel gives a process's
  *    tokens back when it exits, however it ends, and a set sized for fewer
  *    cores than a process sees grows to them;

@@ -39,6 +39,7 @@
 #include "fv_fill_plan.h"
 #include "fv_fill_measure_cuda.h"
 #include "../common/fv_cuda_check.cuh"
+#include "../common/fv_env.h"
 
 namespace {
 
@@ -423,7 +424,7 @@ struct fv_fill_measure_dev {
 
 namespace {
 
-/* FV_FILL_MEASURE_PROFILE=1: each phase's time on stderr (the stream
+/* FASTVISION_FILL_MEASURE_PROFILE=1: each phase's time on stderr (the stream
  * waited for after each: for finding where the time goes, not for speed) */
 struct Phases {
   bool on;
@@ -560,7 +561,7 @@ fv_fill_measure_dev_run (fv_fill_measure_dev *m, fv_fill_plan *pl, const unsigne
   cudaStream_t s = (cudaStream_t) stream;
   const bool conn8 = pl->p.connectivity == 8;
   int nh = 0, np = 0;
-  static const bool profile = getenv ("FV_FILL_MEASURE_PROFILE") != nullptr;
+  static const bool profile = fv_env_set (FV_ENV_FILL_MEASURE_PROFILE);
   Phases ph = { profile, s, fv_now_ms () };
   /* both planes labelled, then one wait for both counts */
   fv_status st = label (m, 0, hole_bits, conn8, s, ph);

@@ -206,14 +206,14 @@ run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
  * 16 Mpx and more with radii up to 32 (1.7x at 8K GRAY8 r=15); the table
  * was faster for one channel below that (4K GRAY8 r=15: 0.115 ms against
  * 0.134) and for large radii (8K GRAY8 r=100: 0.40 against 0.44).
- * FV_BOX_PATH=table or two-pass forces either where both can run. */
+ * FASTVISION_BOX_PATH=table or two-pass forces either where both can run. */
 static int
 sep_vbytes (const fv_box_params *p, bool acc64)
 {
   if (acc64 || p->mode == FV_BOX_STDDEV || p->channels > 4
       || fv_sep::seg_shared (p->channels, p->radius_x) > fv_sep::SHARED_MAX)
     return 0;
-  const char *path = getenv (FV_ENV_BOX_PATH);
+  const char *path = fv_env_get (FV_ENV_BOX_PATH);
   const bool forced = path && !strcmp (path, "two-pass");
   if (path && !strcmp (path, "table"))
     return 0;
@@ -465,7 +465,7 @@ fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst
   return fv_cuda_finish (c->ps.stream, dst->mem != FV_MEM_HOST);
 }
 
-/* How many bands host frames are cut into: FV_BOX_BANDS when set (0: none;
+/* How many bands host frames are cut into: FASTVISION_BOX_BANDS when set (0: none;
  * for tests); else 8 for frames of 4 MB and more whose halo (2 ry rows) is
  * at most a quarter of a band, none otherwise. */
 static void

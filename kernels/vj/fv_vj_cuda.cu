@@ -29,9 +29,9 @@
  * cameras) share those 16: each persistent grid gets 16 / (detections in
  * flight there) blocks per multiprocessor, at least one, so that one
  * frame's grid does not hold every SM while its last warps finish and the
- * other streams' frames wait. FV_VJ_STAGES=a,b, FV_VJ_BLOCKS_PER_SM (then
- * fixed), FV_VJ_WARPS_PER_BLOCK, FV_VJ_DEEP_SHARED=0 override them for
- * tuning; FV_VJ_PROFILE prints the phases' times.
+ * other streams' frames wait. FASTVISION_VJ_STAGES=a,b, FASTVISION_VJ_BLOCKS_PER_SM (then
+ * fixed), FASTVISION_VJ_WARPS_PER_BLOCK, FASTVISION_VJ_DEEP_SHARED=0 override them for
+ * tuning; FASTVISION_VJ_PROFILE prints the phases' times.
  *
  * The key count comes back with the first KEY_PREFETCH keys in the same
  * round trip; a second copy only when more windows passed.
@@ -110,7 +110,7 @@ struct fv_vj_cuda {
   unsigned int *h_nkeys;
   size_t key_cap;
   bool own_keys;            /* keys grew past the workspace's room */
-  int profile;              /* FV_VJ_PROFILE: phase times on stderr */
+  int profile;              /* FASTVISION_VJ_PROFILE: phase times on stderr */
   bool deep_shared;         /* deep windows copied to shared memory */
   cudaEvent_t ev[7];
 };
@@ -182,13 +182,13 @@ sums_are_exact (const fv_vj_model_host *mh)
 
 /* Stages 1 .. a-1 run in the uber-kernel, a .. b-1 in pass 3, the rest
  * in the deep pass: tuned on the H100 with haarcascade_frontalface_default
- * (FV_VJ_STAGES=a,b overrides it for tuning). */
+ * (FASTVISION_VJ_STAGES=a,b overrides it for tuning). */
 void
 pass_stages (int nstages, int *a, int *b)
 {
   *a = 4;
   *b = 4;
-  const char *env = getenv (FV_ENV_VJ_STAGES);
+  const char *env = fv_env_get (FV_ENV_VJ_STAGES);
   if (env)
     sscanf (env, "%d,%d", a, b);
   *a = *a < 1 ? 1 : *a > nstages ? nstages : *a;
@@ -390,7 +390,7 @@ tuning_from_env (fv_vj_cuda *c)
       : c->warps_per_block;
   c->deep_shared = fv_env_int (FV_ENV_VJ_DEEP_SHARED, 1) != 0;   /* or read global memory */
   c->profile = fv_env_set (FV_ENV_VJ_PROFILE);
-  /* raw detections are few: room for 4096, more on demand (FV_VJ_KEY_CAP
+  /* raw detections are few: room for 4096, more on demand (FASTVISION_VJ_KEY_CAP
    * makes it smaller, so that tests reach the regrowth) */
   const long long cap = fv_env_int (FV_ENV_VJ_KEY_CAP, 4096);
   c->d.key_cap = cap > 0 && cap < (1 << 30) ? (unsigned) cap : 4096;

@@ -6,7 +6,7 @@
 # pipeline less the same pipeline with identity, over the frames. On a
 # quiet machine, and loaded with one busy loop per core (`yes`, which the
 # scheduler shares the cores with). Also satfilter with the machine's
-# budget of cores off (FV_SHARE_CORES=0) and with threads=1. Rounds
+# budget of cores off (FASTVISION_SHARE_CORES=0) and with threads=1. Rounds
 # alternate; prints the median per-frame cost and satfilter's speed-up.
 # Needs gstreamer1.0-opencv and the plugin on GST_PLUGIN_PATH (default
 # build/gst).   tests/bench/bench_cpu_element.sh [ROUNDS] [FRAMES]
@@ -30,7 +30,7 @@ for r in $(seq "$rounds"); do
     [ $state = loaded ] && load
     add "$state identity" "$(wall "" identity)"
     add "$state satfilter" "$(wall "" "satfilter radius=15")"
-    add "$state satfilter, budget off" "$(wall FV_SHARE_CORES=0 "satfilter radius=15")"
+    add "$state satfilter, budget off" "$(wall FASTVISION_SHARE_CORES=0 "satfilter radius=15")"
     add "$state satfilter threads=1" "$(wall "" "satfilter radius=15 threads=1")"
     add "$state cvsmooth" "$(wall "" "cvsmooth type=blur kernel-width=31 kernel-height=31")"
     [ $state = loaded ] && unload

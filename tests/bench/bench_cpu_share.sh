@@ -4,8 +4,8 @@
 # (vjdetect ! satfilter roi-type=face) on the sample clip, as one pipeline,
 # as 4 processes at once and as 4 branches of one process; with default
 # settings (each process its own budget of cores), with the user's budget
-# shared between processes (FV_SHARE_CORES=1), with threads=1, and with the
-# budget turned off (FV_SHARE_CORES=0: every parallel region takes all the
+# shared between processes (FASTVISION_SHARE_CORES=1), with threads=1, and with the
+# budget turned off (FASTVISION_SHARE_CORES=0: every parallel region takes all the
 # threads it asks for, as before kernels/common/fv_parallel.c shared the
 # cores).
 # Rounds alternate; prints the median wall time of each. Needs the plugin on GST_PLUGIN_PATH (default: build/gst).
@@ -24,14 +24,14 @@ declare -A t
 add() { t[$1]="${t[$1]:-} $2"; }
 for r in $(seq "$rounds"); do
   add "one, default" "$(one "")"
-  add "one, budget off" "$(FV_SHARE_CORES=0 one "")"
+  add "one, budget off" "$(FASTVISION_SHARE_CORES=0 one "")"
   add "one, threads=1" "$(one threads=1)"
   add "4 processes, default" "$(procs "")"
-  add "4 processes, shared (FV_SHARE_CORES=1)" "$(FV_SHARE_CORES=1 procs "")"
-  add "4 processes, budget off" "$(FV_SHARE_CORES=0 procs "")"
+  add "4 processes, shared (FASTVISION_SHARE_CORES=1)" "$(FASTVISION_SHARE_CORES=1 procs "")"
+  add "4 processes, budget off" "$(FASTVISION_SHARE_CORES=0 procs "")"
   add "4 processes, threads=1" "$(procs threads=1)"
   add "1 process, 4 branches, default" "$(branches "")"
-  add "1 process, 4 branches, budget off" "$(FV_SHARE_CORES=0 branches "")"
+  add "1 process, 4 branches, budget off" "$(FASTVISION_SHARE_CORES=0 branches "")"
   add "1 process, 4 branches, threads=1" "$(branches threads=1)"
   echo "round $r done" >&2
 done

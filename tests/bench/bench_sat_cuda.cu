@@ -238,7 +238,7 @@ main (int argc, char **argv)
     for (int ch : {1, 4})
       for (int r : {15, 100}) {
         /* each path forced (the plan's choice is the faster of the two) */
-        setenv ("FV_BOX_PATH", path ? "table" : "two-pass", 1);
+        setenv ("FASTVISION_BOX_PATH", path ? "table" : "two-pass", 1);
         fv_box_params bp = {};
         bp.width = s.w; bp.height = s.h; bp.channels = ch;
         bp.channel_mask = ch == 4 ? 0x7 : 1; bp.sample = FV_U8;
@@ -268,7 +268,7 @@ main (int argc, char **argv)
             s.name, r, ch == 1 ? "GRAY8" : "RGBA", path ? "table" : "two passes", ms, hms);
         fv_box_plan_destroy (bplan);
         cudaFree (bin); cudaFree (bout); cudaFreeHost (hin); cudaFreeHost (hout);
-        unsetenv ("FV_BOX_PATH");
+        unsetenv ("FASTVISION_BOX_PATH");
       }
     for (int i = 0; i < NSETS; i++) {
       cudaFree (src[i]);

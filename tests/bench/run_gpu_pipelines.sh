@@ -34,16 +34,16 @@ dev1080="filesrc location=$clip ! decodebin ! videoconvert ! videoscale ! video/
 b "vjdetect + satfilter roi-type=face, 1080p NV12, CUDA memory" \
   "$dev1080 ! vjdetect ${FV_CASCADE:+cascade=$FV_CASCADE} backend=cuda ! satfilter roi-type=face radius=12 backend=cuda ! fakesink name=sink" \
   "$dev1080 ! fakesink name=sink"
-echo "== host frames: whole frame (FV_BOX_BANDS=0) against bands over streams"
+echo "== host frames: whole frame (FASTVISION_BOX_BANDS=0) against bands over streams"
 live4k="videotestsrc num-buffers=$n pattern=solid-color ! video/x-raw,format=RGBA,width=3840,height=2160"
 live8k="videotestsrc num-buffers=$n pattern=solid-color ! video/x-raw,format=GRAY8,width=7680,height=4320"
 for bands in 0 auto; do
-  if [ $bands = auto ]; then unset FV_BOX_BANDS; else export FV_BOX_BANDS=$bands; fi
+  if [ $bands = auto ]; then unset FASTVISION_BOX_BANDS; else export FASTVISION_BOX_BANDS=$bands; fi
   b "satfilter 4K RGBA, pinned source, bands=$bands" "$live4k ! $sf ! fakesink name=sink" "$live4k ! fakesink name=sink"
   b "satfilter 8K GRAY8, pinned source, bands=$bands" "$live8k ! $sf ! fakesink name=sink" "$live8k ! fakesink name=sink"
   b "satfilter 4K RGBA, pageable source, bands=$bands" "$host4k ! $sf ! fakesink name=sink" "$host4k ! fakesink name=sink"
 done
-unset FV_BOX_BANDS
+unset FASTVISION_BOX_BANDS
 echo "== host frames"
 b "satfilter r=15, 4K RGBA host" "$host4k ! $sf ! fakesink name=sink" "$host4k ! fakesink name=sink"
 b "satfilter r=15, 4K RGBA host, cpu" "$host4k ! satfilter radius=15 backend=cpu ! fakesink name=sink" \

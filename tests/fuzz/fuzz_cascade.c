@@ -13,9 +13,9 @@ static fv_rect *
 scan (const fv_cascade *c, const fv_image *im, int simd, int *n)
 {
   if (simd)
-    unsetenv ("FV_VJ_NO_SIMD");
+    unsetenv ("FASTVISION_VJ_NO_SIMD");
   else
-    setenv ("FV_VJ_NO_SIMD", "1", 1);
+    setenv ("FASTVISION_VJ_NO_SIMD", "1", 1);
   fv_vj_params p = { im->width, im->height, 1.25, 0, 0, 0, 0, 0, 1 };
   fv_vj_plan *plan = NULL;
   fv_rect *out = NULL;

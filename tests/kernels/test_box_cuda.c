@@ -3,7 +3,7 @@
  * checked against the reference in test_box_cpu), for host and device
  * images, on both of its paths: two passes of window sums (the mean and the
  * threshold where sums fit 32 bits) and the summed-area table, each forced
- * with FV_BOX_PATH as well as chosen by the plan. Skipped (77) without a
+ * with FASTVISION_BOX_PATH as well as chosen by the plan. Skipped (77) without a
  * GPU. */
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +96,7 @@ static void
 banded_host_frames (fvt_rng *rng)
 {
   static const struct {
-    const char *bands;   /* FV_BOX_BANDS; NULL: the automatic choice */
+    const char *bands;   /* FASTVISION_BOX_BANDS; NULL: the automatic choice */
     int w, h, ch, bits, r, mode, border;
   } cases[] = {
     { NULL, 1920, 1080, 4, 8, 15, FV_BOX_MEAN, FV_BORDER_RENORMALIZE },
@@ -112,9 +112,9 @@ banded_host_frames (fvt_rng *rng)
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     if (cases[i].bands)
-      setenv ("FV_BOX_BANDS", cases[i].bands, 1);
+      setenv ("FASTVISION_BOX_BANDS", cases[i].bands, 1);
     else
-      unsetenv ("FV_BOX_BANDS");
+      unsetenv ("FASTVISION_BOX_BANDS");
     fv_box_params p = { 0 };
     p.width = cases[i].w; p.height = cases[i].h; p.channels = cases[i].ch;
     p.channel_mask = p.channels == 4 ? 0x7 : (1u << p.channels) - 1;
@@ -125,7 +125,7 @@ banded_host_frames (fvt_rng *rng)
     p.sensitivity = 0.15;
     run_case (&p, 3, 5, rng);
   }
-  unsetenv ("FV_BOX_BANDS");
+  unsetenv ("FASTVISION_BOX_BANDS");
 }
 
 static void
@@ -210,12 +210,12 @@ main (void)
   /* each path forced wherever it can run, so that both stay tested */
   static const char *paths[] = { "two-pass", "table" };
   for (int i = 0; i < 2; i++) {
-    setenv ("FV_BOX_PATH", paths[i], 1);
+    setenv ("FASTVISION_BOX_PATH", paths[i], 1);
     box_for_each_case (run_case, &rng);
     segments (&rng);
     device_images (&rng, 1920, 1080, 1, FV_U8, 15, FV_BOX_MEAN);
     device_images (&rng, 7680, 4320, 1, FV_U8, 15, FV_BOX_THRESHOLD);
   }
-  unsetenv ("FV_BOX_PATH");
+  unsetenv ("FASTVISION_BOX_PATH");
   return fvt_summary ("test_box_cuda");
 }

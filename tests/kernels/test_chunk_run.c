@@ -487,9 +487,9 @@ fill_tests (fvt_rng *rng, const char *data)
       fv_fill_plan_destroy (plan);
       free (want);
     }
-    setenv ("FV_CHUNK_PEER_DIRECT", "0", 1);
+    setenv ("FASTVISION_CHUNK_PEER_DIRECT", "0", 1);
     fill_case (&sp2, 4, FV_FILL_FILLED, 255, &all, "tall spiral, all GPUs, staged", 1);
-    unsetenv ("FV_CHUNK_PEER_DIRECT");
+    unsetenv ("FASTVISION_CHUNK_PEER_DIRECT");
   }
   fvt_image_free (&sp1);
   fvt_image_free (&sp2);

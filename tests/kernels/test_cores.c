@@ -2,7 +2,7 @@
 /* The budget of cores (fv_parallel.h), on private keys so that tests
  * running beside it do not share its tokens:
  *  - by default the process's own: teams take from it, no semaphore made;
- *  - FV_SHARE_CORES=1: this user's semaphore set, owner-only (0600); a set
+ *  - FASTVISION_SHARE_CORES=1: this user's semaphore set, owner-only (0600); a set
  *    at the key that is not owner-only, or an older one-semaphore set, is
  *    not used (the process keeps its own budget, the set untouched); a set
  *    sized for one core grows to this process's cores;
@@ -10,7 +10,7 @@
  *    are free, its calling thread alone when none are, and gives them back;
  *  - a nested region takes none;
  *  - a process killed while holding tokens gives them back (SEM_UNDO);
- *  - FV_SHARE_CORES=0 turns the budget off;
+ *  - FASTVISION_SHARE_CORES=0 turns the budget off;
  *  - the CPU kernels whose teams shrink (box filter, fill, convolution)
  *    give the same bytes with one thread as with the team they asked for. */
 #include <signal.h>
@@ -40,8 +40,8 @@ make_set (key_t k, int n, int mode, int v)
   return id >= 0 && semop (id, ops, n) == 0 ? id : -1;
 }
 
-/* Runs check () in a child with FV_SHARE_CORES=share (NULL: unset) and
- * FV_CORES_KEY=k; its exit status 0 means it held. */
+/* Runs check () in a child with FASTVISION_SHARE_CORES=share (NULL: unset) and
+ * FASTVISION_CORES_KEY=k; its exit status 0 means it held. */
 static int
 in_child (const char *share, key_t k, int (*check) (void))
 {
@@ -49,11 +49,11 @@ in_child (const char *share, key_t k, int (*check) (void))
   if (pid == 0) {
     char buf[32];
     snprintf (buf, sizeof buf, "%x", (unsigned) k);
-    setenv ("FV_CORES_KEY", buf, 1);
+    setenv ("FASTVISION_CORES_KEY", buf, 1);
     if (share)
-      setenv ("FV_SHARE_CORES", share, 1);
+      setenv ("FASTVISION_SHARE_CORES", share, 1);
     else
-      unsetenv ("FV_SHARE_CORES");
+      unsetenv ("FASTVISION_SHARE_CORES");
     _exit (check ());
   }
   int status = 0;
@@ -147,10 +147,10 @@ main (void)
   char k[32];
   key = (key_t) (0x5f760000 | (getpid () & 0xfff));   /* the library's own are 0x6676.... */
   snprintf (k, sizeof k, "%x", (unsigned) key);
-  setenv ("FV_CORES_KEY", k, 1);
+  setenv ("FASTVISION_CORES_KEY", k, 1);
 
   const int C = fv_threads_resolve (0);
-  FVT_CHECK (in_child ("0", key, check_off), "FV_SHARE_CORES=0 keeps a budget");
+  FVT_CHECK (in_child ("0", key, check_off), "FASTVISION_SHARE_CORES=0 keeps a budget");
   FVT_CHECK (in_child (NULL, key, check_process), "the process's own budget: wrong");
   /* sets at the key this process must not use, each left as it was */
   const key_t open_key = key ^ 0x1000, old_key = key ^ 0x2000, small_key = key ^ 0x3000;
@@ -175,7 +175,7 @@ main (void)
   semctl (empty_set, 0, IPC_RMID);
 
   /* this user's processes from here on */
-  setenv ("FV_SHARE_CORES", "1", 1);
+  setenv ("FASTVISION_SHARE_CORES", "1", 1);
   FVT_CHECK (fv_cores_free () == C, "a new budget holds %d tokens, not one a core (%d)",
       fv_cores_free (), C);
 

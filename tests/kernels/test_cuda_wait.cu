@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fv_cuda_sync (fv_cuda_check.cuh), the wait every CUDA plan uses: it
  * returns only once the stream's work is done, whether it catches the work
- * while polling or sleeps on its event (FV_CUDA_SPIN_US 0, 50 and -1 run
+ * while polling or sleeps on its event (FASTVISION_CUDA_SPIN_US 0, 50 and -1 run
  * this program in turn: meson.build); the same thread waits again after
  * its context was destroyed and another made (a GStreamer context freed
  * between pipelines while the streaming threads live on), on many threads
@@ -87,8 +87,8 @@ main (void)
     printf ("no CUDA device: skipped\n");
     return 77;
   }
-  const char *spin = getenv ("FV_CUDA_SPIN_US");
-  printf ("FV_CUDA_SPIN_US=%s\n", spin ? spin : "(unset)");
+  const char *spin = getenv ("FASTVISION_CUDA_SPIN_US");
+  printf ("FASTVISION_CUDA_SPIN_US=%s\n", spin ? spin : "(unset)");
   cudaSetDevice (0);
   one_context ("first context");
   /* the primary context destroyed and made again: this thread's event for

@@ -341,26 +341,26 @@ equal_paths_one (const fv_cascade *c, const char *name, size_t k, const fv_image
     fv_image im = mixed_frame (w, h, rng, photo);
     fv_vj_params p = { w, h, 1.1, 0, 0, 0, 0, 0, 1 };
     int n1, n2, n3;
-    setenv ("FV_VJ_NO_SIMD", "1", 1);
+    setenv ("FASTVISION_VJ_NO_SIMD", "1", 1);
     fv_rect *a = detect (c, &p, &im, FV_BACKEND_CPU, &n1, NULL, NULL);
-    unsetenv ("FV_VJ_NO_SIMD");
+    unsetenv ("FASTVISION_VJ_NO_SIMD");
     p.threads = 3;
     fv_rect *b = detect (c, &p, &im, FV_BACKEND_CPU, &n2, NULL, NULL);
     FVT_CHECK (n1 == n2 && n1 >= 0 && !memcmp (a, b, sizeof *a * n1),
         "%s %dx%d: scalar one thread %d windows, SIMD three threads %d", name, w, h, n1, n2);
     /* where the CPU has AVX-512 that was its scan: AVX2's must agree too */
     int n4;
-    setenv ("FV_VJ_NO_AVX512", "1", 1);
+    setenv ("FASTVISION_VJ_NO_AVX512", "1", 1);
     fv_rect *v = detect (c, &p, &im, FV_BACKEND_CPU, &n4, NULL, NULL);
-    unsetenv ("FV_VJ_NO_AVX512");
+    unsetenv ("FASTVISION_VJ_NO_AVX512");
     FVT_CHECK (n1 == n4 && n4 >= 0 && !memcmp (a, v, sizeof *a * n1),
         "%s %dx%d: scalar %d windows, AVX2 %d", name, w, h, n1, n4);
     free (v);
     if (backend == FV_BACKEND_CUDA) {
       /* room for 8 raw windows at first: the plan must grow it and rerun */
-      setenv ("FV_VJ_KEY_CAP", "8", 1);
+      setenv ("FASTVISION_VJ_KEY_CAP", "8", 1);
       fv_rect *g = detect (c, &p, &im, FV_BACKEND_CUDA, &n3, NULL, NULL);
-      unsetenv ("FV_VJ_KEY_CAP");
+      unsetenv ("FASTVISION_VJ_KEY_CAP");
       FVT_CHECK (n1 == n3 && n3 >= 0 && !memcmp (a, g, sizeof *a * n1),
           "%s %dx%d: CPU %d windows, CUDA %d", name, w, h, n1, n3);
       printf ("CUDA equals CPU: %-40s %dx%d, %d windows\n", name, w, h, n3);

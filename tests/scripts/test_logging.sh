@@ -61,7 +61,7 @@ class Op(ctypes.Structure):
 ops = (Op * 1)(Op(1, 64, 0))   # sized for 64 cores, none free; the semop marks it ready
 assert sem >= 0 and libc.semop(sem, ops, 1) == 0
 PY
-out=$(FV_SHARE_CORES=1 FV_CORES_KEY=$key GST_DEBUG=fvthreads:4 gst-launch-1.0 videotestsrc num-buffers=2 ! \
+out=$(FASTVISION_SHARE_CORES=1 FASTVISION_CORES_KEY=$key GST_DEBUG=fvthreads:4 gst-launch-1.0 videotestsrc num-buffers=2 ! \
   video/x-raw,format=GRAY8,width=640,height=480 ! satfilter backend=cpu threads=2 ! fakesink 2>&1 >/dev/null)
 python3 - "$key" <<'PY'
 import ctypes, sys
