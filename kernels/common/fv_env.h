@@ -64,8 +64,7 @@ extern "C" {
 /* satfilter GPU: "table" or "two-pass" makes the mean and threshold take
  * that path wherever it can run (unset: the plan's choice, fv_box_cuda.cu) */
 #define FV_ENV_BOX_PATH "FASTVISION_BOX_PATH"
-
-/* FV_ENV_FILL_MEASURE_PROFILE: autofill GPU measure: set, prints each phase's time */
+/* autofill GPU measure: set, prints each phase's time */
 #define FV_ENV_FILL_MEASURE_PROFILE "FASTVISION_FILL_MEASURE_PROFILE"
 
 /* The variable's text (or its FV_ name's, for one release); NULL when

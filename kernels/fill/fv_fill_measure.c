@@ -309,7 +309,7 @@ join_partial (fv_fill_region *r, int64_t *t, const partial *q)
 typedef struct fv_fill_measure_state {
   joiner j[2];             /* holes, parts */
   fv_fill_span *row[2];    /* a band's row of spans of each, bands side by side */
-  int bands;
+  int bands;               /* fixed by the plan's threads and height */
   int64_t *pairs;          /* 3 a region */
   size_t pairs_cap;
   foreign *away;           /* a band's partial sums of regions another owns */
@@ -558,7 +558,7 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
     }
   }
   if (!ms || !ms->row[0] || (parts && !ms->row[1]) || !ms->away || !ms->band_y
-      || !ms->kfirst[0] || !ms->kfirst[1] || ms->bands != bands) {
+      || !ms->kfirst[0] || !ms->kfirst[1]) {
     fv_set_last_error ("out of memory measuring the regions");
     return FV_ERR_NOMEM;
   }
