@@ -37,7 +37,7 @@ for d in .gpu .gpuk; do
     cp "/usr/share/opencv4/$c" "$d/cascades/$c"
   done
 done
-cp "$b/gst/libgstfastvision.so" "$b/gst/libfastvision-elements.so.0" .gpu/plugin/
+cp "$b/gst/libgstfastvision.so" .gpu/plugin/
 for t in "${elements[@]}"; do cp "$b/tests/$t" .gpu/bin/; done
 for t in "${kernels[@]}"; do cp "$b/tests/$t" .gpuk/bin/; done
 strip --strip-unneeded .gpu/bin/* .gpuk/bin/*; strip --strip-debug .gpu/plugin/*

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* CPU threading: OpenMP underneath, so that nested elements share one pool
- * per streaming thread and "threads = 0" means every core.
+/* CPU threading: one pool of persistent worker threads for the process,
+ * started as regions first need them, that every plan's parallel regions
+ * run on; "threads = 0" means every core this process may run on. A
+ * worker with nothing to do spins briefly (FV_POOL_SPIN rounds, a few
+ * microseconds: a frame's next region finds it awake) and then sleeps, so
+ * that pipelines sharing a machine do not spin against each other. No
+ * OpenMP: its waiting policy can only be chosen through the environment,
+ * before it loads.
  *
  * Every parallel region asks for its team through fv_team_begin: the
  * threads come out of a budget of cores, one token per core this process
@@ -27,10 +33,10 @@ extern "C" {
 /* Threads to use for a request: 0 = all cores, otherwise the number asked. */
 int fv_threads_resolve (int requested);
 
-/* One parallel region's team: `threads` to pass to num_threads (1 to the
- * number asked), `held` tokens to give back. Code in the region must not
- * assume the team has the size asked for: per-thread scratch is indexed by
- * omp_get_thread_num (), which stays below the size asked. */
+/* One parallel region's team: `threads` taking part (1 to the number
+ * asked), `held` tokens to give back. Code in the region must not assume
+ * the team has the size asked for: per-thread scratch is indexed by the
+ * part's number `me`, which stays below the size asked. */
 typedef struct {
   int threads, held;
 } fv_team;
@@ -45,6 +51,24 @@ void fv_team_end (fv_team team);
  * silent); NULL to stop. Called from the thread that begins the region. */
 typedef void (*fv_team_notice) (int want, int got, void *data);
 void fv_team_set_notice (fv_team_notice fn, void *data);
+
+/* Runs fn (ctx, me, parts) for every part me < parts = team.threads, on
+ * this thread and the pool's workers at once; returns when every call has
+ * returned. A part must not wait for another: when the workers are busy,
+ * this thread runs the parts nobody took, one after another. A region
+ * begun inside a part runs on its thread alone (fv_team_begin gives it one
+ * thread). */
+void fv_team_run (fv_team team, void (*fn) (void *ctx, int me, int parts), void *ctx);
+
+/* A parallel loop: body (ctx, i, me) for every i in [0, n), me the part
+ * running it. chunk 0: each part one contiguous range (fv_split_range);
+ * chunk > 0: parts take `chunk` indices at a time, in order, as they
+ * finish (for uneven work). */
+void fv_team_for (fv_team team, long n, int chunk, void (*body) (void *ctx, long i, int me),
+    void *ctx);
+
+/* TRUE on a thread that runs a part of a region now. */
+int fv_in_region (void);
 
 /* Tokens free in the budget now, or -1 when there is none (turned off).
  * For tests and logs. */

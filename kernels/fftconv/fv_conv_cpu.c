@@ -6,7 +6,6 @@
  * "valid" correlation; the kernel's spectrum and, for the renormalize
  * border, the in-frame kernel weight of every pixel are computed once per
  * plan. */
-#include <omp.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,52 +16,74 @@
 #include "fv_fft.h"
 
 
-/* Direct valid correlation of buf (stride bstride) into out (W x H); the
- * inner loop runs along x, built for AVX2 too. */
+/* Direct valid correlation of buf (stride bstride) into out (W x H), row
+ * by row; the inner loop runs along x, built for AVX2 too. */
+typedef struct {
+  const fv_conv_plan *pl;
+  const float *buf;
+  int bstride;
+  float *out;
+} direct_job;
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__ ((target_clones ("avx2", "default")))
 #endif
 static void
-direct (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
+direct_row (void *ctx, long y, int me)
 {
-  const int W = pl->ow, H = pl->oh, kw = pl->p.kernel_width, kh = pl->p.kernel_height;
-  fv_team team = fv_team_begin (pl->nthreads);
-#pragma omp parallel for num_threads(team.threads) schedule(dynamic, 4)
-  for (int y = 0; y < H; y++) {
-    float *o = out + (size_t) y * W;
-    for (int x = 0; x < W; x++)
-      o[x] = 0.0f;
-    for (int j = 0; j < kh; j++) {
-      const float *r = buf + (size_t) (y + j) * bstride;
-      const float *k = pl->kernel + (size_t) j * kw;
-      for (int i = 0; i < kw; i++) {
-        const float t = k[i];
-        const float *ri = r + i;
-        for (int x = 0; x < W; x++)
-          o[x] += t * ri[x];
-      }
+  (void) me;
+  const direct_job *d = ctx;
+  const fv_conv_plan *pl = d->pl;
+  const int W = pl->ow, kw = pl->p.kernel_width, kh = pl->p.kernel_height;
+  float *o = d->out + (size_t) y * W;
+  for (int x = 0; x < W; x++)
+    o[x] = 0.0f;
+  for (int j = 0; j < kh; j++) {
+    const float *r = d->buf + (size_t) (y + j) * d->bstride;
+    const float *k = pl->kernel + (size_t) j * kw;
+    for (int i = 0; i < kw; i++) {
+      const float t = k[i];
+      const float *ri = r + i;
+      for (int x = 0; x < W; x++)
+        o[x] += t * ri[x];
     }
   }
+}
+
+static void
+direct (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
+{
+  direct_job d = { pl, buf, bstride, out };
+  fv_team team = fv_team_begin (pl->nthreads);
+  fv_team_for (team, pl->oh, 4, direct_row, &d);
   fv_team_end (team);
+}
+
+/* One row of the spectrum times the kernel's, scaled. */
+static void
+multiply_row (void *ctx, long v, int me)
+{
+  (void) me;
+  const fv_conv_plan *pl = ctx;
+  const int cw = pl->pw / 2 + 1;
+  const float norm = 1.0f / ((float) pl->pw * (float) pl->ph);
+  for (int u = 0; u < cw; u++) {
+    size_t i = (size_t) v * cw + u;
+    float a = pl->spec[i][0], b = pl->spec[i][1];
+    float c = pl->kspec[i][0], d = pl->kspec[i][1];
+    pl->spec[i][0] = (a * c - b * d) * norm;
+    pl->spec[i][1] = (a * d + b * c) * norm;
+  }
 }
 
 /* FFT valid correlation of buf (pw x ph, already extended) into out. */
 static void
 by_fft (const fv_conv_plan *pl, float *buf, float *out)
 {
-  const int W = pl->ow, H = pl->oh, cw = pl->pw / 2 + 1;
+  const int W = pl->ow, H = pl->oh;
   fv_fft_r2c (pl->fwd, buf, pl->spec);
-  const float norm = 1.0f / ((float) pl->pw * (float) pl->ph);
   fv_team team = fv_team_begin (pl->nthreads);
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int v = 0; v < pl->ph; v++)
-    for (int u = 0; u < cw; u++) {
-      size_t i = (size_t) v * cw + u;
-      float a = pl->spec[i][0], b = pl->spec[i][1];
-      float c = pl->kspec[i][0], d = pl->kspec[i][1];
-      pl->spec[i][0] = (a * c - b * d) * norm;
-      pl->spec[i][1] = (a * d + b * c) * norm;
-    }
+  fv_team_for (team, pl->ph, 0, multiply_row, (void *) pl);
   fv_team_end (team);
   fv_fft_c2r (pl->inv, pl->spec, buf);
   for (int y = 0; y < H; y++)
@@ -94,6 +115,24 @@ correlate_window (const fv_conv_plan *pl, const fv_image *src, int c, float *res
   pl->correlate (pl, pl->buf, res);
 }
 
+typedef struct {
+  const fv_conv_plan *pl;
+  const float *res;
+  int c;
+  const fv_image *dst;
+} store_job;
+
+static void
+store_row (void *ctx, long y, int me)
+{
+  (void) me;
+  const store_job *j = ctx;
+  const fv_conv_params *p = &j->pl->p;
+  const int W = p->width;
+  fv_conv_store_row (p, j->res + (size_t) y * W, j->pl->scale ? j->pl->scale + (size_t) y * W
+      : NULL, j->pl->uniform_scale, W, j->c, (char *) j->dst->data + (size_t) y * j->dst->stride);
+}
+
 /* A whole frame's channel: correlated into a frame of floats, stored. */
 static fv_status
 convolve_channel (const fv_conv_plan *pl, const fv_image *src, int c, const fv_image *dst)
@@ -104,11 +143,9 @@ convolve_channel (const fv_conv_plan *pl, const fv_image *src, int c, const fv_i
   if (!res)
     return FV_ERR_NOMEM;
   correlate_window (pl, src, c, res);
+  store_job j = { pl, res, c, dst };
   fv_team team = fv_team_begin (pl->nthreads);
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int y = 0; y < H; y++)
-    fv_conv_store_row (p, res + (size_t) y * W, pl->scale ? pl->scale + (size_t) y * W : NULL,
-        pl->uniform_scale, W, c, (char *) dst->data + (size_t) y * dst->stride);
+  fv_team_for (team, H, 0, store_row, &j);
   fv_team_end (team);
   free (res);
   return FV_OK;
@@ -332,6 +369,23 @@ copy_channel (const fv_conv_params *p, const fv_image *src, int c, const fv_imag
   }
 }
 
+typedef struct {
+  const fv_conv_plan *pl;
+  const fv_image *src, *dst;
+  const int *chans;
+  int ntx;
+} tiles_job;
+
+static void
+tile_job (void *ctx, long job, int me)
+{
+  const tiles_job *j = ctx;
+  const fv_conv_plan *pl = j->pl;
+  const int tile = (int) (job % pl->tiles);
+  run_tile (pl, j->src, j->dst, j->chans[job / pl->tiles], tile % j->ntx, tile / j->ntx,
+      pl->tbuf[me], pl->tspec[me]);
+}
+
 static fv_status
 cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
 {
@@ -346,14 +400,9 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
     else
       copy_channel (p, src, c, dst);
   if (pl->tiles) {   /* every (channel, tile) pair is one job for whichever thread is free */
-    const int ntx = (p->width + pl->tw - 1) / pl->tw;
+    tiles_job j = { pl, src, dst, chans, (p->width + pl->tw - 1) / pl->tw };
     fv_team team = fv_team_begin (pl->nthreads);
-#pragma omp parallel for num_threads(team.threads) schedule(dynamic, 1)
-    for (int job = 0; job < nm * pl->tiles; job++) {
-      int t = omp_get_thread_num (), tile = job % pl->tiles;
-      run_tile (pl, src, dst, chans[job / pl->tiles], tile % ntx, tile / ntx, pl->tbuf[t],
-          pl->tspec[t]);
-    }
+    fv_team_for (team, (long) nm * pl->tiles, 1, tile_job, &j);
     fv_team_end (team);
     return FV_OK;
   }

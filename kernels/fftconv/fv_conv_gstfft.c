@@ -20,7 +20,6 @@
  * several threads at once, as the tiles do. */
 #include <stdlib.h>
 #include <string.h>
-#include <omp.h>
 #include <glib.h>
 #include <gst/fft/gstfftf32.h>
 #include "fv_conv.h"
@@ -143,80 +142,120 @@ full_at (const GstFFTF32Complex *h, int n, int j, float *re, float *im)
   }
 }
 
+/* The transforms' passes, each part a contiguous range of rows or columns
+ * with its own GstFFT state. */
+typedef struct {
+  fv_fft_plan p;
+  float *r;
+  fv_fft_complex *c;
+} fft_job;
+
+static void
+rows_forward (void *ctx, int me, int parts)
+{
+  const fft_job *j = ctx;
+  const int n0 = j->p->n0, n1 = j->p->n1, cw = n1 / 2 + 1;
+  int y0, y1;
+  fv_split_range (n0, parts, me, &y0, &y1);
+  GstFFTF32 *row = gst_fft_f32_new (n1, FALSE);
+  for (int y = y0; y < y1; y++)
+    gst_fft_f32_fft (row, j->r + (size_t) y * n1, (GstFFTF32Complex *) (j->c + (size_t) y * cw));
+  gst_fft_f32_free (row);
+}
+
+static void
+columns_forward (void *ctx, int me, int parts)
+{
+  const fft_job *j = ctx;
+  const int n0 = j->p->n0, n1 = j->p->n1, cw = n1 / 2 + 1, ch = n0 / 2 + 1;
+  fv_fft_complex *c = j->c;
+  int u0, u1;
+  fv_split_range (cw, parts, me, &u0, &u1);
+  GstFFTF32 *col = gst_fft_f32_new (n0, FALSE);
+  float *a = g_new (float, 2 * (size_t) n0), *b = a + n0;
+  GstFFTF32Complex *A = g_new (GstFFTF32Complex, 2 * (size_t) ch), *B = A + ch;
+  for (int u = u0; u < u1; u++) {
+    for (int j = 0; j < n0; j++) {
+      a[j] = c[(size_t) j * cw + u][0];
+      b[j] = c[(size_t) j * cw + u][1];
+    }
+    gst_fft_f32_fft (col, a, A);
+    gst_fft_f32_fft (col, b, B);
+    for (int j = 0; j < n0; j++) {   /* Z = A + iB */
+      float ar, ai, br, bi;
+      full_at (A, n0, j, &ar, &ai);
+      full_at (B, n0, j, &br, &bi);
+      c[(size_t) j * cw + u][0] = ar - bi;
+      c[(size_t) j * cw + u][1] = ai + br;
+    }
+  }
+  g_free (a);
+  g_free (A);
+  gst_fft_f32_free (col);
+}
+
 void
 fv_fft_r2c (fv_fft_plan p, float *r, fv_fft_complex *c)
 {
-  const int n0 = p->n0, n1 = p->n1, cw = n1 / 2 + 1, ch = n0 / 2 + 1;
+  fft_job j = { p, r, c };
   fv_team team = fv_team_begin (p->nthreads);
-#pragma omp parallel num_threads(team.threads)
-  {
-    GstFFTF32 *row = gst_fft_f32_new (n1, FALSE);
-#pragma omp for schedule(static)
-    for (int y = 0; y < n0; y++)
-      gst_fft_f32_fft (row, r + (size_t) y * n1, (GstFFTF32Complex *) (c + (size_t) y * cw));
-    gst_fft_f32_free (row);
-    GstFFTF32 *col = gst_fft_f32_new (n0, FALSE);
-    float *a = g_new (float, 2 * (size_t) n0), *b = a + n0;
-    GstFFTF32Complex *A = g_new (GstFFTF32Complex, 2 * (size_t) ch), *B = A + ch;
-#pragma omp for schedule(static)
-    for (int u = 0; u < cw; u++) {
-      for (int j = 0; j < n0; j++) {
-        a[j] = c[(size_t) j * cw + u][0];
-        b[j] = c[(size_t) j * cw + u][1];
-      }
-      gst_fft_f32_fft (col, a, A);
-      gst_fft_f32_fft (col, b, B);
-      for (int j = 0; j < n0; j++) {   /* Z = A + iB */
-        float ar, ai, br, bi;
-        full_at (A, n0, j, &ar, &ai);
-        full_at (B, n0, j, &br, &bi);
-        c[(size_t) j * cw + u][0] = ar - bi;
-        c[(size_t) j * cw + u][1] = ai + br;
-      }
-    }
-    g_free (a);
-    g_free (A);
-    gst_fft_f32_free (col);
-  }
+  fv_team_run (team, rows_forward, &j);
+  fv_team_run (team, columns_forward, &j);
   fv_team_end (team);
+}
+
+static void
+columns_inverse (void *ctx, int me, int parts)
+{
+  const fft_job *jb = ctx;
+  const int n0 = jb->p->n0, n1 = jb->p->n1, cw = n1 / 2 + 1, ch = n0 / 2 + 1;
+  fv_fft_complex *c = jb->c;
+  int u0, u1;
+  fv_split_range (cw, parts, me, &u0, &u1);
+  GstFFTF32 *col = gst_fft_f32_new (n0, TRUE);
+  float *a = g_new (float, 2 * (size_t) n0), *b = a + n0;
+  GstFFTF32Complex *A = g_new (GstFFTF32Complex, 2 * (size_t) ch), *B = A + ch;
+  for (int u = u0; u < u1; u++) {
+    for (int j = 0; j < ch; j++) {   /* the halves of A and B from Z */
+      const float *z = c[(size_t) j * cw + u], *m = c[(size_t) ((n0 - j) % n0) * cw + u];
+      const float dr = z[0] - m[0], di = z[1] + m[1];   /* Z[j] - conj Z[-j] */
+      A[j].r = 0.5f * (z[0] + m[0]);
+      A[j].i = 0.5f * (z[1] - m[1]);
+      B[j].r = 0.5f * di;
+      B[j].i = -0.5f * dr;
+    }
+    gst_fft_f32_inverse_fft (col, A, a);
+    gst_fft_f32_inverse_fft (col, B, b);
+    for (int j = 0; j < n0; j++) {
+      c[(size_t) j * cw + u][0] = a[j];
+      c[(size_t) j * cw + u][1] = b[j];
+    }
+  }
+  g_free (a);
+  g_free (A);
+  gst_fft_f32_free (col);
+}
+
+static void
+rows_inverse (void *ctx, int me, int parts)
+{
+  const fft_job *j = ctx;
+  const int n0 = j->p->n0, n1 = j->p->n1, cw = n1 / 2 + 1;
+  int y0, y1;
+  fv_split_range (n0, parts, me, &y0, &y1);
+  GstFFTF32 *row = gst_fft_f32_new (n1, TRUE);
+  for (int y = y0; y < y1; y++)
+    gst_fft_f32_inverse_fft (row, (GstFFTF32Complex *) (j->c + (size_t) y * cw),
+        j->r + (size_t) y * n1);
+  gst_fft_f32_free (row);
 }
 
 void
 fv_fft_c2r (fv_fft_plan p, fv_fft_complex *c, float *r)
 {
-  const int n0 = p->n0, n1 = p->n1, cw = n1 / 2 + 1, ch = n0 / 2 + 1;
+  fft_job j = { p, r, c };
   fv_team team = fv_team_begin (p->nthreads);
-#pragma omp parallel num_threads(team.threads)
-  {
-    GstFFTF32 *col = gst_fft_f32_new (n0, TRUE);
-    float *a = g_new (float, 2 * (size_t) n0), *b = a + n0;
-    GstFFTF32Complex *A = g_new (GstFFTF32Complex, 2 * (size_t) ch), *B = A + ch;
-#pragma omp for schedule(static)
-    for (int u = 0; u < cw; u++) {
-      for (int j = 0; j < ch; j++) {   /* the halves of A and B from Z */
-        const float *z = c[(size_t) j * cw + u], *m = c[(size_t) ((n0 - j) % n0) * cw + u];
-        const float dr = z[0] - m[0], di = z[1] + m[1];   /* Z[j] - conj Z[-j] */
-        A[j].r = 0.5f * (z[0] + m[0]);
-        A[j].i = 0.5f * (z[1] - m[1]);
-        B[j].r = 0.5f * di;
-        B[j].i = -0.5f * dr;
-      }
-      gst_fft_f32_inverse_fft (col, A, a);
-      gst_fft_f32_inverse_fft (col, B, b);
-      for (int j = 0; j < n0; j++) {
-        c[(size_t) j * cw + u][0] = a[j];
-        c[(size_t) j * cw + u][1] = b[j];
-      }
-    }
-    g_free (a);
-    g_free (A);
-    gst_fft_f32_free (col);
-    GstFFTF32 *row = gst_fft_f32_new (n1, TRUE);
-#pragma omp for schedule(static)
-    for (int y = 0; y < n0; y++)
-      gst_fft_f32_inverse_fft (row, (GstFFTF32Complex *) (c + (size_t) y * cw),
-          r + (size_t) y * n1);
-    gst_fft_f32_free (row);
-  }
+  fv_team_run (team, columns_inverse, &j);
+  fv_team_run (team, rows_inverse, &j);
   fv_team_end (team);
 }

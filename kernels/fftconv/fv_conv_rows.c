@@ -50,23 +50,36 @@ fv_conv_extend_row (const fv_conv_params *p, const char *row, long x, int n, int
     o[u] = sample_at (p, row, fv_border_map (x + u, W, p->border), c);
 }
 
+typedef struct {
+  const fv_conv_plan *pl;
+  const fv_image *src;
+  int c, x0, y0, n, bstride;
+  float *buf;
+} extend_job;
+
+static void
+extend_one (void *ctx, long v, int me)
+{
+  (void) me;
+  const extend_job *j = ctx;
+  const fv_conv_params *p = &j->pl->p;
+  const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
+  int sy = fv_border_map ((long) j->y0 + v - cy, p->height, p->border);
+  float *o = j->buf + (size_t) v * j->bstride;
+  if (sy < 0)
+    memset (o, 0, sizeof (float) * j->n);
+  else
+    fv_conv_extend_row (p, (const char *) j->src->data + (size_t) sy * j->src->stride,
+        (long) j->x0 - cx, j->n, j->c, o);
+}
+
 void
 fv_conv_extend (const fv_conv_plan *pl, const fv_image *src, int c, int x0, int y0, int n, int m,
     float *buf, int bstride, int threads)
 {
-  const fv_conv_params *p = &pl->p;
-  const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
+  extend_job j = { pl, src, c, x0, y0, n, bstride, buf };
   fv_team team = fv_team_begin (threads);
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int v = 0; v < m; v++) {
-    int sy = fv_border_map ((long) y0 + v - cy, p->height, p->border);
-    float *o = buf + (size_t) v * bstride;
-    if (sy < 0)
-      memset (o, 0, sizeof (float) * n);
-    else
-      fv_conv_extend_row (p, (const char *) src->data + (size_t) sy * src->stride, (long) x0 - cx, n,
-          c, o);
-  }
+  fv_team_for (team, m, 0, extend_one, &j);
   fv_team_end (team);
 }
 

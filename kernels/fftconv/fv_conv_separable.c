@@ -10,7 +10,6 @@
  * (fv_conv_separable_run, for windows of kernel grids and the edge
  * weights) leave the last-level cache from about 4K on. */
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fv_conv_plan.h"
@@ -143,45 +142,66 @@ fv_conv_separable_scratch (const fv_conv_plan *pl)
   return (size_t) (BAND + pl->p.kernel_height - 1) * pl->ew + (size_t) BAND * pl->ew + pl->ow;
 }
 
+typedef struct {
+  const fv_conv_plan *pl;
+  const fv_image *src, *dst;
+  int c;
+  const float *buf;   /* fv_conv_separable_run's input, its stride, its output */
+  int bstride;
+  float *out;
+} band_job;
+
+/* One band of BAND output rows: extended, both passes, stored. */
+static void
+channel_band (void *ctx, long band, int me)
+{
+  const band_job *j = ctx;
+  const fv_conv_plan *pl = j->pl;
+  const fv_conv_params *p = &pl->p;
+  const int W = pl->ow, H = pl->oh, ew = pl->ew;
+  const int kw = p->kernel_width, kh = p->kernel_height, y0 = (int) band * BAND;
+  const int m = H - y0 < BAND ? H - y0 : BAND;
+  float *e = pl->sep_rows + (size_t) me * fv_conv_separable_scratch (pl);
+  float *t = e + (size_t) (BAND + kh - 1) * ew, *r = t + (size_t) BAND * ew;
+  fv_conv_extend (pl, j->src, j->c, 0, y0, ew, m + kh - 1, e, ew, 1);
+  column_pass (e, ew, ew, m, pl->sep_col, kh, t);
+  for (int i = 0; i < m; i++) {
+    row_pass (t + (size_t) i * ew, W, pl->sep_row, kw, r);
+    fv_conv_store_row (p, r, pl->scale ? pl->scale + (size_t) (y0 + i) * W : NULL,
+        pl->uniform_scale, W, j->c, (char *) j->dst->data + (size_t) (y0 + i) * j->dst->stride);
+  }
+}
+
 void
 fv_conv_separable_channel (const fv_conv_plan *pl, const fv_image *src, int c,
     const fv_image *dst)
 {
-  const fv_conv_params *p = &pl->p;
-  const int W = pl->ow, H = pl->oh, ew = pl->ew;
-  const int kw = p->kernel_width, kh = p->kernel_height;
-  const size_t scratch = fv_conv_separable_scratch (pl);
+  band_job j = { pl, src, dst, c, NULL, 0, NULL };
   fv_team team = fv_team_begin (pl->nthreads);
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int y0 = 0; y0 < H; y0 += BAND) {
-    const int m = H - y0 < BAND ? H - y0 : BAND;
-    float *e = pl->sep_rows + (size_t) omp_get_thread_num () * scratch;
-    float *t = e + (size_t) (BAND + kh - 1) * ew, *r = t + (size_t) BAND * ew;
-    fv_conv_extend (pl, src, c, 0, y0, ew, m + kh - 1, e, ew, 1);
-    column_pass (e, ew, ew, m, pl->sep_col, kh, t);
-    for (int i = 0; i < m; i++) {
-      row_pass (t + (size_t) i * ew, W, pl->sep_row, kw, r);
-      fv_conv_store_row (p, r, pl->scale ? pl->scale + (size_t) (y0 + i) * W : NULL,
-          pl->uniform_scale, W, c, (char *) dst->data + (size_t) (y0 + i) * dst->stride);
-    }
-  }
+  fv_team_for (team, (pl->oh + BAND - 1) / BAND, 0, channel_band, &j);
   fv_team_end (team);
+}
+
+static void
+run_band (void *ctx, long band, int me)
+{
+  const band_job *j = ctx;
+  const fv_conv_plan *pl = j->pl;
+  const int W = pl->ow, H = pl->oh, ew = pl->ew;
+  const int kw = pl->p.kernel_width, kh = pl->p.kernel_height, y0 = (int) band * BAND;
+  const int m = H - y0 < BAND ? H - y0 : BAND;
+  float *t = pl->sep_rows + (size_t) me * fv_conv_separable_scratch (pl)
+      + (size_t) (BAND + kh - 1) * ew;
+  column_pass (j->buf + (size_t) y0 * j->bstride, j->bstride, ew, m, pl->sep_col, kh, t);
+  for (int r = 0; r < m; r++)
+    row_pass (t + (size_t) r * ew, W, pl->sep_row, kw, j->out + (size_t) (y0 + r) * W);
 }
 
 void
 fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, float *out)
 {
-  const int W = pl->ow, H = pl->oh, ew = pl->ew;
-  const int kw = pl->p.kernel_width, kh = pl->p.kernel_height;
+  band_job j = { pl, NULL, NULL, 0, buf, bstride, out };
   fv_team team = fv_team_begin (pl->nthreads);
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int y0 = 0; y0 < H; y0 += BAND) {
-    const int m = H - y0 < BAND ? H - y0 : BAND;
-    float *t = pl->sep_rows + (size_t) omp_get_thread_num () * fv_conv_separable_scratch (pl)
-        + (size_t) (BAND + kh - 1) * ew;
-    column_pass (buf + (size_t) y0 * bstride, bstride, ew, m, pl->sep_col, kh, t);
-    for (int r = 0; r < m; r++)
-      row_pass (t + (size_t) r * ew, W, pl->sep_row, kw, out + (size_t) (y0 + r) * W);
-  }
+  fv_team_for (team, (pl->oh + BAND - 1) / BAND, 0, run_band, &j);
   fv_team_end (team);
 }

@@ -13,7 +13,6 @@
  * reach the border label, and a last parallel pass writes each row run by
  * run. Background that no fill reached has no seed and does not touch the
  * border: it is enclosed. */
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fv_fill_plan.h"
@@ -242,8 +241,8 @@ fv_fill_cpu_init (fv_fill_plan *pl)
   return FV_OK;
 }
 
-/* What every thread of a fill shares. Each phase below runs inside the
- * parallel region: its worksharing loops bind to it (orphaned). */
+/* What every part of a fill shares. Each phase below is one pass over the
+ * team (fv_team_run, fv_team_for); part me works with thread state me. */
 typedef struct {
   fv_fill_plan *pl;
   const fv_image *src, *dst;
@@ -253,14 +252,16 @@ typedef struct {
   int ok;      /* cleared (never set) by any thread that runs out of memory */
 } fill_job;
 
-/* 1. Runs of background, one strip of rows per thread. */
+/* 1. Runs of background, one strip of rows per part. */
 static void
-phase_runs (fill_job *j, thread_state *t, int me)
+phase_runs (void *ctx, int me, int parts)
 {
+  fill_job *j = ctx;
+  thread_state *t = (thread_state *) j->pl->thread_state + me;
   const fv_fill_params *p = &j->pl->p;
   row_index *ri = j->pl->rows;
   int y0, y1;
-  fv_split_range (p->height, omp_get_num_threads (), me, &y0, &y1);
+  fv_split_range (p->height, parts, me, &y0, &y1);
   /* a team smaller than the plan's (fv_team_begin) gives a longer strip */
   const size_t most = row_runs (p->width) * (size_t) (y1 - y0);
   if (most > t->most)
@@ -301,41 +302,43 @@ flood_border (fill_job *j, thread_state *t)
 
 /* 2. Floods: item 0 from every border run, the others from one seed each. */
 static void
-phase_floods (fill_job *j, thread_state *t)
+phase_floods (void *ctx, long k, int me)
 {
+  fill_job *j = ctx;
+  thread_state *t = (thread_state *) j->pl->thread_state + me;
   row_index *ri = j->pl->rows;
-#pragma omp for schedule(dynamic, 1)
-  for (int k = 0; k <= j->pl->nseeds; k++) {
-    if (!j->ok)
-      continue;
-    if (k == 0) {
-      flood_border (j, t);
-      continue;
-    }
-    int y = j->seed[2 * k + 1], m = ri->count[y];
-    run_t *r = ri->row[y];
-    for (int d = 0; d < m; d++) {   /* the chosen run, or the next free one */
-      run_t *q = &r[(j->seed[2 * k] + d) % m];
-      if (!lload (&q->label)) {
-        if (!flood (&j->c, t, (uint32_t) k + 1, q, y))
-          j->ok = 0;
-        break;
-      }
+  if (!j->ok)
+    return;
+  if (k == 0) {
+    flood_border (j, t);
+    return;
+  }
+  int y = j->seed[2 * k + 1], m = ri->count[y];
+  run_t *r = ri->row[y];
+  for (int d = 0; d < m; d++) {   /* the chosen run, or the next free one */
+    run_t *q = &r[(j->seed[2 * k] + d) % m];
+    if (!lload (&q->label)) {
+      if (!flood (&j->c, t, (uint32_t) k + 1, q, y))
+        j->ok = 0;
+      break;
     }
   }
 }
 
 /* 3. Labels whose runs touch, and labels on the border, joined in a
- * union-find of the thread's own. */
+ * union-find of the part's own, over one strip of rows a part. */
 static void
-phase_join (fill_job *j, thread_state *t)
+phase_join (void *ctx, int me, int parts)
 {
+  fill_job *j = ctx;
+  thread_state *t = (thread_state *) j->pl->thread_state + me;
   const int W = j->pl->p.width, H = j->pl->p.height, e = j->c.conn8;
   row_index *ri = j->pl->rows;
   for (uint32_t l = 0; l < j->nl; l++)
     t->parent[l] = l;
-#pragma omp for schedule(static)
-  for (int y = 0; y < H; y++) {
+  int y0, y1;
+  fv_split_range (H, parts, me, &y0, &y1);
+  for (int y = y0; y < y1; y++) {
     run_t *a = ri->row[y], *aend = a + ri->count[y];
     for (run_t *q = a; q < aend; q++)
       if (q->label && (y == 0 || y == H - 1 || q->x0 == 0 || q->x1 == W))
@@ -352,16 +355,16 @@ phase_join (fill_job *j, thread_state *t)
   }
 }
 
-/* The threads' union-finds merged: which labels reach the border. One
+/* The parts' union-finds merged: which labels reach the border. One
  * thread. */
 static void
-merge_labels (fill_job *j)
+merge_labels (fill_job *j, int parts)
 {
   fv_fill_plan *pl = j->pl;
   thread_state *ts = pl->thread_state;
   for (uint32_t l = 0; l < j->nl; l++)
     pl->parent[l] = l;
-  for (int i = 0; i < omp_get_num_threads (); i++)
+  for (int i = 0; i < parts; i++)
     for (uint32_t l = 1; l < j->nl; l++)
       fv_fill_uf_union (pl->parent, l, fv_fill_uf_find (ts[i].parent, l));
   uint32_t root = fv_fill_uf_find (pl->parent, BORDER_LABEL);
@@ -372,19 +375,18 @@ merge_labels (fill_job *j)
 
 /* 4. Each row: contour value, then every run's verdict. */
 static void
-phase_write (fill_job *j)
+phase_write (void *ctx, long y, int me)
 {
+  (void) me;
+  const fill_job *j = ctx;
   const fv_fill_params *p = &j->pl->p;
   row_index *ri = j->pl->rows;
   const uint8_t fv = (uint8_t) p->fill_value, on_contour = p->output == FV_FILL_FILLED ? fv : 0;
-#pragma omp for schedule(static)
-  for (int y = 0; y < p->height; y++) {
-    uint8_t *o = (uint8_t *) j->dst->data + (size_t) y * j->dst->stride;
-    memset (o, on_contour, p->width);
-    const run_t *r = ri->row[y];
-    for (int k = 0; k < ri->count[y]; k++)
-      memset (o + r[k].x0, j->pl->outside[r[k].label] ? 0 : fv, r[k].x1 - r[k].x0);
-  }
+  uint8_t *o = (uint8_t *) j->dst->data + (size_t) y * j->dst->stride;
+  memset (o, on_contour, p->width);
+  const run_t *r = ri->row[y];
+  for (int k = 0; k < ri->count[y]; k++)
+    memset (o + r[k].x0, j->pl->outside[r[k].label] ? 0 : fv, r[k].x1 - r[k].x0);
 }
 
 /* measure: this row's enclosed runs (no fill reached them, or only fills
@@ -428,17 +430,11 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
     (uint32_t) S + 2, 1 };
   thread_state *ts = pl->thread_state;
   fv_team team = fv_team_begin (pl->nthreads);
-#pragma omp parallel num_threads(team.threads)
-  {
-    const int me = omp_get_thread_num ();
-    phase_runs (&j, &ts[me], me);
-#pragma omp barrier
-    phase_floods (&j, &ts[me]);
-    phase_join (&j, &ts[me]);
-#pragma omp single
-    merge_labels (&j);
-    phase_write (&j);
-  }
+  fv_team_run (team, phase_runs, &j);
+  fv_team_for (team, S + 1, 1, phase_floods, &j);
+  fv_team_run (team, phase_join, &j);
+  merge_labels (&j, team.threads);
+  fv_team_for (team, H, 0, phase_write, &j);
   fv_team_end (team);
   free (seed);
   int over = 0;

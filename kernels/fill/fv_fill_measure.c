@@ -123,6 +123,64 @@ place_rows (joiner *j, int height)
   return 1;
 }
 
+typedef struct {
+  joiner *j;
+  const int *band_y;
+  uint32_t *kfirst;
+} naming;
+
+/* Band b's runs: each one's root, and how many roots the band holds. */
+static void
+find_roots (void *ctx, long b, int me)
+{
+  (void) me;
+  const naming *nm = ctx;
+  const joiner *j = nm->j;
+  uint32_t *const parent = j->parent, *const root = j->root;
+  const size_t i0 = j->row_first[nm->band_y[b]], i1 = j->row_first[nm->band_y[b + 1]];
+  uint32_t n = 0;
+  for (size_t i = i0; i < i1; i++) {
+    uint32_t r = parent[i];
+    if (r == i)
+      n++;
+    else if (r >= i0)
+      r = root[r];   /* found already: an earlier run of this band */
+    else
+      while (parent[r] != r)
+        r = parent[r];
+    root[i] = r;
+  }
+  nm->kfirst[b + 1] = n;
+}
+
+/* Band b's roots numbered from kfirst[b]. */
+static void
+number_roots (void *ctx, long b, int me)
+{
+  (void) me;
+  const naming *nm = ctx;
+  const joiner *j = nm->j;
+  uint32_t *const root = j->root;
+  const size_t i0 = j->row_first[nm->band_y[b]], i1 = j->row_first[nm->band_y[b + 1]];
+  uint32_t k = nm->kfirst[b];
+  for (size_t i = i0; i < i1; i++)
+    if (root[i] == i)
+      root[i] = k++;   /* a root: its region from now on */
+}
+
+/* Band b's runs named by their roots' regions. */
+static void
+name_runs (void *ctx, long b, int me)
+{
+  (void) me;
+  const naming *nm = ctx;
+  const joiner *j = nm->j;
+  uint32_t *const parent = j->parent, *const root = j->root;
+  const size_t i0 = j->row_first[nm->band_y[b]], i1 = j->row_first[nm->band_y[b + 1]];
+  for (size_t i = i0; i < i1; i++)
+    parent[i] = parent[i] == i ? root[i] : root[root[i]];
+}
+
 /* parent[] from trees to region indices, regions numbered by their first
  * run (a tree's root: a run's parent is never after it), band by band over
  * the threads: each run's root (through the band's own roots, or up the
@@ -133,48 +191,14 @@ place_rows (joiner *j, int height)
 static void
 name_regions (joiner *j, const int *band_y, int bands, uint32_t *kfirst)
 {
-  uint32_t *const parent = j->parent, *const root = j->root;
+  naming nm = { j, band_y, kfirst };
   fv_team team = fv_team_begin (bands);
-#pragma omp parallel num_threads(team.threads)
-  {
-#pragma omp for schedule(static)
-    for (int b = 0; b < bands; b++) {
-      const size_t i0 = j->row_first[band_y[b]], i1 = j->row_first[band_y[b + 1]];
-      uint32_t n = 0;
-      for (size_t i = i0; i < i1; i++) {
-        uint32_t r = parent[i];
-        if (r == i)
-          n++;
-        else if (r >= i0)
-          r = root[r];   /* found already: an earlier run of this band */
-        else
-          while (parent[r] != r)
-            r = parent[r];
-        root[i] = r;
-      }
-      kfirst[b + 1] = n;
-    }
-#pragma omp single
-    {
-      kfirst[0] = 0;
-      for (int b = 0; b < bands; b++)
-        kfirst[b + 1] += kfirst[b];
-    }
-#pragma omp for schedule(static)
-    for (int b = 0; b < bands; b++) {
-      const size_t i0 = j->row_first[band_y[b]], i1 = j->row_first[band_y[b + 1]];
-      uint32_t k = kfirst[b];
-      for (size_t i = i0; i < i1; i++)
-        if (root[i] == i)
-          root[i] = k++;   /* a root: its region from now on */
-    }
-#pragma omp for schedule(static)
-    for (int b = 0; b < bands; b++) {
-      const size_t i0 = j->row_first[band_y[b]], i1 = j->row_first[band_y[b + 1]];
-      for (size_t i = i0; i < i1; i++)
-        parent[i] = parent[i] == i ? root[i] : root[root[i]];
-    }
-  }
+  fv_team_for (team, bands, 0, find_roots, &nm);
+  kfirst[0] = 0;
+  for (int b = 0; b < bands; b++)
+    kfirst[b + 1] += kfirst[b];
+  fv_team_for (team, bands, 0, number_roots, &nm);
+  fv_team_for (team, bands, 0, name_runs, &nm);
   fv_team_end (team);
   j->nregions = kfirst[bands];
 }
@@ -389,6 +413,36 @@ sum_band (const joiner *j, fv_fill_region *reg, int64_t *v, int height, int y0, 
   }
 }
 
+typedef struct {
+  joiner *j;
+  fv_fill_region *reg;
+  int64_t *v;
+  int height;
+  measure_state *ms;
+  const uint32_t *kfirst;
+} summing;
+
+static void
+sum_one_band (void *ctx, long b, int me)
+{
+  (void) me;
+  const summing *sm = ctx;
+  sum_band (sm->j, sm->reg, sm->v, sm->height, sm->ms->band_y[b], sm->ms->band_y[b + 1],
+      sm->kfirst[b], sm->kfirst[b + 1], &sm->ms->away[b]);
+}
+
+static void
+crossings (void *ctx, long k, int me)
+{
+  (void) me;
+  const summing *sm = ctx;
+  fv_fill_region *r = &sm->reg[k];
+  const int64_t *t = &sm->v[3 * k];
+  r->cross_v = 2 * r->area - 2 * t[0];
+  r->cross_d = 2 * r->area - 2 * t[1];
+  r->cross_a = 2 * r->area - 2 * t[2];
+}
+
 /* The regions' sums from their runs, band by band over the threads, then
  * what the bands listed for others in band order; the crossings last: a
  * pixel has one pair each way down and one each way up, so pairs that
@@ -409,11 +463,9 @@ sum_regions (joiner *j, fv_fill_region *reg, int height, measure_state *ms, int 
     ms->pairs_cap = need;
   }
   int64_t *v = ms->pairs;
+  summing sm = { j, reg, v, height, ms, kfirst };
   fv_team team = fv_team_begin (bands);
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int b = 0; b < bands; b++)
-    sum_band (j, reg, v, height, ms->band_y[b], ms->band_y[b + 1], kfirst[b], kfirst[b + 1],
-        &ms->away[b]);
+  fv_team_for (team, bands, 0, sum_one_band, &sm);
   for (int b = 0; b < bands; b++) {
     const foreign *f = &ms->away[b];
     j->nomem |= f->nomem;
@@ -422,15 +474,7 @@ sum_regions (joiner *j, fv_fill_region *reg, int height, measure_state *ms, int 
       if (f->key[h] != FREE)
         join_partial (&reg[f->key[h]], &v[3 * (size_t) f->key[h]], &f->part[f->slot[h]]);
   }
-  const long nk = (long) j->nregions;
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (long k = 0; k < nk; k++) {
-    fv_fill_region *r = &reg[k];
-    const int64_t *t = &v[3 * k];
-    r->cross_v = 2 * r->area - 2 * t[0];
-    r->cross_d = 2 * r->area - 2 * t[1];
-    r->cross_a = 2 * r->area - 2 * t[2];
-  }
+  fv_team_for (team, (long) j->nregions, 0, crossings, &sm);
   fv_team_end (team);
 }
 
@@ -531,6 +575,23 @@ band_rows (measure_state *ms, int b, int y0, int y1, int count, int parts,
   }
 }
 
+typedef struct {
+  measure_state *ms;
+  int count, parts;
+  fv_fill_spans_fn spans;
+  void *ctx;
+  size_t most;
+} banding;
+
+static void
+one_band_rows (void *data, long b, int me)
+{
+  (void) me;
+  const banding *bj = data;
+  band_rows (bj->ms, (int) b, bj->ms->band_y[b], bj->ms->band_y[b + 1], bj->count, bj->parts,
+      bj->spans, bj->ctx, bj->most);
+}
+
 fv_status
 fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
 {
@@ -567,10 +628,9 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
   if (parts)
     ok = joiner_begin (fp, pl, pl->p.connectivity == 8 ? 4 : 8, 0) && ok;
   for (int pass = 0; pass < 2 && ok; pass++) {
+    banding bj = { ms, pass == 0, parts, spans, ctx, most };
     fv_team team = fv_team_begin (bands);
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-    for (int b = 0; b < bands; b++)
-      band_rows (ms, b, ms->band_y[b], ms->band_y[b + 1], pass == 0, parts, spans, ctx, most);
+    fv_team_for (team, bands, 0, one_band_rows, &bj);
     fv_team_end (team);
     if (pass == 0)
       ok = place_rows (hp, H) && (!parts || place_rows (fp, H));

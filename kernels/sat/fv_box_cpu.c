@@ -204,6 +204,23 @@ fv_box_cpu_init (fv_box_plan *plan)
   return FV_OK;
 }
 
+typedef struct {
+  fv_box_plan *plan;
+  const fv_image *src, *dst;
+  rows_fn fn;
+} box_job;
+
+static void
+box_strip (void *ctx, long t, int me)
+{
+  (void) me;
+  const box_job *j = ctx;
+  const fv_box_cpu *c = j->plan->state;
+  int y0, y1;
+  fv_split_range (j->plan->p.height, c->nthreads, (int) t, &y0, &y1);
+  j->fn (j->plan, j->src, j->dst, y0, y1, (char *) c->scratch + c->scratch_stride * t);
+}
+
 fv_status
 fv_box_cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
@@ -213,14 +230,9 @@ fv_box_cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
   /* one strip per thread asked for, whatever the team: a thread of a
    * smaller team takes the next strip free */
   const fv_box_cpu *c = plan->state;
-  const int n = c->nthreads;
-  fv_team team = fv_team_begin (n);
-#pragma omp parallel for num_threads(team.threads) schedule(dynamic, 1)
-  for (int t = 0; t < n; t++) {
-    int y0, y1;
-    fv_split_range (p->height, n, t, &y0, &y1);
-    fn (plan, src, dst, y0, y1, (char *) c->scratch + c->scratch_stride * t);
-  }
+  box_job j = { plan, src, dst, fn };
+  fv_team team = fv_team_begin (c->nthreads);
+  fv_team_for (team, c->nthreads, 1, box_strip, &j);
   fv_team_end (team);
   return FV_OK;
 }

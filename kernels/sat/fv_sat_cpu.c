@@ -7,6 +7,15 @@
 #include "fv_sat_plan.h"
 #include "../common/fv_parallel.h"
 
+/* What a strip's call needs. */
+typedef struct {
+  const fv_image *src;
+  int ch, sq, n;
+  void *carry;
+  char *table;
+  size_t tstride;
+} sat_job;
+
 #define SAT_STRIP(NAME, TIN, TACC)                                              \
   static void NAME##_colsum (const fv_image *src, int ch, int sq, int y0, int y1, \
       TACC *col)                                                                \
@@ -44,17 +53,32 @@
       prev = o;                                                                 \
     }                                                                           \
   }                                                                             \
+  static void NAME##_colsum_strip (void *ctx, long t, int me)                   \
+  {                                                                             \
+    const sat_job *j = ctx;                                                     \
+    int y0, y1;                                                                 \
+    (void) me;                                                                  \
+    fv_split_range (j->src->height, j->n, (int) t, &y0, &y1);                   \
+    NAME##_colsum (j->src, j->ch, j->sq, y0, y1,                                \
+        (TACC *) j->carry + (size_t) t * j->src->width);                        \
+  }                                                                             \
+  static void NAME##_rows_strip (void *ctx, long t, int me)                     \
+  {                                                                             \
+    const sat_job *j = ctx;                                                     \
+    int y0, y1;                                                                 \
+    (void) me;                                                                  \
+    fv_split_range (j->src->height, j->n, (int) t, &y0, &y1);                   \
+    NAME##_rows (j->src, j->ch, j->sq, y0, y1,                                  \
+        (const TACC *) j->carry + (size_t) t * j->src->width, j->table, j->tstride); \
+  }                                                                             \
   static void NAME (fv_sat_plan *pl, const fv_image *src, char *table, size_t tstride) \
   {                                                                             \
-    const int W = src->width, H = src->height, n = pl->nthreads;                \
-    const int ch = pl->p.channel, sq = pl->p.squared;                           \
+    const int W = src->width, n = pl->nthreads;                                 \
     TACC *carry = (TACC *) pl->state; /* n+1 rows: column sums, then row above */ \
-    _Pragma ("omp parallel for num_threads(n) schedule(static, 1)")             \
-    for (int t = 0; t < n; t++) {                                               \
-      int y0, y1;                                                               \
-      fv_split_range (H, n, t, &y0, &y1);                                       \
-      NAME##_colsum (src, ch, sq, y0, y1, carry + (size_t) t * W);              \
-    }                                                                           \
+    sat_job j = { src, pl->p.channel, pl->p.squared, n, carry, table, tstride }; \
+    /* one strip per thread asked for, whatever the team */                   \
+    fv_team team = fv_team_begin (n);                                           \
+    fv_team_for (team, n, 1, NAME##_colsum_strip, &j);                          \
     /* turn column sums into the table row just above each strip */           \
     TACC *acc = carry + (size_t) n * W;                                         \
     memset (acc, 0, sizeof (TACC) * W);                                         \
@@ -67,12 +91,8 @@
         c[x] = run;                                                             \
       }                                                                         \
     }                                                                           \
-    _Pragma ("omp parallel for num_threads(n) schedule(static, 1)")             \
-    for (int t = 0; t < n; t++) {                                               \
-      int y0, y1;                                                               \
-      fv_split_range (H, n, t, &y0, &y1);                                       \
-      NAME##_rows (src, ch, sq, y0, y1, carry + (size_t) t * W, table, tstride); \
-    }                                                                           \
+    fv_team_for (team, n, 1, NAME##_rows_strip, &j);                            \
+    fv_team_end (team);                                                         \
   }
 
 SAT_STRIP (sat_u8_a32, uint8_t, uint32_t)

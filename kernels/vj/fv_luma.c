@@ -16,21 +16,32 @@ fv_luma_check (const fv_image *rgb, int r, int g, int b, const fv_image *gray, f
   return FV_OK;
 }
 
+typedef struct {
+  const fv_image *rgb, *gray;
+  int r, g, b;
+} luma_job;
+
+static void
+luma_row (void *ctx, long y, int me)
+{
+  (void) me;
+  const luma_job *j = ctx;
+  const int cn = j->rgb->channels, w = j->rgb->width, r = j->r, g = j->g, b = j->b;
+  const uint8_t *s = (const uint8_t *) j->rgb->data + y * j->rgb->stride;
+  uint8_t *d = (uint8_t *) j->gray->data + y * j->gray->stride;
+  for (int x = 0; x < w; x++, s += cn)
+    d[x] = (uint8_t) ((9798u * s[r] + 19235u * s[g] + 3735u * s[b] + (1u << 14)) >> 15);
+}
+
 fv_status
 fv_luma_from_rgb (const fv_image *rgb, int r, int g, int b, const fv_image *gray, int threads)
 {
   fv_status st = fv_luma_check (rgb, r, g, b, gray, FV_MEM_HOST);
   if (st != FV_OK)
     return st;
-  const int cn = rgb->channels, w = rgb->width;
+  luma_job j = { rgb, gray, r, g, b };
   fv_team team = fv_team_begin (fv_threads_resolve (threads));
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int y = 0; y < rgb->height; y++) {
-    const uint8_t *s = (const uint8_t *) rgb->data + y * rgb->stride;
-    uint8_t *d = (uint8_t *) gray->data + y * gray->stride;
-    for (int x = 0; x < w; x++, s += cn)
-      d[x] = (uint8_t) ((9798u * s[r] + 19235u * s[g] + 3735u * s[b] + (1u << 14)) >> 15);
-  }
+  fv_team_for (team, rgb->height, 0, luma_row, &j);
   fv_team_end (team);
   return FV_OK;
 }

@@ -50,6 +50,24 @@ fv_rotate_u8 (const fv_image *src, const fv_image *dst, fv_rotation r, int threa
   return fv_rotate_u8_rows (src, dst, r, threads, 0, src ? src->height : 0);
 }
 
+typedef struct {
+  const fv_image *src, *dst;
+  fv_rotation r;
+  int y0;
+} rotate_job;
+
+static void
+rotate_row (void *ctx, long i, int me)
+{
+  (void) me;
+  const rotate_job *j = ctx;
+  const fv_image *src = j->src;
+  const int w = src->width, h = src->height, y = j->y0 + (int) i;
+  uint8_t *d = (uint8_t *) j->dst->data + (size_t) y * j->dst->stride;
+  for (int x = 0; x < w; x++)
+    d[x] = fv_rotate_px (src->data, src->stride, w, h, j->r.c, j->r.s, x, y);
+}
+
 fv_status
 fv_rotate_u8_rows (const fv_image *src, const fv_image *dst, fv_rotation r, int threads, int y0,
     int y1)
@@ -57,17 +75,12 @@ fv_rotate_u8_rows (const fv_image *src, const fv_image *dst, fv_rotation r, int 
   fv_status st = check (src, dst, FV_MEM_HOST);
   if (st != FV_OK)
     return st;
-  const int w = src->width, h = src->height;
+  const int h = src->height;
   y0 = y0 < 0 ? 0 : y0;
   y1 = y1 > h ? h : y1;
-  const uint8_t *s = src->data;
+  rotate_job j = { src, dst, r, y0 };
   fv_team team = fv_team_begin (fv_threads_resolve (threads));
-#pragma omp parallel for num_threads(team.threads) schedule(static)
-  for (int y = y0; y < y1; y++) {
-    uint8_t *d = (uint8_t *) dst->data + (size_t) y * dst->stride;
-    for (int x = 0; x < w; x++)
-      d[x] = fv_rotate_px (s, src->stride, w, h, r.c, r.s, x, y);
-  }
+  fv_team_for (team, y1 - y0, 0, rotate_row, &j);
   fv_team_end (team);
   return FV_OK;
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* CPU detector: one task per level builds the level, then its window rows
- * go out in small tasks that any thread may take. The thread that built a
- * level mostly scans it while its planes are still in cache, and idle
- * threads take rows of the largest levels, so the cores stay busy however
- * unevenly the cascade rejects windows. */
+/* CPU detector: one team, two lists of work taken in order by whichever
+ * part is free: first the levels to build, largest first, then the levels'
+ * window rows in small bunches, smallest level first (built first), each
+ * bunch waiting, if need be, for its level's build, which a running part
+ * holds. Idle parts take rows of the largest levels last, so the cores
+ * stay busy however unevenly the cascade rejects windows. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <omp.h>
 #include "fv_vj_plan.h"
 #include "../common/fv_env.h"
 #include "../common/fv_parallel.h"
@@ -130,9 +131,9 @@ scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, in
  * thread's keys. */
 static void
 scan_into (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, int l, int y,
-    int ya)
+    int ya, int me)
 {
-  thread_state *ts = &cs->ts[omp_get_thread_num ()];
+  thread_state *ts = &cs->ts[me];
   const int k = scan_row (cs, m, py, l, y, ya, ts->row, ts->xs);
   if (ts->n + k > ts->cap) {
     int cap = ts->cap;
@@ -148,6 +149,57 @@ scan_into (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, i
   }
   memcpy (ts->keys + ts->n, ts->row, sizeof *ts->row * k);
   ts->n += k;
+}
+
+/* A frame's work for the team: the levels to build (level numbers), then
+ * the bunches to scan ((level, first row) pairs), each list claimed in
+ * order; built[l] is set once level l is built. */
+typedef struct {
+  const cpu_state *cs;
+  const fv_vj_model *m;
+  const fv_vj_pyramid *py;
+  const fv_image *gray;
+  int has_tilted;
+  const unsigned char *keep;
+  const int *span;
+  int *builds;
+  int nbuilds;
+  int *bunch;
+  int nbunches;
+  int *at;            /* each level's first row in keep */
+  int *built;         /* atomic */
+  int next_build, next_bunch;   /* atomic */
+} scan_job;
+
+static void
+scan_part (void *ctx, int me, int parts)
+{
+  (void) parts;
+  scan_job *sj = ctx;
+  const cpu_state *cs = sj->cs;
+  const fv_vj_pyramid *py = sj->py;
+  int i;
+  while ((i = __atomic_fetch_add (&sj->next_build, 1, __ATOMIC_RELAXED)) < sj->nbuilds) {
+    const int l = sj->builds[i];
+    const int ya = sj->span ? sj->span[2 * l] : 0, yb = sj->span ? sj->span[2 * l + 1]
+        : py->lv[l].h;
+    fv_vj_level_build_rows (py, l, sj->gray->data, sj->gray->stride, cs->ts[me].scratch,
+        cs->planes, sj->has_tilted, cs->simd != NULL, ya, yb);
+    __atomic_store_n (&sj->built[l], 1, __ATOMIC_RELEASE);
+  }
+  /* every build is claimed, by a part that runs it now: the waits end */
+  while ((i = __atomic_fetch_add (&sj->next_bunch, 1, __ATOMIC_RELAXED)) < sj->nbunches) {
+    const int l = sj->bunch[2 * i], r0 = sj->bunch[2 * i + 1];
+    const fv_vj_level *lv = &py->lv[l];
+    for (int spins = 0; !__atomic_load_n (&sj->built[l], __ATOMIC_ACQUIRE); spins++)
+      if (spins > 64)
+        sched_yield ();
+    const int ya = sj->span ? sj->span[2 * l] : 0;
+    const int r1 = r0 + ROWS_A_TASK < lv->rows ? r0 + ROWS_A_TASK : lv->rows;
+    for (int r = r0; r < r1; r++)
+      if (!sj->keep || sj->keep[sj->at[l] + r])
+        scan_into (cs, sj->m, py, l, r * lv->step, ya, me);
+  }
 }
 
 fv_status
@@ -176,26 +228,37 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
       fv_vj_rows_of_level (py, pl->cascade, l, pl->rows, pl->nrows, keep + at, &span[2 * l],
           &span[2 * l + 1]);
   }
-  fv_team team = fv_team_begin (cs->threads);
-#pragma omp parallel num_threads(team.threads)
-#pragma omp single
-  for (int l = 0, at = 0; l < py->nlevels; at += py->lv[l].rows, l++) {
-    if (span && span[2 * l] == span[2 * l + 1])
-      continue;
-#pragma omp task firstprivate(l, at)
-    {
-      const fv_vj_level *lv = &py->lv[l];
-      const int ya = span ? span[2 * l] : 0, yb = span ? span[2 * l + 1] : lv->h;
-      /* no scheduling point inside the build: the scratch stays this thread's */
-      fv_vj_level_build_rows (py, l, gray->data, gray->stride,
-          cs->ts[omp_get_thread_num ()].scratch, cs->planes, has_tilted, cs->simd != NULL, ya,
-          yb);
-#pragma omp taskloop grainsize(ROWS_A_TASK)
-      for (int r = 0; r < lv->rows; r++)
-        if (!keep || keep[at + r])
-          scan_into (cs, m, py, l, r * lv->step, ya);
+  /* the levels to build, the bunches of rows to scan */
+  const int L = py->nlevels;
+  int nb = 0, nc = 0;
+  for (int l = 0; l < L; l++)
+    if (!span || span[2 * l] < span[2 * l + 1]) {
+      nb++;
+      nc += (py->lv[l].rows + ROWS_A_TASK - 1) / ROWS_A_TASK;
     }
+  int *work = malloc (sizeof (int) * (size_t) (nb + 2 * nc + 2 * L + 1));
+  if (!work) {
+    free (keep);
+    free (span);
+    return FV_ERR_NOMEM;
   }
+  scan_job sj = { cs, m, py, gray, has_tilted, keep, span, work, nb, work + nb, nc,
+    work + nb + 2 * nc, work + nb + 2 * nc + L, 0, 0 };
+  for (int l = 0, b = 0, at = 0; l < L; at += py->lv[l].rows, l++) {
+    sj.at[l] = at;
+    sj.built[l] = 0;
+    if (!span || span[2 * l] < span[2 * l + 1])
+      sj.builds[b++] = l;   /* level 0 is the largest */
+  }
+  for (int l = L - 1, c = 0; l >= 0; l--)
+    if (!span || span[2 * l] < span[2 * l + 1])
+      for (int r = 0; r < py->lv[l].rows; r += ROWS_A_TASK, c++) {
+        sj.bunch[2 * c] = l;
+        sj.bunch[2 * c + 1] = r;
+      }
+  fv_team team = fv_team_begin (cs->threads);
+  fv_team_run (team, scan_part, &sj);
+  free (work);
   fv_team_end (team);
   free (keep);
   free (span);

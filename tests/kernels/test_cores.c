@@ -21,12 +21,25 @@
 #include <sys/prctl.h>
 #include <sys/sem.h>
 #include <sys/wait.h>
-#include <omp.h>
 #include "fvtest.h"
 #include "fv_parallel.h"
 #include "fv_box.h"
 #include "fv_fill.h"
 #include "fv_conv.h"
+
+/* part 0 of a region: a team begun inside it, what it held, what was free */
+static void
+nested_team (void *ctx, int me, int parts)
+{
+  (void) parts;
+  int *out = ctx;
+  if (me != 0)
+    return;
+  fv_team n = fv_team_begin (4);
+  out[0] = n.held;
+  out[1] = fv_cores_free ();
+  fv_team_end (n);
+}
 
 static key_t key;
 
@@ -207,15 +220,9 @@ main (void)
   FVT_CHECK (C == 1 || semop (id, &give, 1) == 0, "cannot give %d tokens back", C - 1);
 
   /* a nested region takes no token */
-  int nested_held = -1, nested_free = -1;
-#pragma omp parallel num_threads(2)
-#pragma omp single
-  {
-    fv_team n = fv_team_begin (4);
-    nested_held = n.held;
-    nested_free = fv_cores_free ();
-    fv_team_end (n);
-  }
+  int nested[2] = { -1, -1 };
+  fv_team_run ((fv_team) { 2, 0 }, nested_team, nested);
+  const int nested_held = nested[0], nested_free = nested[1];
   FVT_CHECK (nested_held == 0 && nested_free == C, "a nested team took %d tokens (%d free)",
       nested_held, nested_free);
 

@@ -4,12 +4,24 @@
 # runtime or driver, whatever it was built with: it links none of the CUDA
 # toolkit's or driver's libraries (the runtime is static; the driver, cuFFT
 # and NPP are opened at run time), and it loads with the library path
-# emptied. The plugin itself links no OpenMP (gst/plugin.c chooses libgomp's
-# waiting before the elements' file loads it). Argument: the plugin folder.
+# emptied. It is one file, links no OpenMP (its CPU threads are its own
+# pool, kernels/common/fv_parallel.c) and calls nothing that changes the
+# process's environment. Argument: the plugin folder.
 set -euo pipefail
-plugin="$1/libgstfastvision.so $1/libfastvision-elements.so.0"
-if readelf -d "$1/libgstfastvision.so" | grep -q 'NEEDED.*libgomp'; then
-  echo "FAIL: the plugin itself loads libgomp, before it can choose how its workers wait"
+plugin="$1/libgstfastvision.so"
+extra=$(find "$1" -maxdepth 1 -type f -name "lib*.so*" ! -name libgstfastvision.so -printf "%f " 2>/dev/null || true)
+if [ -n "$extra" ]; then
+  echo "FAIL: the plugin folder holds more than the plugin: $extra"
+  exit 1
+fi
+if readelf -d "$plugin" | grep -q 'NEEDED.*libgomp'; then
+  echo "FAIL: the plugin loads libgomp"
+  exit 1
+fi
+envcalls=$(nm -D --undefined-only "$plugin" | awk '{print $NF}' | sed 's/@.*//' \
+  | grep -xE 'g_setenv|g_unsetenv|setenv|unsetenv|putenv|clearenv|g_environ_setenv' || true)
+if [ -n "$envcalls" ]; then
+  echo "FAIL: the plugin calls $(tr '\n' ' ' <<<"$envcalls")(it must not change the process's environment)"
   exit 1
 fi
 needed=$(for f in $plugin; do readelf -d "$f"; done | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort -u)

@@ -11,7 +11,7 @@ export FV_TEST_DATA=$1/tests/data
 root=$1 main_plugin=$2 dir=$3
 licence() { GST_PLUGIN_PATH=$1 GST_REGISTRY_1_0=$(mktemp -u) gst-inspect-1.0 fastvision \
   | sed -n 's/^ *License *//p'; }
-fftw_linked=$(readelf -d "$main_plugin/libfastvision-elements.so.0" | grep -c 'libfftw3f' || true)
+fftw_linked=$(readelf -d "$main_plugin/libgstfastvision.so" | grep -c 'libfftw3f' || true)
 main_lic=$(licence "$main_plugin")
 if [ "$fftw_linked" -gt 0 ] && [ "$main_lic" != GPL ]; then
   echo "FAIL: linked with FFTW but the plugin says $main_lic"; exit 1
@@ -20,9 +20,9 @@ if [ ! -f "$dir/build.ninja" ]; then
   meson setup "$dir" "$root" -Dfft=gstfft -Dcuda=disabled >"$dir.log" 2>&1 \
     || { cat "$dir.log"; echo "FAIL: setup"; exit 1; }
 fi
-ninja -C "$dir" gst/libgstfastvision.so gst/libfastvision-elements.so.0 tests/test_conv tests/test_fftconvolve >"$dir.ninja.log" 2>&1 \
+ninja -C "$dir" gst/libgstfastvision.so tests/test_conv tests/test_fftconvolve >"$dir.ninja.log" 2>&1 \
   || { tail -30 "$dir.ninja.log"; echo "FAIL: build"; exit 1; }
-if readelf -d "$dir/gst/libfastvision-elements.so.0" | grep -q libfftw3f; then
+if readelf -d "$dir/gst/libgstfastvision.so" | grep -q libfftw3f; then
   echo "FAIL: the gstfft build links FFTW"; exit 1
 fi
 lic=$(licence "$dir/gst")
