@@ -4,7 +4,7 @@
  *   fftw     FFTW 3 (GPL-2+: a plugin built with it is, in practice, GPL):
  *            measured plans, wisdom, FFTW's threads (fv_conv_fftw.c);
  *   gstfft   GStreamer's FFT library from gst-plugins-base (kissfft, LGPL):
- *            1D real transforms composed into 2D, threads by OpenMP
+ *            1D real transforms composed into 2D, threads by the worker pool
  *            (fv_conv_gstfft.c); sizes even and 5-smooth.
  * Both compute FFTW's unnormalised real 2D transforms with its layouts
  * (n0 rows of n1 reals; n0 rows of n1 / 2 + 1 complex numbers).

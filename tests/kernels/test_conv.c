@@ -312,7 +312,7 @@ main (int argc, char **argv)
     planning_persists (gauss, k13);
   }
   if (backend == FV_BACKEND_CPU) {   /* auto's choice, pinned (after the forks
-                                        above: OpenMP's threads do not survive one) */
+                                        above: worker threads do not survive one) */
     fv_conv_params p = { 129, 67, 1, 1, FV_U8, gauss, 15, 15, 1, 0, FV_BORDER_MIRROR,
       FV_CONV_AUTO, 0, 0 };
     const struct { const float *k; fv_conv_method want; } cases[] = {
