@@ -5,10 +5,15 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/sem.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 #include "fv_env.h"
 #include "fv_parallel.h"
 
@@ -221,33 +226,35 @@ fv_team_end (fv_team team)
     ;
 }
 
-/* The pool. A region is a job on the list of open jobs: `parts` calls to
- * hand out, claimed one at a time by an atomic counter. Its calling thread
- * claims parts until none is left, then takes the job off the list and
- * waits for the parts the workers run. A worker claims one part at a time
- * under the lock (so the job it finds is still listed, hence alive), runs
- * it, and counts it done; the job's last part wakes the callers. Workers
- * with nothing to do spin on the count of jobs posted, then sleep. */
+/* The pool. A region is one of FV_POOL_JOBS job slots, which live as long
+ * as the process: `parts` calls claimed one at a time by compare-and-swap
+ * on a word that holds the slot's use count (high half) and the next part
+ * (low half), so a worker that read a slot as it was being reused claims
+ * nothing. The calling thread claims parts until none is left, then waits
+ * for the workers' parts and frees the slot. Workers with nothing to do
+ * spin on the count of jobs posted, then sleep on it (a futex); a caller
+ * waits for its last parts the same way. No lock on the way of a region. */
 #define FV_POOL_SPIN 1000   /* rounds of a pause instruction: libgomp's count for a busy machine */
 #define FV_POOL_MAX 1024    /* workers at most */
+#define FV_POOL_JOBS 64     /* regions at once; more run on their calling threads */
 
-typedef struct job {
+typedef struct {
+  uint64_t word;   /* use count << 32 | next part (atomic) */
   void (*fn) (void *ctx, int me, int parts);
   void *ctx;
   int parts;
-  int next;   /* the next part to claim (atomic; passes parts when all are claimed) */
-  int done;   /* parts returned (atomic) */
-  struct job *prev, *after;
+  int done;        /* parts returned (atomic; a futex) */
+  int waiting;     /* the caller sleeps on done (atomic) */
 } job;
 
 static struct {
-  pthread_mutex_t mu;
-  pthread_cond_t work, finished;
-  job *open;          /* jobs with parts maybe unclaimed */
-  unsigned posted;    /* jobs posted so far (atomic) */
-  int workers, sleeping;
-} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-  NULL, 0, 0, 0 };
+  job jobs[FV_POOL_JOBS];
+  uint64_t free_mask, open_mask;   /* atomic: slots free; slots with parts maybe unclaimed */
+  int posted;                      /* jobs posted (atomic; a futex) */
+  int sleepers;                    /* workers asleep or about to be (atomic) */
+  pthread_mutex_t mu;              /* starting workers */
+  int workers;
+} pool = { .free_mask = ~(uint64_t) 0, .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread int in_region;
 
@@ -267,63 +274,102 @@ relax (void)
 #endif
 }
 
+/* Sleeps while *addr == val (or not at all); wakes up to n sleepers. */
 static void
-run_part (void (*fn) (void *, int, int), void *ctx, int me, int parts, int *done)
+sleep_on (int *addr, int val)
+{
+#ifdef __linux__
+  syscall (SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+#else
+  (void) addr;
+  (void) val;
+  usleep (50);
+#endif
+}
+
+static void
+wake (int *addr, int n)
+{
+#ifdef __linux__
+  syscall (SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+#else
+  (void) addr;
+  (void) n;
+#endif
+}
+
+static void
+run_part (job *jb, void (*fn) (void *, int, int), void *ctx, int me, int parts)
 {
   in_region++;
   fn (ctx, me, parts);
   in_region--;
-  if (__atomic_add_fetch (done, 1, __ATOMIC_ACQ_REL) == parts) {
-    /* the job may be gone from here on: only the pool is touched */
-    pthread_mutex_lock (&pool.mu);
-    pthread_cond_broadcast (&pool.finished);
-    pthread_mutex_unlock (&pool.mu);
+  if (__atomic_add_fetch (&jb->done, 1, __ATOMIC_SEQ_CST) == parts
+      && __atomic_load_n (&jb->waiting, __ATOMIC_SEQ_CST))
+    wake (&jb->done, 1);   /* at worst a slot reused since: its waiter looks again */
+}
+
+/* Claims and runs one part of any open job; FALSE when there was none. */
+static int
+work_once (void)
+{
+  uint64_t open = __atomic_load_n (&pool.open_mask, __ATOMIC_ACQUIRE);
+  while (open) {
+    const int i = __builtin_ctzll (open);
+    open &= open - 1;
+    job *jb = &pool.jobs[i];
+    uint64_t w = __atomic_load_n (&jb->word, __ATOMIC_ACQUIRE);
+    for (;;) {
+      const int parts = __atomic_load_n (&jb->parts, __ATOMIC_RELAXED);
+      void (*fn) (void *, int, int) = __atomic_load_n (&jb->fn, __ATOMIC_RELAXED);
+      void *ctx = __atomic_load_n (&jb->ctx, __ATOMIC_RELAXED);
+      const int me = (int) (uint32_t) w;
+      if (me >= parts)
+        break;
+      /* a claim holds only if the word is still this use's: the fields
+       * read with it are then this use's too */
+      if (__atomic_compare_exchange_n (&jb->word, &w, w + 1, 0, __ATOMIC_ACQ_REL,
+          __ATOMIC_ACQUIRE)) {
+        run_part (jb, fn, ctx, me, parts);
+        return 1;
+      }
+    }
   }
+  return 0;
 }
 
 static void *
 worker (void *unused)
 {
   (void) unused;
-  pthread_mutex_lock (&pool.mu);
   for (;;) {
-    job *jb = pool.open;
-    int me = 0;
-    for (; jb; jb = jb->after)
-      if ((me = __atomic_fetch_add (&jb->next, 1, __ATOMIC_ACQ_REL)) < jb->parts)
-        break;
-    if (jb) {
-      void (*fn) (void *, int, int) = jb->fn;
-      void *ctx = jb->ctx;
-      const int parts = jb->parts;
-      int *done = &jb->done;
-      pthread_mutex_unlock (&pool.mu);
-      run_part (fn, ctx, me, parts, done);
-      pthread_mutex_lock (&pool.mu);
+    const int seen = __atomic_load_n (&pool.posted, __ATOMIC_SEQ_CST);
+    if (work_once ())
       continue;
-    }
-    const unsigned seen = __atomic_load_n (&pool.posted, __ATOMIC_ACQUIRE);
-    pthread_mutex_unlock (&pool.mu);
-    for (int i = 0; i < FV_POOL_SPIN && __atomic_load_n (&pool.posted, __ATOMIC_ACQUIRE) == seen; i++)
+    int i = 0;
+    while (i < FV_POOL_SPIN && __atomic_load_n (&pool.posted, __ATOMIC_ACQUIRE) == seen) {
       relax ();
-    pthread_mutex_lock (&pool.mu);
-    pool.sleeping++;
-    while (__atomic_load_n (&pool.posted, __ATOMIC_ACQUIRE) == seen)
-      pthread_cond_wait (&pool.work, &pool.mu);
-    pool.sleeping--;
+      i++;
+    }
+    if (i < FV_POOL_SPIN)
+      continue;
+    __atomic_add_fetch (&pool.sleepers, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n (&pool.posted, __ATOMIC_SEQ_CST) == seen)
+      sleep_on (&pool.posted, seen);
+    __atomic_sub_fetch (&pool.sleepers, 1, __ATOMIC_SEQ_CST);
   }
   return NULL;
 }
 
-/* a child of fork () has none of the parent's workers */
+/* a child of fork () has none of the parent's workers, and no region of
+ * another thread is running in it */
 static void
 forget_workers (void)
 {
   pthread_mutex_init (&pool.mu, NULL);
-  pthread_cond_init (&pool.work, NULL);
-  pthread_cond_init (&pool.finished, NULL);
-  pool.open = NULL;
-  pool.workers = pool.sleeping = 0;
+  pool.workers = pool.sleepers = 0;
+  pool.free_mask = ~(uint64_t) 0;
+  pool.open_mask = 0;
 }
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
@@ -334,17 +380,18 @@ watch_fork (void)
   pthread_atfork (NULL, NULL, forget_workers);
 }
 
-/* Starts workers up to `want` (under the lock). A worker that cannot start
- * leaves its parts to the callers. Workers take no signals: they stay the
- * application's threads' to handle. */
+/* Starts workers up to `want`. A worker that cannot start leaves its parts
+ * to the callers. Workers take no signals: they stay the application's
+ * threads' to handle. */
 static void
 grow_pool (int want)
 {
   if (want > FV_POOL_MAX)
     want = FV_POOL_MAX;
-  if (pool.workers >= want)
+  if (__atomic_load_n (&pool.workers, __ATOMIC_ACQUIRE) >= want)
     return;
   pthread_once (&fork_once, watch_fork);
+  pthread_mutex_lock (&pool.mu);
   sigset_t all, old;
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &old);
@@ -358,53 +405,66 @@ grow_pool (int want)
 #ifdef __GLIBC__
     pthread_setname_np (t, "fv-worker");
 #endif
-    pool.workers++;
+    __atomic_add_fetch (&pool.workers, 1, __ATOMIC_RELEASE);
   }
   pthread_attr_destroy (&attr);
   pthread_sigmask (SIG_SETMASK, &old, NULL);
+  pthread_mutex_unlock (&pool.mu);
+}
+
+/* A free job slot, or -1. */
+static int
+take_slot (void)
+{
+  uint64_t f = __atomic_load_n (&pool.free_mask, __ATOMIC_ACQUIRE);
+  while (f) {
+    const int i = __builtin_ctzll (f);
+    if (__atomic_compare_exchange_n (&pool.free_mask, &f, f & ~((uint64_t) 1 << i), 0,
+        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return i;
+  }
+  return -1;
 }
 
 void
 fv_team_run (fv_team team, void (*fn) (void *ctx, int me, int parts), void *ctx)
 {
   const int parts = team.threads > 1 ? team.threads : 1;
-  if (parts == 1 || in_region) {   /* nested: every part here, in turn */
+  const int slot = parts > 1 && !in_region ? take_slot () : -1;
+  if (slot < 0) {   /* alone, nested, or every slot busy: every part here, in turn */
     in_region++;
     for (int me = 0; me < parts; me++)
       fn (ctx, me, parts);
     in_region--;
     return;
   }
-  job jb = { fn, ctx, parts, 0, 0, NULL, NULL };
-  pthread_mutex_lock (&pool.mu);
   grow_pool (parts - 1);
-  jb.after = pool.open;
-  if (pool.open)
-    pool.open->prev = &jb;
-  pool.open = &jb;
-  __atomic_add_fetch (&pool.posted, 1, __ATOMIC_ACQ_REL);
-  for (int i = 0; i < parts - 1 && i < pool.sleeping; i++)
-    pthread_cond_signal (&pool.work);
-  pthread_mutex_unlock (&pool.mu);
+  job *jb = &pool.jobs[slot];
+  const uint64_t bit = (uint64_t) 1 << slot;
+  __atomic_store_n (&jb->fn, fn, __ATOMIC_RELAXED);
+  __atomic_store_n (&jb->ctx, ctx, __ATOMIC_RELAXED);
+  __atomic_store_n (&jb->parts, parts, __ATOMIC_RELAXED);
+  __atomic_store_n (&jb->done, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&jb->waiting, 0, __ATOMIC_RELAXED);
+  const uint64_t use = (__atomic_load_n (&jb->word, __ATOMIC_RELAXED) >> 32) + 1;
+  __atomic_store_n (&jb->word, use << 32, __ATOMIC_RELEASE);   /* part 0 next */
+  __atomic_or_fetch (&pool.open_mask, bit, __ATOMIC_RELEASE);
+  __atomic_add_fetch (&pool.posted, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&pool.sleepers, __ATOMIC_SEQ_CST) > 0)
+    wake (&pool.posted, parts - 1);
   int me;
-  while ((me = __atomic_fetch_add (&jb.next, 1, __ATOMIC_ACQ_REL)) < parts)
-    run_part (fn, ctx, me, parts, &jb.done);
-  pthread_mutex_lock (&pool.mu);   /* every part is claimed: off the list */
-  if (jb.prev)
-    jb.prev->after = jb.after;
-  else
-    pool.open = jb.after;
-  if (jb.after)
-    jb.after->prev = jb.prev;
-  pthread_mutex_unlock (&pool.mu);
-  for (int i = 0; i < FV_POOL_SPIN && __atomic_load_n (&jb.done, __ATOMIC_ACQUIRE) < parts; i++)
+  while ((me = (int) (uint32_t) __atomic_fetch_add (&jb->word, 1, __ATOMIC_ACQ_REL)) < parts)
+    run_part (jb, fn, ctx, me, parts);
+  __atomic_and_fetch (&pool.open_mask, ~bit, __ATOMIC_RELEASE);
+  for (int i = 0; i < FV_POOL_SPIN && __atomic_load_n (&jb->done, __ATOMIC_ACQUIRE) < parts; i++)
     relax ();
-  if (__atomic_load_n (&jb.done, __ATOMIC_ACQUIRE) < parts) {
-    pthread_mutex_lock (&pool.mu);
-    while (__atomic_load_n (&jb.done, __ATOMIC_ACQUIRE) < parts)
-      pthread_cond_wait (&pool.finished, &pool.mu);
-    pthread_mutex_unlock (&pool.mu);
+  int d;
+  while ((d = __atomic_load_n (&jb->done, __ATOMIC_SEQ_CST)) < parts) {
+    __atomic_store_n (&jb->waiting, 1, __ATOMIC_SEQ_CST);
+    if ((d = __atomic_load_n (&jb->done, __ATOMIC_SEQ_CST)) < parts)
+      sleep_on (&jb->done, d);
   }
+  __atomic_or_fetch (&pool.free_mask, bit, __ATOMIC_RELEASE);
 }
 
 typedef struct {
