@@ -148,114 +148,124 @@ typedef struct {
   fv_fft_plan p;
   float *r;
   fv_fft_complex *c;
+  gboolean inverse;
+  int pass;   /* 0: rows, 1: columns */
 } fft_job;
 
+/* Rows: each part transforms a contiguous range of them. */
 static void
-rows_forward (void *ctx, int me, int parts)
+rows (const fft_job *j, int me, int parts, gboolean inverse)
 {
-  const fft_job *j = ctx;
   const int n0 = j->p->n0, n1 = j->p->n1, cw = n1 / 2 + 1;
   int y0, y1;
   fv_split_range (n0, parts, me, &y0, &y1);
-  GstFFTF32 *row = gst_fft_f32_new (n1, FALSE);
-  for (int y = y0; y < y1; y++)
-    gst_fft_f32_fft (row, j->r + (size_t) y * n1, (GstFFTF32Complex *) (j->c + (size_t) y * cw));
+  GstFFTF32 *row = gst_fft_f32_new (n1, inverse);
+  for (int y = y0; y < y1; y++) {
+    GstFFTF32Complex *z = (GstFFTF32Complex *) (j->c + (size_t) y * cw);
+    if (inverse)
+      gst_fft_f32_inverse_fft (row, z, j->r + (size_t) y * n1);
+    else
+      gst_fft_f32_fft (row, j->r + (size_t) y * n1, z);
+  }
   gst_fft_f32_free (row);
 }
 
+/* A column pass's state: two real columns a, b transformed at once as the
+ * complex column Z = A + iB. */
+typedef struct {
+  GstFFTF32 *col;
+  float *a, *b;
+  GstFFTF32Complex *A, *B;
+  int n0, cw, ch;
+} col_work;
+
 static void
-columns_forward (void *ctx, int me, int parts)
+forward_column (const col_work *w, fv_fft_complex *c, int u)
+{
+  const int n0 = w->n0, cw = w->cw;
+  for (int j = 0; j < n0; j++) {
+    w->a[j] = c[(size_t) j * cw + u][0];
+    w->b[j] = c[(size_t) j * cw + u][1];
+  }
+  gst_fft_f32_fft (w->col, w->a, w->A);
+  gst_fft_f32_fft (w->col, w->b, w->B);
+  for (int j = 0; j < n0; j++) {   /* Z = A + iB */
+    float ar, ai, br, bi;
+    full_at (w->A, n0, j, &ar, &ai);
+    full_at (w->B, n0, j, &br, &bi);
+    c[(size_t) j * cw + u][0] = ar - bi;
+    c[(size_t) j * cw + u][1] = ai + br;
+  }
+}
+
+static void
+inverse_column (const col_work *w, fv_fft_complex *c, int u)
+{
+  const int n0 = w->n0, cw = w->cw;
+  for (int j = 0; j < w->ch; j++) {   /* the halves of A and B from Z */
+    const float *z = c[(size_t) j * cw + u], *m = c[(size_t) ((n0 - j) % n0) * cw + u];
+    const float dr = z[0] - m[0], di = z[1] + m[1];   /* Z[j] - conj Z[-j] */
+    w->A[j].r = 0.5f * (z[0] + m[0]);
+    w->A[j].i = 0.5f * (z[1] - m[1]);
+    w->B[j].r = 0.5f * di;
+    w->B[j].i = -0.5f * dr;
+  }
+  gst_fft_f32_inverse_fft (w->col, w->A, w->a);
+  gst_fft_f32_inverse_fft (w->col, w->B, w->b);
+  for (int j = 0; j < n0; j++) {
+    c[(size_t) j * cw + u][0] = w->a[j];
+    c[(size_t) j * cw + u][1] = w->b[j];
+  }
+}
+
+/* Columns: each part transforms a contiguous range of them. */
+static void
+columns (const fft_job *j, int me, int parts, gboolean inverse)
+{
+  col_work w;
+  w.n0 = j->p->n0;
+  w.cw = j->p->n1 / 2 + 1;
+  w.ch = w.n0 / 2 + 1;
+  int u0, u1;
+  fv_split_range (w.cw, parts, me, &u0, &u1);
+  w.col = gst_fft_f32_new (w.n0, inverse);
+  w.a = g_new (float, 2 * (size_t) w.n0);
+  w.b = w.a + w.n0;
+  w.A = g_new (GstFFTF32Complex, 2 * (size_t) w.ch);
+  w.B = w.A + w.ch;
+  for (int u = u0; u < u1; u++)
+    (inverse ? inverse_column : forward_column) (&w, j->c, u);
+  g_free (w.a);
+  g_free (w.A);
+  gst_fft_f32_free (w.col);
+}
+
+/* One pass of a transform as a team's part: j->pass 0 rows, 1 columns. */
+static void
+one_pass (void *ctx, int me, int parts)
 {
   const fft_job *j = ctx;
-  const int n0 = j->p->n0, n1 = j->p->n1, cw = n1 / 2 + 1, ch = n0 / 2 + 1;
-  fv_fft_complex *c = j->c;
-  int u0, u1;
-  fv_split_range (cw, parts, me, &u0, &u1);
-  GstFFTF32 *col = gst_fft_f32_new (n0, FALSE);
-  float *a = g_new (float, 2 * (size_t) n0), *b = a + n0;
-  GstFFTF32Complex *A = g_new (GstFFTF32Complex, 2 * (size_t) ch), *B = A + ch;
-  for (int u = u0; u < u1; u++) {
-    for (int j = 0; j < n0; j++) {
-      a[j] = c[(size_t) j * cw + u][0];
-      b[j] = c[(size_t) j * cw + u][1];
-    }
-    gst_fft_f32_fft (col, a, A);
-    gst_fft_f32_fft (col, b, B);
-    for (int j = 0; j < n0; j++) {   /* Z = A + iB */
-      float ar, ai, br, bi;
-      full_at (A, n0, j, &ar, &ai);
-      full_at (B, n0, j, &br, &bi);
-      c[(size_t) j * cw + u][0] = ar - bi;
-      c[(size_t) j * cw + u][1] = ai + br;
-    }
-  }
-  g_free (a);
-  g_free (A);
-  gst_fft_f32_free (col);
+  (j->pass ? columns : rows) (j, me, parts, j->inverse);
 }
 
 void
 fv_fft_r2c (fv_fft_plan p, float *r, fv_fft_complex *c)
 {
-  fft_job j = { p, r, c };
+  fft_job j = { p, r, c, FALSE, 0 };
   fv_team team = fv_team_begin (p->nthreads);
-  fv_team_run (team, rows_forward, &j);
-  fv_team_run (team, columns_forward, &j);
+  fv_team_run (team, one_pass, &j);   /* rows, then columns */
+  j.pass = 1;
+  fv_team_run (team, one_pass, &j);
   fv_team_end (team);
-}
-
-static void
-columns_inverse (void *ctx, int me, int parts)
-{
-  const fft_job *jb = ctx;
-  const int n0 = jb->p->n0, n1 = jb->p->n1, cw = n1 / 2 + 1, ch = n0 / 2 + 1;
-  fv_fft_complex *c = jb->c;
-  int u0, u1;
-  fv_split_range (cw, parts, me, &u0, &u1);
-  GstFFTF32 *col = gst_fft_f32_new (n0, TRUE);
-  float *a = g_new (float, 2 * (size_t) n0), *b = a + n0;
-  GstFFTF32Complex *A = g_new (GstFFTF32Complex, 2 * (size_t) ch), *B = A + ch;
-  for (int u = u0; u < u1; u++) {
-    for (int j = 0; j < ch; j++) {   /* the halves of A and B from Z */
-      const float *z = c[(size_t) j * cw + u], *m = c[(size_t) ((n0 - j) % n0) * cw + u];
-      const float dr = z[0] - m[0], di = z[1] + m[1];   /* Z[j] - conj Z[-j] */
-      A[j].r = 0.5f * (z[0] + m[0]);
-      A[j].i = 0.5f * (z[1] - m[1]);
-      B[j].r = 0.5f * di;
-      B[j].i = -0.5f * dr;
-    }
-    gst_fft_f32_inverse_fft (col, A, a);
-    gst_fft_f32_inverse_fft (col, B, b);
-    for (int j = 0; j < n0; j++) {
-      c[(size_t) j * cw + u][0] = a[j];
-      c[(size_t) j * cw + u][1] = b[j];
-    }
-  }
-  g_free (a);
-  g_free (A);
-  gst_fft_f32_free (col);
-}
-
-static void
-rows_inverse (void *ctx, int me, int parts)
-{
-  const fft_job *j = ctx;
-  const int n0 = j->p->n0, n1 = j->p->n1, cw = n1 / 2 + 1;
-  int y0, y1;
-  fv_split_range (n0, parts, me, &y0, &y1);
-  GstFFTF32 *row = gst_fft_f32_new (n1, TRUE);
-  for (int y = y0; y < y1; y++)
-    gst_fft_f32_inverse_fft (row, (GstFFTF32Complex *) (j->c + (size_t) y * cw),
-        j->r + (size_t) y * n1);
-  gst_fft_f32_free (row);
 }
 
 void
 fv_fft_c2r (fv_fft_plan p, fv_fft_complex *c, float *r)
 {
-  fft_job j = { p, r, c };
+  fft_job j = { p, r, c, TRUE, 1 };
   fv_team team = fv_team_begin (p->nthreads);
-  fv_team_run (team, columns_inverse, &j);
-  fv_team_run (team, rows_inverse, &j);
+  fv_team_run (team, one_pass, &j);   /* columns, then rows */
+  j.pass = 0;
+  fv_team_run (team, one_pass, &j);
   fv_team_end (team);
 }
