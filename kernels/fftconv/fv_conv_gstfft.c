@@ -248,24 +248,26 @@ one_pass (void *ctx, int me, int parts)
   (j->pass ? columns : rows) (j, me, parts, j->inverse);
 }
 
-void
-fv_fft_r2c (fv_fft_plan p, float *r, fv_fft_complex *c)
+/* Forward: rows, then columns; inverse: columns, then rows. */
+static void
+transform (fv_fft_plan p, float *r, fv_fft_complex *c, gboolean inverse)
 {
-  fft_job j = { p, r, c, FALSE, 0 };
+  fft_job j = { p, r, c, inverse, inverse ? 1 : 0 };
   fv_team team = fv_team_begin (p->nthreads);
-  fv_team_run (team, one_pass, &j);   /* rows, then columns */
-  j.pass = 1;
+  fv_team_run (team, one_pass, &j);
+  j.pass = !j.pass;
   fv_team_run (team, one_pass, &j);
   fv_team_end (team);
 }
 
 void
+fv_fft_r2c (fv_fft_plan p, float *r, fv_fft_complex *c)
+{
+  transform (p, r, c, FALSE);
+}
+
+void
 fv_fft_c2r (fv_fft_plan p, fv_fft_complex *c, float *r)
 {
-  fft_job j = { p, r, c, TRUE, 1 };
-  fv_team team = fv_team_begin (p->nthreads);
-  fv_team_run (team, one_pass, &j);   /* columns, then rows */
-  j.pass = 0;
-  fv_team_run (team, one_pass, &j);
-  fv_team_end (team);
+  transform (p, r, c, TRUE);
 }
