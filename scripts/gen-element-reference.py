@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Generates the element reference (what hotdoc and gst_plugins_cache.json
 give GStreamer's modules; hotdoc is not in Debian): for every element of the
-built plugin, its SECTION documentation comment from gst/gst*.c (the
+built plugin, its SECTION documentation comment from gst/elements/gst*.c (the
 description and launch lines) and what gst-inspect-1.0 says of it (pads,
 capabilities, every property with its type, range, default and flags,
 signals), as one Markdown page.
@@ -19,7 +19,7 @@ import tempfile
 def section_comments(src):
     """element name -> its SECTION comment as Markdown"""
     out = {}
-    for path in sorted(glob.glob(os.path.join(src, "gst", "gst*.c"))):
+    for path in sorted(glob.glob(os.path.join(src, "gst", "elements", "gst*.c"))):
         text = open(path, encoding="utf-8").read()
         m = re.search(r"/\*\*\s*\n\s*\* SECTION:element-([\w-]+)\n(.*?)\*/", text, re.S)
         if not m:

@@ -158,7 +158,7 @@ def unmarked_gpu_lines(path):
     return bad
 
 
-files = ["README.md"] + sorted(glob.glob("docs/*.md")) + sorted(glob.glob("gst/gst*.c"))
+files = ["README.md"] + sorted(glob.glob("docs/*.md")) + sorted(glob.glob("gst/elements/gst*.c"))
 ran = failed = skipped = 0
 gpu_elements = nvcodec_usable()
 for f in files:

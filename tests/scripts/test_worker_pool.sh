@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # What loading the plugin and running its CPU kernels does to the process
-# (kernels/common/fv_parallel.c, gst/plugin.c): the environment is the one
+# (kernels/common/fv_parallel.c, gst/elements/plugin.c): the environment is the one
 # the application had (loading sets and removes nothing); no worker thread
 # exists before a frame needs one; after frames, the workers (named
 # fv-worker) are at most the team asked less the calling thread; and once
