@@ -103,6 +103,7 @@
 #include <gst/video/video.h>
 #include "fv_config.h"
 #include "fvlatency.h"
+#include "fvhold.h"
 #include "fvmeta.h"
 #include "fv_track.h"
 #if FV_HAVE_GST_ANALYTICS
@@ -432,9 +433,10 @@ gst_roitrack_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   GstRoitrack *self = GST_ROITRACK (trans);
   /* a seek or a new stream: the old tracks' paths lead nowhere */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+  const FvHoldAction act = fv_hold_action (event);
+  if (act == FV_HOLD_DROP)
     forget (self);
-  else if (GST_EVENT_IS_SERIALIZED (event))
+  else if (act == FV_HOLD_DRAIN)
     drain (self);   /* the held frames go before the event, as they came */
   if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
     forget (self);
@@ -459,15 +461,7 @@ gst_roitrack_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query
 {
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
-  const guint delay = delay_now (GST_ROITRACK (trans));
-  for (guint i = 0; delay && i < gst_query_get_n_allocation_pools (query); i++) {
-    GstBufferPool *pool = NULL;
-    guint size, min, max;
-    gst_query_parse_nth_allocation_pool (query, i, &pool, &size, &min, &max);
-    gst_query_set_nth_allocation_pool (query, i, pool, size, min + delay, max ? max + delay : 0);
-    if (pool)
-      gst_object_unref (pool);
-  }
+  fv_hold_raise_pools (query, delay_now (GST_ROITRACK (trans)));
   return TRUE;
 }
 
@@ -521,7 +515,7 @@ gst_roitrack_set_property (GObject *object, guint prop_id, const GValue *value,
   /* the frames held from now on: the latency query's, and a latency
    * message when they change */
   if (prop_id == PROP_DELAY)
-    fv_latency_hold (GST_ELEMENT (self), &self->latency, g_value_get_uint (value));
+    fv_hold_set (GST_BASE_TRANSFORM (self), &self->latency, g_value_get_uint (value));
 }
 
 static void

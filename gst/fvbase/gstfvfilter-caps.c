@@ -2,6 +2,7 @@
 /* The base class's negotiation: caps by memory kind (fvmemory.h), the
  * CUDA context, allocation, and the queries that say what was refused. */
 #include "gstfvfilter-private.h"
+#include "fvhold.h"
 #include "fvmeta.h"
 #include "fvcudactx.h"
 #include "fvlatency.h"
@@ -98,17 +99,25 @@ gboolean
 gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
     GstQuery *query)
 {
-  FvDevice *dev = &PRIV (GST_FV_FILTER (trans))->dev;
+  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (trans));
   GstCaps *caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
   const FvMemoryKindInfo *kind = fv_memory_kind_info (fv_memory_kind_of_caps (caps));
-  if (kind->propose (dev, query, caps)) {
+  gboolean ok = kind->propose (&priv->dev, query, caps);
+  if (ok)
     GST_DEBUG_OBJECT (trans, "proposed a pool of %s memory%s", kind->name,
         kind->on_device ? "" : " (page-locked)");
-    return TRUE;
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent ())->propose_allocation (trans,
-      decide_query, query);
+  else
+    ok = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent ())->propose_allocation (trans,
+        decide_query, query);
+  /* frames in flight hold their input buffers: upstream keeps that many
+   * more out (fvhold.h) */
+  GST_OBJECT_LOCK (trans);
+  const guint held = priv->latency.frames_held;
+  GST_OBJECT_UNLOCK (trans);
+  if (ok)
+    fv_hold_raise_pools (query, held);
+  return ok;
 }
 
 gboolean

@@ -6,6 +6,7 @@
 #include "fvpinnedallocator.h"
 #include "fvcudactx.h"
 #include "fvmemory.h"
+#include "fvhold.h"
 #include "fv_cuda.h"
 #include "fv_devices.h"
 
@@ -223,8 +224,9 @@ prepare (GstFvFilter *self)
     GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
     priv->depth = klass->frames_in_flight ? MIN (klass->frames_in_flight (self),
         FV_MAX_IN_FLIGHT) : 0;
-    /* what is in flight beyond the frame being handed in is held back */
-    fv_latency_hold (GST_ELEMENT (self), &priv->latency, priv->depth > 1 ? priv->depth - 1 : 0);
+    /* what is in flight beyond the frame being handed in is held back
+     * (fvhold.h's rules: latency, upstream pools) */
+    fv_hold_set (GST_BASE_TRANSFORM (self), &priv->latency, priv->depth > 1 ? priv->depth - 1 : 0);
     GST_CAT_INFO_OBJECT (cat ? cat : GST_CAT_DEFAULT, self,
         "plans made for %dx%d %s on the %s backend (%u threads asked, 0 = all cores) in %.1f ms",
         GST_VIDEO_INFO_WIDTH (&vf->in_info), GST_VIDEO_INFO_HEIGHT (&vf->in_info),
@@ -548,15 +550,16 @@ gst_fv_filter_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
   return ret;
 }
 
-/* EOS and new caps push what is in flight first (it belongs before them);
- * a flush drops it. */
+/* Every serialized event (EOS, caps, segment, gap, tags, custom ...) pushes
+ * what is in flight first (it belongs before them); a flush drops it
+ * (fvhold.h). */
 static gboolean
 gst_fv_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
   GstFvFilterPrivate *priv = PRIV (self);
-  const GstEventType type = GST_EVENT_TYPE (event);
-  if ((type == GST_EVENT_EOS || type == GST_EVENT_CAPS) && priv->n_flight) {
+  const FvHoldAction act = fv_hold_action (event);
+  if (act == FV_HOLD_DRAIN && priv->n_flight) {
     GstBuffer *b;
     GstFlowReturn ret = finish_in_flight (self);
     while (next_done (self, &b))
@@ -567,7 +570,7 @@ gst_fv_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
     if (ret != GST_FLOW_OK)
       GST_DEBUG_OBJECT (self, "frames in flight before %s: %s", GST_EVENT_TYPE_NAME (event),
           gst_flow_get_name (ret));
-  } else if (type == GST_EVENT_FLUSH_STOP) {
+  } else if (act == FV_HOLD_DROP) {
     drop_in_flight (self);
   }
   return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->sink_event (trans, event);

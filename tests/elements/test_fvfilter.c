@@ -329,6 +329,83 @@ GST_START_TEST (test_submit_fails)
 }
 GST_END_TEST;
 
+/* What reached the harness's sink, in order: "b" a buffer, "e" the custom
+ * event. */
+static GstPadProbeReturn
+record (GstPad *pad, GstPadProbeInfo *pi, gpointer data)
+{
+  GString *seen = data;
+  if (GST_PAD_PROBE_INFO_TYPE (pi) & GST_PAD_PROBE_TYPE_BUFFER)
+    g_string_append_c (seen, 'b');
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (pi)) == GST_EVENT_CUSTOM_DOWNSTREAM)
+    g_string_append_c (seen, 'e');
+  return GST_PAD_PROBE_OK;
+}
+
+/* Every serialized event, not only EOS and caps, pushes the frames in
+ * flight first: a custom downstream event (serialized) after two held
+ * frames arrives after them; the frames after it are held again. */
+GST_START_TEST (test_serialized_event_drains)
+{
+  GstHarness *h = harness (3, 5, 8, 4);
+  GString *seen = g_string_new (NULL);
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER
+      | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record, seen, NULL);
+  fail_unless_equals_int (gst_harness_push (h, frame (0)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, frame (1)), GST_FLOW_OK);
+  fail_unless_equals_string (seen->str, "");
+  fail_unless (gst_harness_push_event (h, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty ("fv-test-marker"))));
+  fail_unless_equals_string (seen->str, "bbe");
+  fail_unless_equals_int (gst_harness_push (h, frame (2)), GST_FLOW_OK);
+  fail_unless_equals_string (seen->str, "bbe");
+  pull_expect (h, 0, 5);
+  pull_expect (h, 1, 5);
+  gst_harness_teardown (h);
+  g_string_free (seen, TRUE);
+}
+GST_END_TEST;
+
+/* The minimum of the pool proposed upstream, or -1 with none. */
+static gint
+proposed_min (GstHarness *h)
+{
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+  gint min = -1;
+  if (gst_pad_peer_query (h->srcpad, q) && gst_query_get_n_allocation_pools (q) > 0) {
+    guint size, mn, mx;
+    gst_query_parse_nth_allocation_pool (q, 0, NULL, &size, &mn, &mx);
+    min = (gint) mn;
+  }
+  gst_query_unref (q);
+  gst_caps_unref (caps);
+  return min;
+}
+
+/* Frames in flight hold their input buffers: once the element holds two,
+ * the pool it proposes upstream keeps two more out, and the sink pad asks
+ * upstream to negotiate again (a RECONFIGURE event). */
+GST_START_TEST (test_pools_keep_held_frames)
+{
+  GstHarness *h = harness (3, 1, 8, 4);
+  const gint before = proposed_min (h);
+  fail_unless (before >= 0, "no pool proposed");
+  while (gst_harness_try_pull_upstream_event (h))
+    ;
+  fail_unless_equals_int (gst_harness_push (h, frame (0)), GST_FLOW_OK);
+  gboolean reconfigured = FALSE;
+  GstEvent *e;
+  while ((e = gst_harness_try_pull_upstream_event (h))) {
+    reconfigured |= GST_EVENT_TYPE (e) == GST_EVENT_RECONFIGURE;
+    gst_event_unref (e);
+  }
+  fail_unless (reconfigured, "no RECONFIGURE upstream when frames began to be held");
+  fail_unless_equals_int (proposed_min (h), before + 2);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static Suite *
 fvfilter_suite (void)
 {
@@ -341,6 +418,8 @@ fvfilter_suite (void)
   tcase_add_test (tc, test_settings_between_frames);
   tcase_add_test (tc, test_caps_push_in_flight);
   tcase_add_test (tc, test_submit_fails);
+  tcase_add_test (tc, test_serialized_event_drains);
+  tcase_add_test (tc, test_pools_keep_held_frames);
   return s;
 }
 
