@@ -251,7 +251,10 @@ static struct {
   job jobs[FV_POOL_JOBS];
   uint64_t free_mask, open_mask;   /* atomic: slots free; slots with parts maybe unclaimed */
   int posted;                      /* jobs posted (atomic; a futex) */
-  int sleepers;                    /* workers asleep or about to be (atomic) */
+  struct {
+    int word;       /* a futex: bumped to wake the worker */
+    int sleeping;   /* asleep or about to be (atomic) */
+  } wk[FV_POOL_MAX + 1];           /* by worker index, from 1 */
   pthread_mutex_t mu;              /* starting workers */
   int workers;
 } pool = { .free_mask = ~(uint64_t) 0, .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -309,7 +312,56 @@ run_part (job *jb, void (*fn) (void *, int, int), void *ctx, int me, int parts)
     wake (&jb->done, 1);   /* at worst a slot reused since: its waiter looks again */
 }
 
-/* Claims and runs one part of any open job; FALSE when there was none. */
+/* Part `me` claimed in the word *w of a job of `parts` (use count `use`),
+ * or -1: none left, or the slot reused since *w was read. Teams of up to
+ * 32 parts claim by a mask, a part by number (`prefer` when it is free,
+ * -1: the lowest free one), so that a worker runs the same part in every
+ * pass of a frame and finds that part's data in its cache; larger teams
+ * count parts off in order. */
+static int
+claim (job *jb, uint64_t *w, uint64_t use, int parts, int prefer)
+{
+  for (;;) {
+    if ((*w >> 32) != use)
+      return -1;
+    const uint32_t low = (uint32_t) *w;
+    int me;
+    uint64_t to;
+    if (parts > 32) {
+      if ((int) low >= parts)
+        return -1;
+      me = (int) low;
+      to = *w + 1;
+    } else {
+      const uint32_t all = parts == 32 ? 0xffffffffu : (1u << parts) - 1;
+      const uint32_t free = ~low & all;
+      if (!free)
+        return -1;
+      me = prefer >= 0 && prefer < parts && (free >> prefer & 1) ? prefer : __builtin_ctz (free);
+      to = *w | (uint64_t) 1 << me;
+    }
+    if (__atomic_compare_exchange_n (&jb->word, w, to, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return me;
+  }
+}
+
+/* TRUE once every part of the job's use is claimed. */
+static int
+all_claimed (uint64_t w, uint64_t use, int parts)
+{
+  if ((w >> 32) != use)
+    return 1;
+  const uint32_t low = (uint32_t) w;
+  return parts > 32 ? (int) low >= parts
+      : low == (parts == 32 ? 0xffffffffu : (1u << parts) - 1);
+}
+
+static __thread int worker_index;   /* 1, 2, ... on the pool's workers */
+
+/* Claims and runs one part of any open job; FALSE when there was none. A
+ * worker takes part `worker_index` of a team by mask, or another free one
+ * where that one is taken; it leaves teams too small for its index to the
+ * workers they fit and to the caller. */
 static int
 work_once (void)
 {
@@ -319,29 +371,29 @@ work_once (void)
     open &= open - 1;
     job *jb = &pool.jobs[i];
     uint64_t w = __atomic_load_n (&jb->word, __ATOMIC_ACQUIRE);
-    for (;;) {
-      const int parts = __atomic_load_n (&jb->parts, __ATOMIC_RELAXED);
-      void (*fn) (void *, int, int) = __atomic_load_n (&jb->fn, __ATOMIC_RELAXED);
-      void *ctx = __atomic_load_n (&jb->ctx, __ATOMIC_RELAXED);
-      const int me = (int) (uint32_t) w;
-      if (me >= parts)
-        break;
-      /* a claim holds only if the word is still this use's: the fields
-       * read with it are then this use's too */
-      if (__atomic_compare_exchange_n (&jb->word, &w, w + 1, 0, __ATOMIC_ACQ_REL,
-          __ATOMIC_ACQUIRE)) {
-        run_part (jb, fn, ctx, me, parts);
-        return 1;
-      }
+    const int parts = __atomic_load_n (&jb->parts, __ATOMIC_RELAXED);
+    void (*fn) (void *, int, int) = __atomic_load_n (&jb->fn, __ATOMIC_RELAXED);
+    void *ctx = __atomic_load_n (&jb->ctx, __ATOMIC_RELAXED);
+    if (parts <= 32 && worker_index >= parts)
+      continue;
+    /* a claim holds only if the word is still this use's: the fields read
+     * with it are then this use's too */
+    const int me = claim (jb, &w, w >> 32, parts, worker_index);
+    if (me >= 0) {
+      run_part (jb, fn, ctx, me, parts);
+      return 1;
     }
   }
   return 0;
 }
 
+static int next_index;   /* atomic */
+
 static void *
 worker (void *unused)
 {
   (void) unused;
+  worker_index = __atomic_add_fetch (&next_index, 1, __ATOMIC_RELAXED);
   for (;;) {
     const int seen = __atomic_load_n (&pool.posted, __ATOMIC_SEQ_CST);
     if (work_once ())
@@ -353,10 +405,13 @@ worker (void *unused)
     }
     if (i < FV_POOL_SPIN)
       continue;
-    __atomic_add_fetch (&pool.sleepers, 1, __ATOMIC_SEQ_CST);
+    /* asleep on a word of its own, so that a team wakes the workers whose
+     * parts it has */
+    const int v = __atomic_load_n (&pool.wk[worker_index].word, __ATOMIC_SEQ_CST);
+    __atomic_store_n (&pool.wk[worker_index].sleeping, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n (&pool.posted, __ATOMIC_SEQ_CST) == seen)
-      sleep_on (&pool.posted, seen);
-    __atomic_sub_fetch (&pool.sleepers, 1, __ATOMIC_SEQ_CST);
+      sleep_on (&pool.wk[worker_index].word, v);
+    __atomic_store_n (&pool.wk[worker_index].sleeping, 0, __ATOMIC_SEQ_CST);
   }
   return NULL;
 }
@@ -366,8 +421,10 @@ worker (void *unused)
 static void
 forget_workers (void)
 {
+  next_index = 0;
   pthread_mutex_init (&pool.mu, NULL);
-  pool.workers = pool.sleepers = 0;
+  pool.workers = 0;
+  memset (pool.wk, 0, sizeof pool.wk);
   pool.free_mask = ~(uint64_t) 0;
   pool.open_mask = 0;
 }
@@ -447,14 +504,29 @@ fv_team_run (fv_team team, void (*fn) (void *ctx, int me, int parts), void *ctx)
   __atomic_store_n (&jb->done, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&jb->waiting, 0, __ATOMIC_RELAXED);
   const uint64_t use = (__atomic_load_n (&jb->word, __ATOMIC_RELAXED) >> 32) + 1;
-  __atomic_store_n (&jb->word, use << 32, __ATOMIC_RELEASE);   /* part 0 next */
+  __atomic_store_n (&jb->word, use << 32, __ATOMIC_RELEASE);   /* nothing claimed */
   __atomic_or_fetch (&pool.open_mask, bit, __ATOMIC_RELEASE);
   __atomic_add_fetch (&pool.posted, 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n (&pool.sleepers, __ATOMIC_SEQ_CST) > 0)
-    wake (&pool.posted, parts - 1);
-  int me;
-  while ((me = (int) (uint32_t) __atomic_fetch_add (&jb->word, 1, __ATOMIC_ACQ_REL)) < parts)
+  /* the workers of parts 1 to parts - 1 (by mask) or as many (in order) */
+  const int workers = __atomic_load_n (&pool.workers, __ATOMIC_ACQUIRE);
+  for (int k = 1; k < parts && k <= workers; k++)
+    if (__atomic_load_n (&pool.wk[k].sleeping, __ATOMIC_SEQ_CST)) {
+      __atomic_add_fetch (&pool.wk[k].word, 1, __ATOMIC_SEQ_CST);
+      wake (&pool.wk[k].word, 1);
+    }
+  /* part 0 here; then, after the workers had a spin's time to take their
+   * own, whatever is left */
+  uint64_t w = use << 32;
+  int me = claim (jb, &w, use, parts, 0);
+  if (me >= 0)
     run_part (jb, fn, ctx, me, parts);
+  for (int i = 0; i < FV_POOL_SPIN && !all_claimed (w = __atomic_load_n (&jb->word,
+          __ATOMIC_ACQUIRE), use, parts); i++)
+    relax ();
+  while ((me = claim (jb, &w, use, parts, -1)) >= 0) {
+    run_part (jb, fn, ctx, me, parts);
+    w = __atomic_load_n (&jb->word, __ATOMIC_ACQUIRE);
+  }
   __atomic_and_fetch (&pool.open_mask, ~bit, __ATOMIC_RELEASE);
   for (int i = 0; i < FV_POOL_SPIN && __atomic_load_n (&jb->done, __ATOMIC_ACQUIRE) < parts; i++)
     relax ();
