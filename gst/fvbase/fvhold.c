@@ -25,10 +25,6 @@ fv_hold_raise_pools (GstQuery *query, guint held)
 void
 fv_hold_set (GstBaseTransform *trans, FvLatency *lat, guint held)
 {
-  GST_OBJECT_LOCK (trans);
-  const gboolean changed = lat->frames_held != held;
-  GST_OBJECT_UNLOCK (trans);
-  fv_latency_hold (GST_ELEMENT (trans), lat, held);
-  if (changed)
+  if (fv_latency_hold (GST_ELEMENT (trans), lat, held))
     gst_base_transform_reconfigure_sink (trans);
 }

@@ -9,7 +9,7 @@ fv_latency_reset (GstElement *element, FvLatency *lat)
   GST_OBJECT_UNLOCK (element);
 }
 
-void
+gboolean
 fv_latency_hold (GstElement *element, FvLatency *lat, guint frames)
 {
   GST_OBJECT_LOCK (element);
@@ -18,6 +18,7 @@ fv_latency_hold (GstElement *element, FvLatency *lat, guint frames)
   GST_OBJECT_UNLOCK (element);
   if (changed)
     gst_element_post_message (element, gst_message_new_latency (GST_OBJECT (element)));
+  return changed;
 }
 
 void

@@ -18,8 +18,8 @@ typedef struct {
 
 void fv_latency_reset (GstElement *element, FvLatency *lat);
 /* The element now holds `frames` frames back: a latency message when that
- * changes. */
-void fv_latency_hold (GstElement *element, FvLatency *lat, guint frames);
+ * changes. TRUE when it changed. */
+gboolean fv_latency_hold (GstElement *element, FvLatency *lat, guint frames);
 /* Adds frames held x frame duration (from info's frame rate; nothing when
  * it is unknown) to an answered LATENCY query. */
 void fv_latency_add_to_query (GstElement *element, FvLatency *lat, const GstVideoInfo *info,

@@ -228,18 +228,20 @@ fv_team_end (fv_team team)
 
 /* The pool. A region is one of FV_POOL_JOBS job slots, which live as long
  * as the process: `parts` calls claimed one at a time by compare-and-swap
- * on a word that holds the slot's use count (high half) and the next part
- * (low half), so a worker that read a slot as it was being reused claims
- * nothing. The calling thread claims parts until none is left, then waits
- * for the workers' parts and frees the slot. Workers with nothing to do
- * spin on the count of jobs posted, then sleep on it (a futex); a caller
- * waits for its last parts the same way. No lock on the way of a region. */
+ * on a word that holds the slot's use count (high half) and the parts
+ * claimed (low half: a mask, or a count for teams past 32), so a worker
+ * that read a slot as it was being reused claims nothing (claim ()). The
+ * calling thread runs part 0, takes what the workers left, then waits for
+ * their parts and frees the slot. Workers with nothing to do spin on the
+ * count of jobs posted, then sleep on a futex of their own; a caller waits
+ * for its last parts the same way, on the job's count of parts done. No
+ * lock on the way of a region. */
 #define FV_POOL_SPIN 1000   /* rounds of a pause instruction: libgomp's count for a busy machine */
 #define FV_POOL_MAX 1024    /* workers at most */
 #define FV_POOL_JOBS 64     /* regions at once; more run on their calling threads */
 
 typedef struct {
-  uint64_t word;   /* use count << 32 | next part (atomic) */
+  uint64_t word;   /* use count << 32 | parts claimed (atomic; claim ()) */
   void (*fn) (void *ctx, int me, int parts);
   void *ctx;
   int parts;
@@ -277,7 +279,7 @@ relax (void)
 #endif
 }
 
-/* Sleeps while *addr == val (or not at all); wakes up to n sleepers. */
+/* Sleeps while *addr == val (or not at all). */
 static void
 sleep_on (int *addr, int val)
 {
@@ -290,6 +292,7 @@ sleep_on (int *addr, int val)
 #endif
 }
 
+/* Wakes up to n threads asleep on addr. */
 static void
 wake (int *addr, int n)
 {
@@ -318,6 +321,12 @@ run_part (job *jb, void (*fn) (void *, int, int), void *ctx, int me, int parts)
  * -1: the lowest free one), so that a worker runs the same part in every
  * pass of a frame and finds that part's data in its cache; larger teams
  * count parts off in order. */
+static inline uint32_t
+all_parts (int parts)   /* the mask of a team of up to 32 */
+{
+  return parts == 32 ? 0xffffffffu : (1u << parts) - 1;
+}
+
 static int
 claim (job *jb, uint64_t *w, uint64_t use, int parts, int prefer)
 {
@@ -333,8 +342,7 @@ claim (job *jb, uint64_t *w, uint64_t use, int parts, int prefer)
       me = (int) low;
       to = *w + 1;
     } else {
-      const uint32_t all = parts == 32 ? 0xffffffffu : (1u << parts) - 1;
-      const uint32_t free = ~low & all;
+      const uint32_t free = ~low & all_parts (parts);
       if (!free)
         return -1;
       me = prefer >= 0 && prefer < parts && (free >> prefer & 1) ? prefer : __builtin_ctz (free);
@@ -352,8 +360,7 @@ all_claimed (uint64_t w, uint64_t use, int parts)
   if ((w >> 32) != use)
     return 1;
   const uint32_t low = (uint32_t) w;
-  return parts > 32 ? (int) low >= parts
-      : low == (parts == 32 ? 0xffffffffu : (1u << parts) - 1);
+  return parts > 32 ? (int) low >= parts : low == all_parts (parts);
 }
 
 static __thread int worker_index;   /* 1, 2, ... on the pool's workers */
