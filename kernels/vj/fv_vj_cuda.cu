@@ -2,8 +2,8 @@
 /* GPU detector. Every pyramid level lives in one device buffer (the same
  * shelf layout and feature offsets as the CPU), built by three launches for
  * all levels: row scans that resize on the fly, tilted sums where the
- * cascade needs them, and column scans. Detection is then four launches for
- * all levels:
+ * cascade needs them, and column scans (fv_vj_cuda_pyramid.cuh). Detection
+ * is then four launches for all levels:
  *
  *  1. the first stage at every window position, one thread per window; a
  *     ballot per 32 positions gives two bit words, "passed" and "failed the
@@ -59,7 +59,7 @@ namespace {
 
 /* Where each array sits in the blob of tables and model. */
 struct BlobLayout {
-  size_t lv, rowp, cblk, tdia, ofs, coef, stages, stump, tree, node, leaf, subset, haar, lbpf;
+  size_t lv, rowp, cblk, tdia, ofs, xtab, coef, stages, stump, tree, node, leaf, subset, haar, lbpf;
   size_t fst, sst, fail;   /* fst, sst: the fast stumps, global and window offsets */
 };
 
@@ -202,7 +202,8 @@ struct LevelTables {
   long long *rowp, *cblk, *tdia;
   int32_t *ofs;
   uint16_t *coef;
-  size_t axes_len;
+  uint2 *xtab;        /* the x axes end to end */
+  size_t xlen, ylen;  /* ofs, coef: the y axes end to end */
   long long words, rows, blocks, diags;
 };
 
@@ -214,6 +215,7 @@ level_tables_free (LevelTables *t)
   free (t->cblk);
   free (t->tdia);
   free (t->ofs);
+  free (t->xtab);
   free (t->coef);
 }
 
@@ -222,17 +224,20 @@ level_tables_make (const fv_vj_pyramid *py, LevelTables *t)
 {
   const int n = py->nlevels > 0 ? py->nlevels : 1;
   memset (t, 0, sizeof *t);
-  for (int l = 0; l < py->nlevels; l++)
-    t->axes_len += py->lv[l].w + py->lv[l].h;
+  for (int l = 0; l < py->nlevels; l++) {
+    t->xlen += py->lv[l].w;
+    t->ylen += py->lv[l].h;
+  }
   t->lv = (DevLevel *) calloc (n, sizeof (DevLevel));
   t->rowp = (long long *) calloc (n, sizeof (long long));
   t->cblk = (long long *) calloc (n, sizeof (long long));
   t->tdia = (long long *) calloc (n, sizeof (long long));
-  t->ofs = (int32_t *) malloc (sizeof (int32_t) * (t->axes_len + 1));
-  t->coef = (uint16_t *) malloc (sizeof (uint16_t) * 2 * (t->axes_len + 1));
-  if (!t->lv || !t->rowp || !t->cblk || !t->tdia || !t->ofs || !t->coef)
+  t->ofs = (int32_t *) malloc (sizeof (int32_t) * (t->ylen + 1));
+  t->coef = (uint16_t *) malloc (sizeof (uint16_t) * 2 * (t->ylen + 1));
+  t->xtab = (uint2 *) calloc (t->xlen + 1, sizeof (uint2));
+  if (!t->lv || !t->rowp || !t->cblk || !t->tdia || !t->ofs || !t->coef || !t->xtab)
     return FV_ERR_NOMEM;
-  size_t at = 0;
+  size_t ax = 0, ay = 0;
   for (int l = 0; l < py->nlevels; l++) {
     const fv_vj_level *s = &py->lv[l];
     DevLevel *L = &t->lv[l];
@@ -257,14 +262,15 @@ level_tables_make (const fv_vj_pyramid *py, LevelTables *t)
     L->ax_hi = s->ax.hi;
     L->ay_lo = s->ay.lo;
     L->ay_hi = s->ay.hi;
-    L->axis_x = (int) at;
-    memcpy (t->ofs + at, s->ax.ofs, sizeof (int32_t) * s->w);
-    memcpy (t->coef + 2 * at, s->ax.coef, sizeof (uint16_t) * 2 * s->w);
-    at += s->w;
-    L->axis_y = (int) at;
-    memcpy (t->ofs + at, s->ay.ofs, sizeof (int32_t) * s->h);
-    memcpy (t->coef + 2 * at, s->ay.coef, sizeof (uint16_t) * 2 * s->h);
-    at += s->h;
+    L->axis_x = (int) ax;
+    for (int x = 0; x < s->w; x++)
+      t->xtab[ax + x] = make_uint2 ((unsigned) s->ax.ofs[x],
+          s->ax.coef[2 * x] | (unsigned) s->ax.coef[2 * x + 1] << 16);
+    ax += s->w;
+    L->axis_y = (int) ay;
+    memcpy (t->ofs + ay, s->ay.ofs, sizeof (int32_t) * s->h);
+    memcpy (t->coef + 2 * ay, s->ay.coef, sizeof (uint16_t) * 2 * s->h);
+    ay += s->h;
   }
   return FV_OK;
 }
@@ -299,8 +305,9 @@ model_to_blob (Blob &b, const fv_vj_plan *pl, const LevelTables *t, BlobLayout *
   o->rowp = b.add (t->rowp, sizeof (long long) * n);
   o->cblk = b.add (t->cblk, sizeof (long long) * n);
   o->tdia = b.add (t->tdia, sizeof (long long) * n);
-  o->ofs = b.add (t->ofs, sizeof (int32_t) * (t->axes_len + 1));
-  o->coef = b.add (t->coef, sizeof (uint16_t) * 2 * (t->axes_len + 1));
+  o->ofs = b.add (t->ofs, sizeof (int32_t) * (t->ylen + 1));
+  o->coef = b.add (t->coef, sizeof (uint16_t) * 2 * (t->ylen + 1));
+  o->xtab = b.add (t->xtab, sizeof (uint2) * (t->xlen + 1));
   o->stages = b.add (m->stages, sizeof (fv_vj_stage) * m->nstages);
   o->stump = m->stumps ? b.add (m->stump, sizeof (fv_vj_stump) * nw) : 0;
   o->tree = m->stumps ? 0 : b.add (m->tree, sizeof (fv_vj_tree) * nw);
@@ -348,8 +355,9 @@ point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const BlobLayout *o, unsig
   g.row_prefix = (const long long *) (base + o->rowp);
   g.cblk_prefix = (const long long *) (base + o->cblk);
   g.tdiag_prefix = (const long long *) (base + o->tdia);
-  g.xofs = g.yofs = (const int32_t *) (base + o->ofs);
-  g.xcoef = g.ycoef = (const uint16_t *) (base + o->coef);
+  g.yofs = (const int32_t *) (base + o->ofs);
+  g.ycoef = (const uint16_t *) (base + o->coef);
+  g.xtab = (const uint2 *) (base + o->xtab);
   Detect &d = c->d;
   d.m = *m;
   d.m.stages = (const fv_vj_stage *) (base + o->stages);
@@ -531,6 +539,19 @@ fv_vj_cuda_workspace_bytes (const fv_vj_plan *pl)
   return c ? c->ws.bytes : 0;
 }
 
+extern "C" fv_status
+fv_vj_cuda_read_sums (fv_vj_plan *pl, uint32_t *host, size_t count)
+{
+  const fv_vj_cuda *c = (const fv_vj_cuda *) pl->state;
+  const size_t planes = (size_t) pl->py.plane * (c->has_tilted ? 3 : 2);
+  if (count > planes)
+    count = planes;
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
+  FV_CUDA_TRY (cudaMemcpy (host, c->planes, sizeof (uint32_t) * count, cudaMemcpyDeviceToHost));
+  return FV_OK;
+}
+
 extern "C" void
 fv_vj_cuda_set_workspace (fv_vj_plan *pl, void *workspace)
 {
@@ -572,7 +593,7 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray, const fv_image *unused
     tilted_diag<<<nb, 128, 0, st>>> (c->g, c->planes, c->diags, 1);
     tilted_diag<<<nb, 128, 0, st>>> (c->g, c->planes, c->diags, -1);
   }
-  col_scan<<<(unsigned) c->col_blocks, dim3 (32, 16), 0, st>>> (c->g, c->planes);
+  col_scan<<<(unsigned) c->col_blocks, dim3 (32, 32), 0, st>>> (c->g, c->planes);
   MARK (2);
   unsigned int nkeys = 0;
   size_t prefetched = 0;

@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The detector's pyramid on the GPU (private to fv_vj_cuda.cu): every level
  * of OpenCV's pyramid in one buffer per plane, built for all levels at once
- * by a row scan that resizes on the fly, diagonal scans for tilted sums and
- * a column scan. */
+ * by a row scan that resizes on the fly, diagonal scans for tilted sums
+ * (where the cascade has them) and a column scan in segments.
+ *
+ * Measured on an H200 (docs/benchmark-log.md, 2026-11-28): these kernels
+ * wait on loads (the resize's tables, the sums), not on DRAM bandwidth, so
+ * what counts is how few instructions and how short a chain each thread
+ * has. A column scan walking a level down in steps of 16 rows (a chain of
+ * 68 steps at 1080p) took 162-167 us of a frame's 1080p pyramid; segments
+ * scanned at once take 116-119. Building the rows and columns in one pass
+ * (bands of rows in shared memory, column totals carried by a decoupled
+ * look-back) wrote the sums once, but was slower with many streams (its
+ * waiting blocks hold the multiprocessors) and was not kept. */
 #ifndef FV_VJ_CUDA_PYRAMID_CUH
 #define FV_VJ_CUDA_PYRAMID_CUH
 
@@ -23,8 +33,9 @@ struct Geometry {
   const long long *row_prefix;   /* level rows (image rows) before each level */
   const long long *cblk_prefix;  /* column blocks before each level */
   const long long *tdiag_prefix; /* tilted diagonals before each level */
-  const int32_t *xofs, *yofs;
-  const uint16_t *xcoef, *ycoef;
+  const uint2 *xtab;             /* x axes: (source column, both coefficients packed) */
+  const int32_t *yofs;           /* y axes: source row */
+  const uint16_t *ycoef;         /* y axes: two coefficients */
   int stride;
   long long plane;
   long long nwords;
@@ -50,16 +61,18 @@ find_level (const long long *prefix, int n, long long i)
   return lo;
 }
 
-/* One pixel of OpenCV's bit-exact linear resize (see fv_vj_pyramid.c). */
+/* One pixel of OpenCV's bit-exact linear resize (see fv_vj_pyramid.c);
+ * one load gives a column's source offset and both its coefficients. */
 __device__ __forceinline__ unsigned
 hpix (const Geometry &g, const DevLevel &L, const unsigned char *row, int x)
 {
   if (x < L.ax_lo)
     return (unsigned) row[0] << 8;
   if (x >= L.ax_hi)
-    return (unsigned) row[g.xofs[L.axis_x + L.w - 1]] << 8;
-  const unsigned char *q = row + g.xofs[L.axis_x + x];
-  return q[0] * (unsigned) g.xcoef[2 * (L.axis_x + x)] + q[1] * (unsigned) g.xcoef[2 * (L.axis_x + x) + 1];
+    return (unsigned) row[g.xtab[L.axis_x + L.w - 1].x] << 8;
+  const uint2 t = g.xtab[L.axis_x + x];
+  const unsigned char *q = row + t.x;
+  return q[0] * (t.y & 0xffffu) + q[1] * (t.y >> 16);
 }
 
 __device__ __forceinline__ unsigned
@@ -138,42 +151,51 @@ tilted_diag (Geometry g, uint32_t *planes, long long total, int sign)
   }
 }
 
-/* Column prefix sums of both planes, read and written once: a block of
- * 32 x 16 threads walks 32 columns of a level down in steps of 16 rows,
- * scanning each step in shared memory and carrying the column totals. */
-__global__ void __launch_bounds__ (512)
+/* Column prefix sums of both planes, in place, without a chain down the
+ * level: a block of 32 x 32 threads takes 32 columns, each row of threads
+ * a segment of the rows; a thread adds its segment (independent loads),
+ * the segments' totals are scanned in shared memory, and the thread walks
+ * its segment again writing the sums. Reads each sum twice (the second
+ * time partly from L2) and writes it once. (Keeping the segment's first
+ * rows in registers made it faster alone but slower beside other streams:
+ * twice the registers.) Must run after row_scan and tilted_diag. */
+__global__ void __launch_bounds__ (1024)
 col_scan (Geometry g, uint32_t *planes)
 {
-  __shared__ uint32_t ts[16][33], tq[16][33];
+  __shared__ uint32_t ts[32][33], tq[32][33];
   const int l = find_level (g.cblk_prefix, g.nlevels, blockIdx.x);
   const DevLevel L = g.lv[l];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int x = (int) (blockIdx.x - g.cblk_prefix[l]) * 32 + tx + 1;
+  const int seg = (L.h + 31) / 32, y0 = 1 + ty * seg;
+  const int y1 = y0 + seg - 1 < L.h ? y0 + seg - 1 : L.h;   /* rows y0 .. y1 */
+  const bool in = x <= L.w;
   uint32_t *s = planes + L.origin + x, *q = s + g.plane;
-  uint32_t cs = 0, cq = 0;   /* totals of the rows above this step */
-  for (int y0 = 1; y0 <= L.h; y0 += 16) {
-    const int y = y0 + ty;
-    const bool in = x <= L.w && y <= L.h;
-    const long long o = (long long) y * g.stride;
-    ts[ty][tx] = in ? s[o] : 0;
-    tq[ty][tx] = in ? q[o] : 0;
-    __syncthreads ();
-    uint32_t as = cs, aq = cq;
-    for (int j = 0; j <= ty; j++) {
-      as += ts[j][tx];
-      aq += tq[j][tx];
+  uint32_t as = 0, aq = 0;
+  if (in) {
+#pragma unroll 8
+    for (int y = y0; y <= y1; y++) {
+      as += s[(long long) y * g.stride];
+      aq += q[(long long) y * g.stride];
     }
-    if (in) {
-      s[o] = as;
-      q[o] = aq;
+  }
+  ts[ty][tx] = as;
+  tq[ty][tx] = aq;
+  __syncthreads ();
+  uint32_t cs = 0, cq = 0;   /* the segments above */
+  for (int j = 0; j < ty; j++) {
+    cs += ts[j][tx];
+    cq += tq[j][tx];
+  }
+  if (in) {
+#pragma unroll 8
+    for (int y = y0; y <= y1; y++) {
+      const long long o = (long long) y * g.stride;
+      cs += s[o];
+      cq += q[o];
+      s[o] = cs;
+      q[o] = cq;
     }
-    for (int j = ty + 1; j < 16; j++) {
-      as += ts[j][tx];
-      aq += tq[j][tx];
-    }
-    cs = as;
-    cq = aq;
-    __syncthreads ();
   }
 }
 

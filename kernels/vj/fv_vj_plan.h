@@ -221,6 +221,10 @@ fv_status fv_vj_raw_reserve (fv_vj_plan *pl, int n);
 size_t fv_vj_cuda_workspace_bytes (const fv_vj_plan *pl);
 void fv_vj_cuda_set_workspace (fv_vj_plan *pl, void *workspace);
 
+/* Copies the first count elements of a CUDA plan's sums (the planes of
+ * pl->py, after an execute) to host; for tests. */
+fv_status fv_vj_cuda_read_sums (fv_vj_plan *pl, uint32_t *host, size_t count);
+
 /* Device bytes the CUDA plan pl takes, from its pyramid (an upper
  * estimate); and a plan of the levels and rows of `part` of pl's frame
  * (fv_vj_cuda.cu, beside the allocations), with whether its sums fit

@@ -21,7 +21,8 @@
  *  - grouping on hand-made rectangles; bad parameters refused.
  * With --cuda every comparison runs on the GPU plan too, with host and
  * device frames, and the GPU must equal the CPU on random frames (the
- * steered scans and the turned boxes of a sequence too). */
+ * steered scans and the turned boxes of a sequence too); and the GPU's
+ * pyramid sums equal the CPU level builder's, element for element. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "fv_vj_plan.h"   /* a plan's levels and rows, to cut it in bands */
 #include "fv_vj_turned.h"
 #include "fv_cuda.h"
+#include "fv_config.h"   /* FV_HAVE_CUDA: the GPU pyramid's sums */
 
 static const char *data_dir;
 static fv_backend backend = FV_BACKEND_CPU;
@@ -814,6 +816,80 @@ bad_input (void)
   fv_cascade_free (c);
 }
 
+#if FV_HAVE_CUDA
+/* The GPU plan's sums, squared sums (and tilted sums) of every level
+ * against the CPU's level builder on the same pyramid: equal everywhere,
+ * zero rows and columns included, at sizes around the column scan's
+ * blocks (32 columns) and segments (a 32nd of a level's rows), after two
+ * executes of the plan. */
+static void
+gpu_sums_one (const fv_cascade *c, const char *name, size_t k, const fv_image *photo,
+    fvt_rng *rng)
+{
+  /* at least the largest window (lbpcascade_frontalface_improved's 45) */
+  static const int sizes[][2] = { { 46, 46 }, { 47, 49 }, { 256, 50 }, { 257, 64 },
+    { 300, 513 }, { 513, 47 }, { 641, 479 }, { 1920, 1080 } };
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    if (k > 0 && sizes[i][0] > 1000)   /* the large frame with one cascade */
+      continue;
+    fv_image im = mixed_frame (sizes[i][0], sizes[i][1], rng, photo);
+    fv_vj_params p = { .width = im.width, .height = im.height, .scale_factor = 1.1,
+      .min_neighbors = 3 };
+    fv_vj_plan *pl;
+    fv_status st = fv_vj_plan_create (&pl, c, &p, FV_BACKEND_CUDA, 0, NULL);
+    FVT_CHECK (st == FV_OK, "%s plan: %s", name, fv_last_error ());
+    if (st != FV_OK) {
+      fvt_image_free (&im);
+      continue;
+    }
+    const fv_detection *d;
+    int nd;
+    for (int rep = 0; rep < 2; rep++)
+      FVT_CHECK (fv_vj_execute (pl, &im, &d, &nd) == FV_OK, "%s execute: %s", name,
+          fv_last_error ());
+    const fv_vj_pyramid *py = &pl->py;
+    const int nplanes = pl->mh.has_tilted ? 3 : 2;
+    const size_t n = (size_t) py->plane * nplanes;
+    uint32_t *gpu = malloc (sizeof *gpu * n), *cpu = calloc (n, sizeof *cpu);
+    uint8_t *tmp = malloc (fv_vj_scratch_bytes (py) + 64);
+    FVT_CHECK (fv_vj_cuda_read_sums (pl, gpu, n) == FV_OK, "%s read sums: %s", name,
+        fv_last_error ());
+    long long bad = 0, checked = 0;
+    int where[3] = { -1, -1, -1 };
+    for (int l = 0; l < py->nlevels; l++) {
+      const fv_vj_level *lv = &py->lv[l];
+      fv_vj_level_build (py, l, im.data, im.stride, tmp, cpu, pl->mh.has_tilted, 0);
+      for (int pln = 0; pln < nplanes; pln++)
+        for (int y = 0; y <= lv->h; y++)
+          for (int x = 0; x <= lv->w; x++) {
+            const size_t o = (size_t) pln * py->plane + lv->origin + (size_t) y * py->stride + x;
+            checked++;
+            if (gpu[o] != cpu[o] && bad++ == 0) {
+              where[0] = l;
+              where[1] = y;
+              where[2] = x;
+            }
+          }
+    }
+    FVT_CHECK (bad == 0 && checked > 0, "%s %dx%d: %lld of %lld sums differ (first: level "
+        "%d, row %d, column %d)", name, im.width, im.height, bad, checked, where[0], where[1],
+        where[2]);
+    free (gpu);
+    free (cpu);
+    free (tmp);
+    fv_vj_plan_destroy (pl);
+    fvt_image_free (&im);
+  }
+}
+
+static void
+gpu_sums (void)
+{
+  if (backend == FV_BACKEND_CUDA)
+    with_cascades (41, gpu_sums_one);
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -842,5 +918,8 @@ main (int argc, char **argv)
   grouping ();
   resize_rows ();
   bad_input ();
+#if FV_HAVE_CUDA
+  gpu_sums ();
+#endif
   return fvt_summary (backend == FV_BACKEND_CUDA ? "vj (CUDA)" : "vj (CPU)");
 }
