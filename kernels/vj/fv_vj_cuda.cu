@@ -10,8 +10,8 @@
  *     first stage", from which OpenCV's rule (a window that fails the first
  *     stage makes the scan skip the next one) is replayed exactly;
  *  2. the uber-kernel: persistent warps (4 to a block, each on its own: the
- *     block only shares the weak classifiers) take 32 positions at a time
- *     from a global atomic counter, replay the skip rule with bit arithmetic
+ *     block only shares the weak classifiers) take 4 x 32 positions at a
+ *     time from a global atomic counter, replay the skip rule with bit arithmetic
  *     and queue the survivors in shared memory; once 32 are queued, each
  *     thread runs one window through the next stages (weak classifiers in
  *     shared memory) and the survivors go to a global queue;

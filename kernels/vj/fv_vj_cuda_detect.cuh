@@ -197,6 +197,12 @@ thread_stages (const Geometry &g, const Detect &d, const FStump *sh, const uint3
   }
 }
 
+/* Words (of 32 positions) a warp of the uber-kernel takes a grab: one
+ * atomic on the shared counter for every 32 positions made it a queue
+ * (H200, 1080p: 276 us; 4 words 232 us; 8 and 16 longer again, the last
+ * grabs leaving warps idle; the benchmark log, 2026-11-28). */
+constexpr int WORDS_PER_GRAB = 4;
+
 /* Pass 2: the persistent uber-kernel over every position of every level. */
 __global__ void __launch_bounds__ (WARPS_MAX * 32)
 uber (Geometry g, Detect d, const uint32_t *planes)
@@ -210,44 +216,49 @@ uber (Geometry g, Detect d, const uint32_t *planes)
   const int to = min (d.stage_a, d.m.nstages);
   int queued = 0;
   for (;;) {
-    const long long word = warp_grab (&d.taken[0], 1u);
-    if (word >= g.nwords)
+    const long long first = warp_grab (&d.taken[0], (unsigned) WORDS_PER_GRAB);
+    if (first >= g.nwords)
       break;
-    const int l = word_level (g, word);
-    const DevLevel &L = g.lv[l];
-    const int j = (int) ((word - L.word_base) % L.wpr);
-    const uint32_t F = d.fail0[word], P = d.pass0[word];
-    /* windows failing the first stage just before this one, back to the
-     * row's start: an odd count means OpenCV skips this one */
-    int run;
-    const uint32_t below = ~F & ((1u << lane) - 1u);
-    if (below) {
-      run = lane - 1 - (31 - __clz (below));
-    } else {
-      run = lane;
-      for (long long k = word - 1; k >= word - j; k--) {
-        uint32_t f = d.fail0[k];
-        if (f == 0xffffffffu) {
-          run += 32;
-          continue;
+    const long long last = first + WORDS_PER_GRAB < g.nwords ? first + WORDS_PER_GRAB : g.nwords;
+    for (long long word = first; word < last; word++) {
+      const int l = word_level (g, word);
+      const DevLevel &L = g.lv[l];
+      const int j = (int) ((word - L.word_base) % L.wpr);
+      const uint32_t F = d.fail0[word], P = d.pass0[word];
+      /* windows failing the first stage just before this one, back to the
+       * row's start: an odd count means OpenCV skips this one (walking
+       * back here costs no more than a pass of its own computing the runs
+       * first: 230 + 10 us against 232 on an H200) */
+      int run;
+      const uint32_t below = ~F & ((1u << lane) - 1u);
+      if (below) {
+        run = lane - 1 - (31 - __clz (below));
+      } else {
+        run = lane;
+        for (long long k = word - 1; k >= word - j; k--) {
+          uint32_t f = d.fail0[k];
+          if (f == 0xffffffffu) {
+            run += 32;
+            continue;
+          }
+          run += __clz (~f);
+          break;
         }
-        run += __clz (~f);
-        break;
       }
-    }
-    const bool alive = !(run & 1) && ((P >> lane) & 1);
-    const unsigned ballot = __ballot_sync (0xffffffffu, alive);
-    if (alive)
-      queue[queued + __popc (ballot & ((1u << lane) - 1u))] = (uint32_t) (word * 32 + lane);
-    queued += __popc (ballot);
-    __syncwarp ();
-    if (queued >= 32) {
-      thread_stages (g, d, sh, planes, true, queue[lane], 1, to, 0);
+      const bool alive = !(run & 1) && ((P >> lane) & 1);
+      const unsigned ballot = __ballot_sync (0xffffffffu, alive);
+      if (alive)
+        queue[queued + __popc (ballot & ((1u << lane) - 1u))] = (uint32_t) (word * 32 + lane);
+      queued += __popc (ballot);
       __syncwarp ();
-      if (lane < queued - 32)
-        queue[lane] = queue[32 + lane];
-      queued -= 32;
-      __syncwarp ();
+      if (queued >= 32) {
+        thread_stages (g, d, sh, planes, true, queue[lane], 1, to, 0);
+        __syncwarp ();
+        if (lane < queued - 32)
+          queue[lane] = queue[32 + lane];
+        queued -= 32;
+        __syncwarp ();
+      }
     }
   }
   thread_stages (g, d, sh, planes, lane < queued, lane < queued ? queue[lane] : 0, 1, to, 0);
