@@ -29,9 +29,12 @@ Every WINDOW seconds it prints each good client's frame rate and the
 server's resident memory. It passes when every window after the first keeps
 each good client at >= 95% of the clip's 25 fps, every round's probe
 clients got frames, the server's memory stays under 400 MB, and from the
-end of the first round on it is flat (the last quarter's peak within 25%
+end of the second round on it is flat (the last quarter's peak within 25%
 + 30 MB of the first quarter's; judged when two windows or more follow the
-first round).
+second round). The memory reaches its plateau over two rounds, not one:
+275, 350, 350, 350 and 368 MB at the ends of five rounds on the 2-core CI
+machine (the first round's plateau against the second's read as growth
+there when other tests ran beside it).
 
     GST_PLUGIN_PATH=build/gst tests/rtsp_soak.py MINUTES [W H] [WINDOW]
 
@@ -433,24 +436,24 @@ def main():
                       % (len(low), len(rows) - 1, KEEP * RATE, *low[0]))
     if any(not o or not l for _, o, l in results):
         failed.append("a probe client got no frames: %s" % results)
-    # memory: bounded (a round takes the server to a plateau, of what each
-    # host may hold) and flat from then on: the last quarter's peak within
-    # 25% + 30 MB of the first quarter's, over the windows after the first
-    # whole round (its floods, vanishing sessions and stalls all reached).
-    # A run too short for that (fewer than two windows after the first
-    # round) is checked against the bound only: before a round ends the
-    # memory is still climbing to its plateau, which is no leak.
+    # memory: bounded (two rounds take the server to a plateau, of what
+    # each host may hold) and flat from then on: the last quarter's peak
+    # within 25% + 30 MB of the first quarter's, over the windows after the
+    # second whole round (its floods, vanishing sessions and stalls all
+    # reached twice). A run too short for that (fewer than two windows
+    # after the second round) is checked against the bound only: before
+    # then the memory is still climbing to its plateau, which is no leak.
     mem = [m for *_, m in rows]
-    settled = [m for t, *_, m in rows if 1 in round_ends and t >= round_ends[1]]
+    settled = [m for t, *_, m in rows if 2 in round_ends and t >= round_ends[2]]
     first = last = 0.0
     if len(settled) >= 2:
         q = max(1, len(settled) // 4)
         first, last = max(settled[:q]), max(settled[-q:])
         if last > first * 1.25 + 30:
-            failed.append("memory grew from %.1f MB to %.1f MB after the first round"
+            failed.append("memory grew from %.1f MB to %.1f MB after the second round"
                           % (first, last))
     else:
-        say("memory: %d window(s) after the first whole round; its flatness is judged "
+        say("memory: %d window(s) after the second whole round; its flatness is judged "
             "over two or more (only the %d MB bound is checked)" % (len(settled), LIMIT_MB))
     if max(mem) > LIMIT_MB:
         failed.append("the server took %.1f MB, more than the %d MB the limits allow"
@@ -460,7 +463,7 @@ def main():
     worst_u = min((u for _, u, _, _ in rows[1:]), default=0)
     worst_c = min((c for _, _, c, _ in rows[1:]), default=0)
     say("%d rounds; worst window UDP %.1f fps, TCP %.1f fps (need %.2f); memory after the "
-        "first round %.1f -> %.1f MB, peak %.1f MB"
+        "second round %.1f -> %.1f MB, peak %.1f MB"
         % (len(results), worst_u, worst_c, KEEP * RATE, first, last, max(mem, default=0)))
     err.seek(0)
     tail = err.read()[-2000:]
