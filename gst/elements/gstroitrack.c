@@ -461,7 +461,7 @@ gst_roitrack_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query
 {
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
-  fv_hold_raise_pools (query, delay_now (GST_ROITRACK (trans)));
+  fv_hold_raise_pools (GST_ELEMENT (trans), &GST_ROITRACK (trans)->latency, query);
   return TRUE;
 }
 

@@ -10,8 +10,9 @@ fv_hold_action (GstEvent *event)
 }
 
 void
-fv_hold_raise_pools (GstQuery *query, guint held)
+fv_hold_raise_pools (GstElement *element, FvLatency *lat, GstQuery *query)
 {
+  const guint held = fv_latency_frames (element, lat);
   for (guint i = 0; held && i < gst_query_get_n_allocation_pools (query); i++) {
     GstBufferPool *pool = NULL;
     guint size, min, max;

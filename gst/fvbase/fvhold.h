@@ -28,8 +28,8 @@ typedef enum {
 FvHoldAction fv_hold_action (GstEvent *event);
 
 /* Raises every pool's minimum (and a nonzero maximum) in an ALLOCATION
- * query by `held`. */
-void fv_hold_raise_pools (GstQuery *query, guint held);
+ * query by the frames the element holds (lat, as fv_hold_set left it). */
+void fv_hold_raise_pools (GstElement *element, FvLatency *lat, GstQuery *query);
 
 /* The element now holds `held` frames back: the latency said (a message
  * when it changes) and, when it changes, the sink pad reconfigured so that

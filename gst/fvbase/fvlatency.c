@@ -9,6 +9,15 @@ fv_latency_reset (GstElement *element, FvLatency *lat)
   GST_OBJECT_UNLOCK (element);
 }
 
+guint
+fv_latency_frames (GstElement *element, FvLatency *lat)
+{
+  GST_OBJECT_LOCK (element);
+  const guint frames = lat->frames_held;
+  GST_OBJECT_UNLOCK (element);
+  return frames;
+}
+
 gboolean
 fv_latency_hold (GstElement *element, FvLatency *lat, guint frames)
 {
@@ -25,9 +34,7 @@ void
 fv_latency_add_to_query (GstElement *element, FvLatency *lat, const GstVideoInfo *info,
     GstQuery *query)
 {
-  GST_OBJECT_LOCK (element);
-  guint frames = lat->frames_held;
-  GST_OBJECT_UNLOCK (element);
+  const guint frames = fv_latency_frames (element, lat);
   if (!frames || info->fps_n <= 0)
     return;
   gboolean live;

@@ -17,6 +17,8 @@ typedef struct {
 } FvLatency;
 
 void fv_latency_reset (GstElement *element, FvLatency *lat);
+/* The frames held now. */
+guint fv_latency_frames (GstElement *element, FvLatency *lat);
 /* The element now holds `frames` frames back: a latency message when that
  * changes. TRUE when it changed. */
 gboolean fv_latency_hold (GstElement *element, FvLatency *lat, guint frames);

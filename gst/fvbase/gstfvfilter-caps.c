@@ -112,11 +112,8 @@ gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_quer
         decide_query, query);
   /* frames in flight hold their input buffers: upstream keeps that many
    * more out (fvhold.h) */
-  GST_OBJECT_LOCK (trans);
-  const guint held = priv->latency.frames_held;
-  GST_OBJECT_UNLOCK (trans);
   if (ok)
-    fv_hold_raise_pools (query, held);
+    fv_hold_raise_pools (GST_ELEMENT (trans), &priv->latency, query);
   return ok;
 }
 

@@ -559,8 +559,8 @@ loop_part (void *data, int me, int parts)
 {
   loop *l = data;
   if (l->chunk <= 0) {
-    const long q = l->n / parts, r = l->n % parts;
-    const long lo = me * q + (me < r ? me : r), hi = lo + q + (me < r ? 1 : 0);
+    long lo, hi;
+    fv_split_range_long (l->n, parts, me, &lo, &hi);
     for (long i = lo; i < hi; i++)
       l->body (l->ctx, i, me);
     return;

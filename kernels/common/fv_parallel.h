@@ -80,11 +80,20 @@ const char *fv_cores_budget (void);
 
 /* Split [0, n) into `parts` nearly equal ranges; range i is [*lo, *hi). */
 static inline void
+fv_split_range_long (long n, int parts, int i, long *lo, long *hi)
+{
+  const long q = n / parts, r = n % parts;
+  *lo = i * q + (i < r ? i : r);
+  *hi = *lo + q + (i < r ? 1 : 0);
+}
+
+static inline void
 fv_split_range (int n, int parts, int i, int *lo, int *hi)
 {
-  long q = n / parts, r = n % parts;
-  *lo = (int) (i * q + (i < r ? i : r));
-  *hi = *lo + (int) q + (i < r ? 1 : 0);
+  long l, h;
+  fv_split_range_long (n, parts, i, &l, &h);
+  *lo = (int) l;
+  *hi = (int) h;
 }
 
 #ifdef __cplusplus
