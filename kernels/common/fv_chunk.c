@@ -61,7 +61,7 @@ fv_chunk_plan_make (const fv_chunk_params *p, fv_chunk_plan *plan)
 {
   memset (plan, 0, sizeof *plan);
   if (!p || p->width < 1 || p->height < 1 || p->bytes_per_pixel < 1 || p->halo_x < 0
-      || p->halo_y < 0 || p->ndevices < 1 || p->min_rows < 0) {
+      || p->halo_y < 0 || p->ndevices < 1 || p->min_rows < 0 || p->align_y < 0) {
     fv_set_last_error ("invalid chunking parameters");
     return FV_ERR_INVALID;
   }
@@ -93,6 +93,20 @@ fv_chunk_plan_make (const fv_chunk_params *p, fv_chunk_plan *plan)
   } else if (p->ndevices > 1 && cols * rows < p->ndevices) {
       rows = (p->ndevices + cols - 1) / cols < H ? (p->ndevices + cols - 1) / cols : H;
   }
+  /* bands in blocks of align_y rows: as many as above, or more where the
+   * tallest (the blocks' count not dividing evenly) would not fit, a
+   * multiple of the devices where one fits; none where there are fewer
+   * blocks than bands or no block fits */
+  const long A = p->align_y > 1 ? p->align_y : 1, units = (H + A - 1) / A;
+  int aligned = 0;
+  for (int any = 0; any < 2 && cols == 1 && A > 1 && band >= 1 && !aligned; any++)
+    for (long n = rows; n <= units && !aligned; n++) {   /* band: the outputs that fit */
+      const long tallest = (units + n - 1) / n * A;
+      if ((tallest < H ? tallest : H) <= band && (any || n % p->ndevices == 0)) {
+        aligned = 1;
+        rows = (int) n;
+      }
+    }
   plan->n = cols * rows;
   plan->cols = cols;
   plan->rows = rows;
@@ -105,7 +119,13 @@ fv_chunk_plan_make (const fv_chunk_params *p, fv_chunk_plan *plan)
       fv_chunk *c = &plan->chunk[j * cols + i];
       int x0, x1, y0, y1;
       fv_split_range (W, cols, i, &x0, &x1);   /* as even as can be */
-      fv_split_range (H, rows, j, &y0, &y1);
+      if (aligned) {   /* whole blocks, the last band the rest */
+        fv_split_range ((int) units, rows, j, &y0, &y1);
+        y0 = (int) (y0 * A);
+        y1 = y1 * A < H ? (int) (y1 * A) : H;
+      } else {
+        fv_split_range (H, rows, j, &y0, &y1);
+      }
       c->out = (fv_chunk_rect) { x0, y0, x1 - x0, y1 - y0 };
       int ix0 = x0 - p->halo_x > 0 ? x0 - p->halo_x : 0;
       int iy0 = y0 - p->halo_y > 0 ? y0 - p->halo_y : 0;

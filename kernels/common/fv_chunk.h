@@ -41,6 +41,10 @@ typedef struct {
                                 * height at most): a kernel whose cost per pixel rises in thin
                                 * bands (the convolution's transform tiles) gets narrower
                                 * chunks of that height, tiles, where bands that tall do not fit */
+  int align_y;                 /* 0 or 1, or bands' output rows start at multiples of it
+                                * (the last band takes the rest), as even as that allows and
+                                * as many bands as that needs to fit: a kernel whose work
+                                * comes in blocks of rows (the convolution's rows of tiles) */
 } fv_chunk_params;
 
 typedef struct {

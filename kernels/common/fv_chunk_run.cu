@@ -122,9 +122,11 @@ entry_create (Entry *e)
 }
 
 /* One chunk: staged (or read where it lies), filtered, copied out (or
- * written in place); returns when its output is in the frame. */
+ * written in place); returns when its output is in the frame. Bands, where
+ * the kernel can, compute their own rows only (not the halo's). */
 static fv_status
-entry_chunk (Entry *e, int c, fv_image *in, const fv_image *out, bool direct, bool in_place)
+entry_chunk (Entry *e, int c, fv_image *in, const fv_image *out, bool direct, bool in_place,
+    bool band_rows)
 {
   fv_chunk_run *r = e->run;
   fv_status st = FV_OK;
@@ -134,12 +136,15 @@ entry_chunk (Entry *e, int c, fv_image *in, const fv_image *out, bool direct, bo
   } else {
     st = stage (e, c, e->src);
   }
-  if (st == FV_OK && in_place) {
+  if (st == FV_OK && band_rows) {
     const fv_chunk_rect *o = &r->plan.chunk[c].out;
-    fv_image rows = *e->dst;
-    rows.data = pixel_at (e->dst, 0, o->y, 0);
+    const int oy = o->y - r->sy[c];
+    fv_image rows = in_place ? *e->dst : *out;
+    rows.data = in_place ? pixel_at (e->dst, 0, o->y, 0) : pixel_at (out, 0, oy, 0);
     rows.height = o->h;
-    st = r->k.execute_rows (e->plan, in, &rows, o->y - r->sy[c], o->h, r->user);
+    st = r->k.execute_rows (e->plan, in, &rows, oy, o->h, r->user);
+    if (st == FV_OK && !in_place)
+      st = unstage (e, c, e->dst);
   } else {
     if (st == FV_OK)
       st = r->k.execute (e->plan, in, out, r->user);
@@ -162,11 +167,13 @@ entry_execute (Entry *e)
   /* device frames on this entry's GPU are read where they lie, unless the
    * chunk's input must be gathered around the edges */
   const bool direct = !r->p.wrap && on_entry_gpu (e, e->src);
-  /* and bands are written into such a frame in place, when the kernel can */
-  const bool in_place = r->k.execute_rows && r->plan.cols == 1 && on_entry_gpu (e, e->dst);
+  /* bands, when the kernel can, compute their rows alone, written into
+   * such a frame in place */
+  const bool band_rows = r->k.execute_rows && r->plan.cols == 1;
+  const bool in_place = band_rows && on_entry_gpu (e, e->dst);
   /* its own chunk, then the next no entry has taken, until none is left */
   for (int k; (k = take_chunk (e)) >= 0;) {
-    fv_status st = entry_chunk (e, r->todo[k], &in, &out, direct, in_place);
+    fv_status st = entry_chunk (e, r->todo[k], &in, &out, direct, in_place, band_rows);
     if (st != FV_OK) {
       __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */
       return st;
@@ -325,7 +332,7 @@ plan_chunks (fv_chunk_run *r, size_t budget)
   /* over several GPUs, per_entry chunks an entry: those that copy nothing take more */
   const int want = r->nent * (several_gpus (r) && p->per_entry > 1 ? p->per_entry : 1);
   fv_chunk_params cp = { p->width, p->height, per_px, fixed, p->halo_x, p->halo_y, budget,
-    want > p->min_chunks ? want : p->min_chunks, p->min_rows };
+    want > p->min_chunks ? want : p->min_chunks, p->min_rows, p->align_y };
   for (int tries = 0; tries < 24; tries++) {
     fv_chunk_plan_free (&r->plan);
     fv_status st = fv_chunk_plan_make (&cp, &r->plan);
@@ -380,6 +387,22 @@ fv_chunk_run_budget (const fv_chunk_run_params *p, int entry, size_t *budget)
   return FV_OK;
 }
 
+/* Whether the plan's bands start on whole blocks of align_y rows, or
+ * could not (no blocks asked, or fewer blocks than entries). */
+static bool
+on_blocks (const fv_chunk_run *r)
+{
+  const int A = r->p.align_y;
+  if (A <= 1 || (r->p.height + A - 1) / A < r->nent)
+    return true;
+  if (r->plan.cols != 1)
+    return false;
+  for (int c = 0; c < r->plan.n; c++)
+    if (r->plan.chunk[c].out.y % A)
+      return false;
+  return true;
+}
+
 extern "C" fv_status
 fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
     const fv_chunk_kernel *kernel, void *user)
@@ -421,6 +444,12 @@ fv_chunk_run_create (fv_chunk_run **out, const fv_chunk_run_params *p,
       budget = r->e[i].budget < budget ? r->e[i].budget : budget;
     if (st == FV_OK)
       st = plan_chunks (r, budget);
+    /* a kernel whose work comes in blocks of rows: fewer lanes, where a
+     * lane's share holds no band of whole blocks and the frame has blocks
+     * for every chunk (the convolution's row of tiles at 32768 wide takes
+     * 550 MB: three lanes in 953 MB cut tiles, +135%; one cuts bands) */
+    if (st == FV_OK && l > 1 && !on_blocks (r))
+      st = FV_ERR_NOMEM;
   }
   if (st == FV_OK)
     st = run_entries (r, OP_CREATE, NULL, NULL, false);

@@ -80,6 +80,17 @@ fv_conv_plan_estimate (const fv_conv_params *p)
       + (fv_threads_resolve (p->threads) + 1.0) * 8.0 * P * (P + 2);
 }
 
+void
+fv_conv_batch_tiles (const fv_conv_params *p, int width, int height, int *tw, int *th)
+{
+  const int kmax = p->kernel_width > p->kernel_height ? p->kernel_width : p->kernel_height;
+  int side = 1024;
+  while (side < 2 * kmax)
+    side *= 2;
+  *tw = side - p->kernel_width + 1 < width ? side - p->kernel_width + 1 : width;
+  *th = side - p->kernel_height + 1 < height ? side - p->kernel_height + 1 : height;
+}
+
 fv_status
 fv_conv_separable_check (const float *k, int kw, int kh, double rounding)
 {

@@ -65,6 +65,12 @@ typedef struct {
    * kernel file written with few decimals (half its last decimal's step);
    * 0: the taps are exact. Only the separability test uses it. */
   double kernel_rounding;
+  /* CUDA, FFT over the whole frame (no window): 0 transforms all of the
+   * frame's tiles at once (the layout timed fastest); n > 0 takes tiles of
+   * fv_conv_batch_tiles's size and transforms n rows of them at a time, so
+   * that the device holds buffers for n rows of tiles, not the frame's (the
+   * chunks' sub-plans use 1: a band costs its rows of tiles, no more) */
+  int batch_rows;
 } fv_conv_params;
 
 typedef struct fv_conv_plan fv_conv_plan;
@@ -101,6 +107,20 @@ fv_status fv_conv_separable_check (const float *k, int kw, int kh, double roundi
  * tiles, scale); plans refuse (FV_ERR_NOMEM, with the figures in
  * fv_last_error) past fv_memory_limit(), before allocating anything. */
 double fv_conv_plan_estimate (const fv_conv_params *p);
+
+/* The outputs a tile makes, tw x th, when p->batch_rows > 0: tiles of
+ * 1024 samples a side (a power of two at least twice the kernel for
+ * kernels over 512 taps), as many outputs as the kernel leaves, no more
+ * than the frame. */
+void fv_conv_batch_tiles (const fv_conv_params *p, int width, int height, int *tw, int *th);
+
+/* CUDA plans of the whole frame only: rows [row0, row0 + rows) of the
+ * result into dst (rows high); src and dst in device memory on the plan's
+ * device. The band's tiles start at row0: a band of whole tile rows costs
+ * those rows. Results agree with fv_conv_execute's within the transform's
+ * rounding (bit for bit by direct sums). */
+fv_status fv_conv_execute_rows (fv_conv_plan *plan, const fv_image *src, const fv_image *dst,
+    int row0, int rows);
 
 /* A chunked CUDA plan's chunks, NULL for a whole-frame plan. */
 const fv_chunk_plan *fv_conv_plan_chunks (const fv_conv_plan *plan);

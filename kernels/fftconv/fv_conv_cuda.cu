@@ -14,6 +14,15 @@
 
 namespace fvconv {
 
+/* The tiles a plan transforms at once: a batch of its layout's rows */
+static Tiles
+batch (const ConvCuda *c)
+{
+  Tiles t = c->t;
+  t.ny = c->group;
+  return t;
+}
+
 Geo
 plan_geo (const ConvCuda *c, int w, int h, int channels, int channel, int rx, int ry)
 {
@@ -40,7 +49,7 @@ kernel_spectrum (const CufftApi *api, cufftHandle_t fwd, const Tiles &t, float *
   return FV_OK;
 }
 
-/* The raw correlation of one channel into c->buf (laid out as c->t),
+/* The raw correlation of one channel into c->buf (laid out as g.t),
  * directly or through the spectra. */
 static fv_status
 correlate (ConvCuda *c, const CufftApi *api, const char *src, size_t stride, const Geo &g,
@@ -57,7 +66,7 @@ correlate (ConvCuda *c, const CufftApi *api, const char *src, size_t stride, con
     FV_CUDA_TRY (cudaGetLastError ());
     return FV_OK;
   }
-  const Tiles &t = c->t;
+  const Tiles &t = g.t;   /* the plan's batch of tiles */
   const size_t nc = t.spectrum ();
   launch_extend (src, stride, g, sample, c->buf, st);
   CUFFT_TRY (api->r2c (c->fwd, c->buf, c->spec));
@@ -114,11 +123,18 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int 
   c->oh = p->roi_width ? p->roi_height : p->height;
   FV_CUDA_TRY (c->ps.open (device, stream));
   c->direct = direct;
-  /* direct: results straight into a window-sized buffer */
+  /* direct: results straight into a window-sized buffer; batched rows:
+   * fv_conv_batch_tiles's tiles, so many rows at a time */
+  const bool batched = !direct && p->batch_rows > 0 && !p->roi_width;
+  int btw = 0, bth = 0;
+  if (batched)
+    fv_conv_batch_tiles (p, c->ow, c->oh, &btw, &bth);
   c->t = direct ? whole (c->ow, c->oh, c->ow, c->oh)
+      : batched ? tiled (c->ow, c->oh, p->kernel_width, p->kernel_height, btw, bth)
       : choose_layout (api, c->ow, c->oh, p->kernel_width, p->kernel_height, pw, ph, p->tile,
           device);
-  const Tiles &t = c->t;
+  c->group = batched && p->batch_rows < c->t.ny ? p->batch_rows : c->t.ny;
+  const Tiles t = batch (c);
   const size_t nr = t.reals (), nc = t.spectrum ();
   FV_CUDA_TRY (cudaMalloc (&c->buf, sizeof (float) * nr));
   if (!direct) {
@@ -168,38 +184,81 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int 
   return FV_OK;
 }
 
+/* Rows [y0, y0 + rows) of the whole-frame result, from s into d (d's
+ * first row is y0's), a batch of tile rows at a time, the batches' tiles
+ * starting at y0: queued on the plan's stream. */
+static fv_status
+run_rows (ConvCuda *c, const fv_conv_params *p, const char *s, size_t sstride, char *d,
+    size_t dstride, int y0, int rows)
+{
+  const CufftApi *api = cufft ();
+  cudaStream_t st = c->ps.stream;
+  const Tiles t = batch (c);
+  const float norm = 1.0f / ((float) t.px * (float) t.py);
+  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
+  const int step = t.th * t.ny;   /* the rows a batch makes */
+  for (int ch = 0; ch < p->channels; ch++) {
+    if (!(p->channel_mask & (1u << ch)))
+      continue;
+    for (int y = 0; y < rows; y += step) {
+      const int h = rows - y < step ? rows - y : step;
+      const Geo g = geo_make (c->ow, h, p->channels, ch, p->kernel_width, p->kernel_height,
+          (int) p->border, c->rx, c->ry + y0 + y, p->width, p->height, t);
+      fv_status r = correlate (c, api, s, sstride, g, p->sample, norm);
+      if (r != FV_OK)
+        return r;
+      char *out = d + (size_t) y * dstride;
+      const float *scale = c->scale ? c->scale + (size_t) (y0 + y) * c->ow : NULL;
+      const bool words = words_ok (out, dstride, p->channels, p->sample) && t.tw % 4 == 0
+          && t.px % 4 == 0;
+      dim3 blk (32, 8), gout ((c->ow + 32 * SPAN - 1) / (32 * SPAN), (h + 7) / 8);
+      if (p->sample == FV_U8)
+        finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, words, scale, c->uniform,
+            (float) p->bias, maxv, out, dstride);
+      else
+        finish<uint16_t><<<gout, blk, 0, st>>> (c->buf, g, words, scale, c->uniform,
+            (float) p->bias, maxv, out, dstride);
+    }
+  }
+  FV_CUDA_TRY (cudaGetLastError ());
+  return FV_OK;
+}
+
 extern "C" fv_status
 fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
     const fv_image *dst)
 {
   ConvCuda *c = (ConvCuda *) cuda;
-  const CufftApi *api = cufft ();
   cudaStream_t st = c->ps.stream;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   Staged f;
   fv_status sr = stage_frame (p, src, dst, c->d_src, c->d_dst, c->pitch, st, &f);
-  if (sr != FV_OK)
-    return sr;
-  const float norm = 1.0f / ((float) c->t.px * (float) c->t.py);
-  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
-  dim3 blk (32, 8), gout ((p->width + 32 * SPAN - 1) / (32 * SPAN), (p->height + 7) / 8);
-  for (int ch = 0; ch < p->channels; ch++) {
-    if (!(p->channel_mask & (1u << ch)))
-      continue;
-    const Geo g = plan_geo (c, p->width, p->height, p->channels, ch, 0, 0);
-    fv_status r = correlate (c, api, f.s, f.sstride, g, p->sample, norm);
-    if (r != FV_OK)
-      return r;
-    const bool words = words_ok (f.d, f.dstride, p->channels, p->sample) && c->t.tw % 4 == 0
-        && c->t.px % 4 == 0;
-    if (p->sample == FV_U8)
-      finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, words, c->scale, c->uniform,
-          (float) p->bias, maxv, f.d, f.dstride);
-    else
-      finish<uint16_t><<<gout, blk, 0, st>>> (c->buf, g, words, c->scale, c->uniform,
-          (float) p->bias, maxv, f.d, f.dstride);
+  if (sr == FV_OK)
+    sr = run_rows (c, p, f.s, f.sstride, f.d, f.dstride, 0, p->height);
+  return sr == FV_OK ? unstage_frame (p, dst, &f, st) : sr;
+}
+
+extern "C" fv_status
+fv_conv_cuda_execute_rows (void *cuda, const fv_conv_params *p, const fv_image *src,
+    const fv_image *dst, int row0, int rows)
+{
+  ConvCuda *c = (ConvCuda *) cuda;
+  cudaStream_t st = c->ps.stream;
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  if (!fv_cuda_image_on_device (src, c->ps.device) || !fv_cuda_image_on_device (dst, c->ps.device)) {
+    fv_set_last_error ("row windows take device frames on the plan's device (%d)", c->ps.device);
+    return FV_ERR_INVALID;
   }
-  return unstage_frame (p, dst, &f, st);
+  const char *s = (const char *) src->data;
+  char *d = (char *) dst->data;
+  if (p->channel_mask != (1u << p->channels) - 1)
+    FV_CUDA_TRY (cudaMemcpy2DAsync (d, dst->stride, s + (size_t) row0 * src->stride, src->stride,
+        fv_image_row_bytes (src), rows, cudaMemcpyDeviceToDevice, st));
+  fv_status r = run_rows (c, p, s, src->stride, d, dst->stride, row0, rows);
+  if (r != FV_OK)
+    return r;
+  FV_CUDA_TRY (fv_cuda_sync (st));
+  return FV_OK;
 }
 
 extern "C" void

@@ -26,6 +26,9 @@ fv_status fv_conv_cuda_init (void **cuda, const fv_conv_params *p, int direct, i
     const float *scale, float uniform_scale, int device, void *stream);
 fv_status fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
     const fv_image *dst);
+/* Rows [row0, row0 + rows) of the result into dst (fv_conv_execute_rows). */
+fv_status fv_conv_cuda_execute_rows (void *cuda, const fv_conv_params *p, const fv_image *src,
+    const fv_image *dst, int row0, int rows);
 void fv_conv_cuda_free (void *cuda);
 /* The transforms' layout a plan chose: px x py samples, tiles of them
  * (1: the whole window); 0s for direct summation. */

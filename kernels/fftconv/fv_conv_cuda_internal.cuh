@@ -22,7 +22,9 @@ using fv::CUFFT_C2R_;
 
 struct ConvCuda {
   fv::PlanStream ps;
-  Tiles t;
+  Tiles t;              /* the window's layout, all its tiles */
+  int group;            /* rows of t's tiles transformed at once: buffers and cuFFT's
+                         * plans hold t.nx * group tiles (p.batch_rows) */
   int rx, ry, ow, oh;   /* the window computed */
   bool direct;          /* summed in shared memory, no FFT */
   float *kern;          /* direct: the taps on the device */

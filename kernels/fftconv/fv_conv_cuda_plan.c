@@ -55,6 +55,19 @@ fv_conv_cuda_bytes (const fv_conv_params *p, int direct, int width, int height)
     n += sizeof (float) * width * height;
   if (direct)
     return n + sizeof (float) * width * height;
+  if (p->batch_rows > 0 && !p->roi_width) {
+    /* rows of tiles at a time (fv_conv_cuda.cu): the batch's real buffer
+     * and spectra, a spectrum's worth of work area for each of cuFFT's two
+     * plans, and the kernel's spectrum */
+    int tw, th;
+    fv_conv_batch_tiles (p, width, height, &tw, &th);
+    const size_t px = (size_t) tw + p->kernel_width - 1, py = (size_t) th + p->kernel_height - 1;
+    const size_t ny = ((size_t) height + th - 1) / th;
+    const size_t tiles = ((size_t) width + tw - 1) / tw
+        * (ny < (size_t) p->batch_rows ? ny : (size_t) p->batch_rows);
+    const size_t nc = (px / 2 + 1) * py;
+    return n + sizeof (float) * px * py * tiles + 3 * 8 * nc * tiles + 8 * nc;
+  }
   /* the largest size fv_conv_cuda_pick_size may choose (3-smooth) */
   const size_t pw = fv_conv_smooth_size (width + p->kernel_width - 1, 3);
   const size_t ph = fv_conv_smooth_size (height + p->kernel_height - 1, 3);

@@ -27,8 +27,14 @@ chunk_bytes (const fv_conv_params *q, int width, int height)
   return fv_conv_cuda_bytes (q, fv_conv_cuda_direct (q), width, height);
 }
 
+static fv_status
+chunk_rows (void *plan, const fv_image *src, const fv_image *dst, int row0, int rows)
+{
+  return fv_conv_execute_rows (plan, src, dst, row0, rows);
+}
+
 FV_CHUNKED_BACKEND (conv_chunks, fv_conv_plan, fv_conv_params, fv_conv_plan_create,
-    fv_conv_execute, fv_conv_plan_destroy, chunk_bytes, NULL)
+    fv_conv_execute, fv_conv_plan_destroy, chunk_bytes, chunk_rows)
 
 static fv_status
 chunked_init (fv_conv_plan *pl, int device, void *stream)
@@ -40,17 +46,23 @@ chunked_init (fv_conv_plan *pl, int device, void *stream)
   fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
       p->kernel_width / 2, p->kernel_height / 2, &rp);
   rp.wrap = p->border == FV_BORDER_WRAP;
-  /* Transforms over thin bands cost more a pixel: the tiles that fit the
-   * L2 cache (1024 a side, fv_conv_cuda_tune.cu) need two rows of them, and
-   * thinner bands fall back to small tiles or one wide transform (H200,
-   * 31x31, 32768 wide, ms a megapixel: 0.0153 the whole frame, 0.0160 bands
-   * of 1,988 rows, 0.0183 of 1,080, 0.03 a whole-window transform): bands
-   * under a budget are at least two such tile rows high, or tiles that
-   * high (probe_conv_bands). */
-  const int kh = p->kernel_height, tile_rows = 1024 - kh + 1;
-  if (pl->gpu_method == FV_CONV_FFT)
-    rp.min_rows = tile_rows >= 2 * kh ? 2 * tile_rows : 4 * kh;
-  return fv_chunked_create (&pl->state, &conv_chunks, p, &rp);
+  /* The chunks' sub-plans transform a row of tiles at a time (buffers for
+   * one row, not the chunk's: bands under a budget are taller) in tiles of
+   * 1024 a side (fv_conv_batch_tiles), and bands compute their own rows
+   * only (fv_conv_execute_rows), so band edges on whole tile rows cost the
+   * frame's own tiles and no more: a band's rows are a multiple of a
+   * tile's. (A band cut anywhere cost a whole tile row more, and the
+   * layouts timed for thin windows were slower: H200, 31x31, 32768 wide,
+   * ms a megapixel, 0.0153 the whole frame, 0.0183 bands of 1,080 rows,
+   * 0.03 a whole-window transform; probe_conv_bands.) */
+  fv_conv_params q = *p;
+  if (pl->gpu_method == FV_CONV_FFT) {
+    q.batch_rows = 1;
+    int tw, th;
+    fv_conv_batch_tiles (&q, p->width, p->height, &tw, &th);
+    rp.align_y = th;
+  }
+  return fv_chunked_create (&pl->state, &conv_chunks, &q, &rp);
 }
 
 /* the runner's lanes have budgets of their own: no whole-plan bytes */
@@ -226,6 +238,31 @@ fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
     return FV_ERR_INVALID;
   }
   return pl->be->execute (pl, src, dst);
+}
+
+fv_status
+fv_conv_execute_rows (fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int row0,
+    int rows)
+{
+  const fv_conv_params *p = &pl->p;
+  if (!src || !dst || !src->data || !dst->data || src->width != p->width
+      || src->height != p->height || dst->width != p->width || dst->height != rows
+      || row0 < 0 || rows < 1 || row0 + rows > p->height
+      || src->channels != p->channels || dst->channels != p->channels
+      || src->sample != p->sample || dst->sample != p->sample) {
+    fv_set_last_error ("images or rows [%d, %d) do not match the convolution plan", row0,
+        row0 + rows);
+    return FV_ERR_INVALID;
+  }
+  if (!backends[FV_BACKEND_CUDA] || pl->be != backends[FV_BACKEND_CUDA] || p->roi_width) {
+    fv_set_last_error ("row windows are for whole-frame CUDA plans");
+    return FV_ERR_INVALID;
+  }
+#if FV_HAVE_CUDA
+  return fv_conv_cuda_execute_rows (pl->state, p, src, dst, row0, rows);
+#else
+  return FV_ERR_NO_CUDA;
+#endif
 }
 
 void

@@ -49,7 +49,24 @@ check_plan (const fv_chunk_params *p, const char *what)
    * no fewer would do (one band less would need taller ones) */
   size_t row_bytes = (size_t) W * p->bytes_per_pixel;
   int h_fit = p->budget > p->fixed_bytes ? (int) ((p->budget - p->fixed_bytes) / row_bytes) : 0;
-  if ((h_fit >= H || h_fit - 2 * p->halo_y >= 1) && !p->min_rows) {
+  /* align_y: bands start on whole blocks, the blocks split as evenly as
+   * can be, unless there are fewer blocks than bands or no block fits */
+  const int A = p->align_y;
+  if (A > 1 && plan.cols == 1) {
+    const int units = (H + A - 1) / A, fit = h_fit >= H ? H : h_fit - 2 * p->halo_y;
+    int off = 0, lo = units, hi = 0;
+    for (int k = 0; k < plan.n; k++) {
+      const fv_chunk *c = &plan.chunk[k];
+      off += c->out.y % A != 0;
+      const int u = (c->out.h + A - 1) / A;
+      lo = k < plan.n - 1 && u < lo ? u : lo;
+      hi = u > hi ? u : hi;
+    }
+    FVT_CHECK (!off || plan.n > units || fit < A, "%s: %d bands off the %d-row blocks", what,
+        off, A);
+    FVT_CHECK (off || plan.n < 2 || hi - lo <= 1, "%s: bands of %d to %d blocks", what, lo, hi);
+  }
+  if ((h_fit >= H || h_fit - 2 * p->halo_y >= 1) && !p->min_rows && A <= 1) {
     FVT_CHECK (plan.cols == 1, "%s: a band fits, yet %d columns", what, plan.cols);
     int band = h_fit >= H ? H : h_fit - 2 * p->halo_y;
     int fewest = (H + band - 1) / band;
@@ -181,6 +198,51 @@ main (void)
     char what[96];
     snprintf (what, sizeof what, "%dx%d halo %d,%d budget %zu, %d rows asked", r.width,
         r.height, r.halo_x, r.halo_y, r.budget, r.min_rows);
+    check_plan (&r, what);
+  }
+  /* align_y (the convolution's rows of tiles): 32768^2 over two devices
+   * in 12 bands of whole 994-row blocks, 33 blocks (9 bands of 3, 3 of 2,
+   * the last one short), every band's output starting on a block; in a
+   * budget that holds bands of 2,500 rows, bands of 2 blocks (1,988 rows);
+   * random frames and blocks */
+  fv_chunk_params a0 = { 32768, 32768, 4, 1 << 20, 15, 15, (size_t) 64 << 30, 2, 0, 994 };
+  fv_status ast = fv_chunk_plan_make (&a0, &plan);
+  int off = 0, blocks = 0;
+  for (int k = 0; ast == FV_OK && k < plan.n; k++) {
+    off += plan.chunk[k].out.y % 994 != 0;
+    blocks += (plan.chunk[k].out.h + 993) / 994;
+  }
+  FVT_CHECK (ast == FV_OK && plan.n == 2 && !off && blocks == 33,
+      "32768^2 on 2 devices, 994-row blocks: %d bands, %d off, %d blocks", plan.n, off, blocks);
+  fv_chunk_plan_free (&plan);
+  a0.ndevices = 12;   /* as the runner asks for 6 an entry over two */
+  ast = fv_chunk_plan_make (&a0, &plan);
+  off = blocks = 0;
+  for (int k = 0; ast == FV_OK && k < plan.n; k++) {
+    off += plan.chunk[k].out.y % 994 != 0;
+    blocks += (plan.chunk[k].out.h + 993) / 994;
+  }
+  FVT_CHECK (ast == FV_OK && plan.n == 12 && !off && blocks == 33,
+      "32768^2 in 12 bands of 994-row blocks: %d bands, %d off, %d blocks", plan.n, off, blocks);
+  check_plan (&a0, "32768^2, 12 bands of 994-row blocks");
+  fv_chunk_plan_free (&plan);
+  a0.ndevices = 1;
+  a0.budget = (1 << 20) + (size_t) 4 * 32768 * (2500 + 30);
+  check_plan (&a0, "32768^2 in bands of 2500 rows, 994-row blocks");
+  ast = fv_chunk_plan_make (&a0, &plan);
+  FVT_CHECK (ast == FV_OK && plan.cols == 1 && plan.chunk[0].out.h == 1988
+      && plan.chunk[1].out.y == 1988, "bands of 2500 rows fit: the first %d high, %d bands",
+      ast == FV_OK ? plan.chunk[0].out.h : -1, plan.n);
+  fv_chunk_plan_free (&plan);
+  for (int trial = 0; trial < 300; trial++) {
+    fv_chunk_params r = { 1 + (int) (fvt_next (&rng) % 3000), 1 + (int) (fvt_next (&rng) % 3000),
+      1 + fvt_next (&rng) % 12, 0, (int) (fvt_next (&rng) % 40), (int) (fvt_next (&rng) % 40),
+      0, 1 + (int) (fvt_next (&rng) % 4), 0, (int) (fvt_next (&rng) % 600) };
+    r.budget = (size_t) (2 * r.halo_x + 1) * (2 * r.halo_y + 1) * r.bytes_per_pixel
+        + fvt_next (&rng) % (1 + (size_t) r.width * r.height * r.bytes_per_pixel);
+    char what[120];
+    snprintf (what, sizeof what, "%dx%d halo %d,%d budget %zu on %d, blocks of %d rows",
+        r.width, r.height, r.halo_x, r.halo_y, r.budget, r.ndevices, r.align_y);
     check_plan (&r, what);
   }
   /* too small a budget: refused, saying how much one pixel needs */
