@@ -34,10 +34,9 @@ most_that_fit (const fv_chunk_params *p, long other, int halo, int size)
 }
 
 /* Tiles: the tallest band of narrower tiles that fits, then as wide as
- * fits; among the shapes tried, the fewest tiles whose inputs are at least
- * `tall` rows high once the rows are split evenly (0 when none fits). */
+ * fits; among the shapes tried, the fewest tiles (0 when none fits). */
 static long
-tile_shape (const fv_chunk_params *p, long tall, int *cols, int *rows)
+tile_shape (const fv_chunk_params *p, int *cols, int *rows)
 {
   const int W = p->width, H = p->height;
   long best = 0;
@@ -45,7 +44,7 @@ tile_shape (const fv_chunk_params *p, long tall, int *cols, int *rows)
     long ih = reach (th, p->halo_y, H);
     long tw = most_that_fit (p, ih, p->halo_x, W);
     long c = tw >= 1 ? (W + tw - 1) / tw : 0, r = (H + th - 1) / th;
-    if (tw < 1 || reach (H / r, p->halo_y, H) < tall)
+    if (tw < 1)
       continue;
     if (!best || c * r < best) {
       best = c * r;
@@ -61,25 +60,17 @@ fv_chunk_plan_make (const fv_chunk_params *p, fv_chunk_plan *plan)
 {
   memset (plan, 0, sizeof *plan);
   if (!p || p->width < 1 || p->height < 1 || p->bytes_per_pixel < 1 || p->halo_x < 0
-      || p->halo_y < 0 || p->ndevices < 1 || p->min_rows < 0 || p->align_y < 0) {
+      || p->halo_y < 0 || p->ndevices < 1 || p->align_y < 0) {
     fv_set_last_error ("invalid chunking parameters");
     return FV_ERR_INVALID;
   }
   const int W = p->width, H = p->height;
   int cols = 1, rows = 1;
-  /* bands of whole rows, full width: the fewest that fit; where they come
-   * out lower than min_rows asks, tiles that high if any fit, else the
-   * bands; else tiles of any height */
-  const long tall = p->min_rows < H ? p->min_rows : H;
+  /* bands of whole rows, full width: the fewest that fit; else tiles */
   const long band = most_that_fit (p, W, p->halo_y, H);
-  const long nbands = band >= 1 ? (H + band - 1) / band : 0;
-  if (band >= 1 && reach (H / nbands, p->halo_y, H) >= tall)
-    rows = (int) nbands;
-  else if (tall > 0 && tile_shape (p, tall, &cols, &rows))
-    ;
-  else if (band >= 1)
-    rows = (int) nbands;
-  else if (!tile_shape (p, 0, &cols, &rows)) {
+  if (band >= 1)
+    rows = (int) ((H + band - 1) / band);
+  else if (!tile_shape (p, &cols, &rows)) {
     fv_set_last_error ("a %zu-byte budget holds no chunk: one pixel with its %dx%d halo "
         "needs %zu bytes", p->budget, p->halo_x, p->halo_y, p->fixed_bytes
         + (size_t) reach (1, p->halo_x, W) * reach (1, p->halo_y, H) * p->bytes_per_pixel);

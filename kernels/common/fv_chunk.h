@@ -6,8 +6,8 @@
  * library's chunking). No GStreamer, no CUDA: sizes in, rectangles out.
  *
  * Chunks are full-width bands of whole rows where a band with its halo
- * fits (contiguous copies, halo only above and below; at least min_rows
- * high where asked), else tiles; always
+ * fits (contiguous copies, halo only above and below; on whole blocks of
+ * rows where asked), else tiles; always
  * the fewest that fit, with heights (and widths) balanced so that no chunk
  * is a sliver. Redundant work is the halo rows and columns read by two
  * chunks: fv_chunk_plan reports it. Frame edges get no halo: the frame's
@@ -37,10 +37,6 @@ typedef struct {
   int halo_x, halo_y;          /* how far the kernel reads past an output pixel */
   size_t budget;               /* bytes a chunk may take on its device */
   int ndevices;                /* >= 1; more: bands in a multiple of it (tiles: at least one each), as rows allow */
-  int min_rows;                /* 0, or chunk inputs at least this many rows high (the frame's
-                                * height at most): a kernel whose cost per pixel rises in thin
-                                * bands (the convolution's transform tiles) gets narrower
-                                * chunks of that height, tiles, where bands that tall do not fit */
   int align_y;                 /* 0 or 1, or bands' output rows start at multiples of it
                                 * (the last band takes the rest), as even as that allows and
                                 * as many bands as that needs to fit: a kernel whose work

@@ -332,7 +332,7 @@ plan_chunks (fv_chunk_run *r, size_t budget)
   /* over several GPUs, per_entry chunks an entry: those that copy nothing take more */
   const int want = r->nent * (several_gpus (r) && p->per_entry > 1 ? p->per_entry : 1);
   fv_chunk_params cp = { p->width, p->height, per_px, fixed, p->halo_x, p->halo_y, budget,
-    want > p->min_chunks ? want : p->min_chunks, p->min_rows, p->align_y };
+    want > p->min_chunks ? want : p->min_chunks, p->align_y };
   for (int tries = 0; tries < 24; tries++) {
     fv_chunk_plan_free (&r->plan);
     fv_status st = fv_chunk_plan_make (&cp, &r->plan);

@@ -112,8 +112,6 @@ typedef struct {
                             * take the next chunk as they finish one, so a GPU that
                             * copies nothing takes more */
   int keep_spread;         /* as fv_spread's */
-  int min_rows;            /* chunks cut for the budget: inputs at least this many rows
-                            * high where they fit (fv_chunk_params); 0: any */
   int align_y;             /* bands' output rows start at multiples of it (fv_chunk_params) */
   void (*note) (void *user, const char *message);
   void *note_user;

@@ -66,7 +66,7 @@ check_plan (const fv_chunk_params *p, const char *what)
         off, A);
     FVT_CHECK (off || plan.n < 2 || hi - lo <= 1, "%s: bands of %d to %d blocks", what, lo, hi);
   }
-  if ((h_fit >= H || h_fit - 2 * p->halo_y >= 1) && !p->min_rows && A <= 1) {
+  if ((h_fit >= H || h_fit - 2 * p->halo_y >= 1) && A <= 1) {
     FVT_CHECK (plan.cols == 1, "%s: a band fits, yet %d columns", what, plan.cols);
     int band = h_fit >= H ? H : h_fit - 2 * p->halo_y;
     int fewest = (H + band - 1) / band;
@@ -157,55 +157,12 @@ main (void)
           r.halo_x, r.halo_y, r.budget, r.ndevices);
       check_plan (&r, what);
     }
-  /* min_rows (the convolution's transform tiles): 32768^2 at 29 bytes a
-   * pixel in a third of 953 MB, halo 15: bands of fewer than 1,988 rows
-   * would fit, so tiles at least that high, every one; a budget that holds
-   * full-width bands that high keeps the bands; one too small for a chunk
-   * that high still gets a plan */
-  fv_chunk_params c0 = { 32768, 32768, 29, 1 << 20, 15, 15, 953000000 / 3, 1, 0 };
-  fv_chunk_params c1 = c0;
-  c1.min_rows = 1988;
-  check_plan (&c0, "32768^2 in 318 MB");
-  check_plan (&c1, "32768^2 in 318 MB, 1988 rows");
-  fv_chunk_plan p0, p1;
-  if (fv_chunk_plan_make (&c0, &p0) == FV_OK && fv_chunk_plan_make (&c1, &p1) == FV_OK) {
-    int low = 0;
-    for (int k = 0; k < p1.n; k++) {
-      low += p1.chunk[k].out.h + 2 * 15 < 1988;   /* as high as an inner chunk's input */
-    }
-    FVT_CHECK (p0.cols == 1 && p0.chunk[0].in.h < 1988, "no min_rows: bands %d high",
-        p0.chunk[0].in.h);
-    FVT_CHECK (p1.cols > 1 && !low, "min_rows 1988: %d x %d chunks, %d lower", p1.cols,
-        p1.rows, low);
-    printf ("32768^2 in 318 MB: %d bands of %d rows; asked for 1988: %d x %d tiles of %dx%d\n",
-        p0.n, p0.chunk[0].out.h, p1.cols, p1.rows, p1.chunk[0].out.w, p1.chunk[0].out.h);
-    fv_chunk_plan_free (&p0);
-    fv_chunk_plan_free (&p1);
-  }
-  c1.budget = (size_t) 3 << 30;   /* 3 GB: bands of 3,000 rows and more */
-  check_plan (&c1, "32768^2 in 3 GB, 1988 rows");
-  FVT_CHECK (fv_chunk_plan_make (&c1, &plan) == FV_OK && plan.cols == 1
-      && plan.chunk[1].in.h >= 1988, "3 GB: %d columns", plan.cols);
-  fv_chunk_plan_free (&plan);
-  c1.budget = (1 << 20) + (size_t) 29 * 31 * 1000;   /* no chunk 1,988 rows high fits */
-  check_plan (&c1, "32768^2, 1988 rows asked, room for 1000");
-  for (int trial = 0; trial < 200; trial++) {   /* random heights asked */
-    fv_chunk_params r = { 1 + (int) (fvt_next (&rng) % 3000), 1 + (int) (fvt_next (&rng) % 3000),
-      1 + fvt_next (&rng) % 12, 0, (int) (fvt_next (&rng) % 40), (int) (fvt_next (&rng) % 40),
-      0, 1, (int) (fvt_next (&rng) % 3000) };
-    r.budget = (size_t) (2 * r.halo_x + 1) * (2 * r.halo_y + 1) * r.bytes_per_pixel
-        + fvt_next (&rng) % (1 + (size_t) r.width * r.height * r.bytes_per_pixel);
-    char what[96];
-    snprintf (what, sizeof what, "%dx%d halo %d,%d budget %zu, %d rows asked", r.width,
-        r.height, r.halo_x, r.halo_y, r.budget, r.min_rows);
-    check_plan (&r, what);
-  }
   /* align_y (the convolution's rows of tiles): 32768^2 over two devices
    * in 12 bands of whole 994-row blocks, 33 blocks (9 bands of 3, 3 of 2,
    * the last one short), every band's output starting on a block; in a
    * budget that holds bands of 2,500 rows, bands of 2 blocks (1,988 rows);
    * random frames and blocks */
-  fv_chunk_params a0 = { 32768, 32768, 4, 1 << 20, 15, 15, (size_t) 64 << 30, 2, 0, 994 };
+  fv_chunk_params a0 = { 32768, 32768, 4, 1 << 20, 15, 15, (size_t) 64 << 30, 2, 994 };
   fv_status ast = fv_chunk_plan_make (&a0, &plan);
   int off = 0, blocks = 0;
   for (int k = 0; ast == FV_OK && k < plan.n; k++) {
@@ -237,7 +194,7 @@ main (void)
   for (int trial = 0; trial < 300; trial++) {
     fv_chunk_params r = { 1 + (int) (fvt_next (&rng) % 3000), 1 + (int) (fvt_next (&rng) % 3000),
       1 + fvt_next (&rng) % 12, 0, (int) (fvt_next (&rng) % 40), (int) (fvt_next (&rng) % 40),
-      0, 1 + (int) (fvt_next (&rng) % 4), 0, (int) (fvt_next (&rng) % 600) };
+      0, 1 + (int) (fvt_next (&rng) % 4), (int) (fvt_next (&rng) % 600) };
     r.budget = (size_t) (2 * r.halo_x + 1) * (2 * r.halo_y + 1) * r.bytes_per_pixel
         + fvt_next (&rng) % (1 + (size_t) r.width * r.height * r.bytes_per_pixel);
     char what[120];
