@@ -61,6 +61,10 @@ chunked_init (fv_conv_plan *pl, int device, void *stream)
     int tw, th;
     fv_conv_batch_tiles (&q, p->width, p->height, &tw, &th);
     rp.align_y = th;
+    /* over several GPUs, no more chunks than rows of tiles */
+    const int rows = (p->height + th - 1) / th, entries = rp.ndevices * rp.lanes;
+    if (rp.per_entry * entries > rows)
+      rp.per_entry = rows / entries > 1 ? rows / entries : 1;
   }
   return fv_chunked_create (&pl->state, &conv_chunks, &q, &rp);
 }
