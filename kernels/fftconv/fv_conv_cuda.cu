@@ -147,13 +147,17 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int 
   FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_dst, &pitch2, row, p->height));
   if (scale) {
     FV_CUDA_TRY (cudaMalloc (&c->scale, sizeof (float) * c->ow * c->oh));
-    FV_CUDA_TRY (cudaMemcpy (c->scale, scale, sizeof (float) * c->ow * c->oh,
-        cudaMemcpyHostToDevice));
+    /* on the plan's stream: a plain cudaMemcpy from pageable memory returns
+     * before its DMA lands and is not ordered with a non-blocking stream
+     * (chunk lanes' first rows came out of taps not yet there) */
+    FV_CUDA_TRY (cudaMemcpyAsync (c->scale, scale, sizeof (float) * c->ow * c->oh,
+        cudaMemcpyHostToDevice, c->ps.stream));
   }
   if (direct) {
     const size_t nk = (size_t) p->kernel_width * p->kernel_height;
     FV_CUDA_TRY (cudaMalloc (&c->kern, sizeof (float) * nk));
-    FV_CUDA_TRY (cudaMemcpy (c->kern, p->kernel, sizeof (float) * nk, cudaMemcpyHostToDevice));
+    FV_CUDA_TRY (cudaMemcpyAsync (c->kern, p->kernel, sizeof (float) * nk,
+        cudaMemcpyHostToDevice, c->ps.stream));
     const size_t smem = sizeof (float) * (32 + p->kernel_width - 1) * (8 + p->kernel_height - 1);
     if (smem > 48 * 1024) {
       int dev_max = 0;
@@ -167,6 +171,7 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int 
       FV_CUDA_TRY (cudaFuncSetAttribute (direct_sum<uint16_t>,
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
     }
+    FV_CUDA_TRY (fv_cuda_sync (c->ps.stream));
     return FV_OK;
   }
   CUFFT_TRY (cufft_plan_batch (api, &c->fwd, t.px, t.py, t.count (), CUFFT_R2C_));
