@@ -23,12 +23,14 @@ batch (const ConvCuda *c)
   return t;
 }
 
+/* A window of w x h outputs at (rx, ry) as the plan's batch of tiles
+ * lays it out (all of its layout when it transforms every tile at once) */
 Geo
 plan_geo (const ConvCuda *c, int w, int h, int channels, int channel, int rx, int ry)
 {
   const fv_conv_params &p = c->p;
   return geo_make (w, h, channels, channel, p.kernel_width, p.kernel_height, (int) p.border, rx,
-      ry, p.width, p.height, c->t);
+      ry, p.width, p.height, batch (c));
 }
 
 /* A kernel's conjugated spectrum at the layout t into out: the kernel at
@@ -207,8 +209,7 @@ run_rows (ConvCuda *c, const fv_conv_params *p, const char *s, size_t sstride, c
       continue;
     for (int y = 0; y < rows; y += step) {
       const int h = rows - y < step ? rows - y : step;
-      const Geo g = geo_make (c->ow, h, p->channels, ch, p->kernel_width, p->kernel_height,
-          (int) p->border, c->rx, c->ry + y0 + y, p->width, p->height, t);
+      const Geo g = plan_geo (c, c->ow, h, p->channels, ch, c->rx, c->ry + y0 + y);
       fv_status r = correlate (c, api, s, sstride, g, p->sample, norm);
       if (r != FV_OK)
         return r;

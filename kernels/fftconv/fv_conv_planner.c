@@ -226,14 +226,21 @@ fv_conv_plan_method (const fv_conv_plan *pl)
   return pl->be != &fv_conv_cpu_backend ? pl->gpu_method : pl->method;
 }
 
+/* Whether src is a frame of the plan's and dst one `rows` high beside it. */
+static int
+images_match (const fv_conv_params *p, const fv_image *src, const fv_image *dst, int rows)
+{
+  return src && dst && src->data && dst->data && src->width == p->width
+      && src->height == p->height && dst->width == p->width && dst->height == rows
+      && src->channels == p->channels && dst->channels == p->channels
+      && src->sample == p->sample && dst->sample == p->sample;
+}
+
 fv_status
 fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
 {
   const fv_conv_params *p = &pl->p;
-  if (!src || !dst || !src->data || !dst->data || src->width != p->width
-      || src->height != p->height || dst->width != p->width || dst->height != p->height
-      || src->channels != p->channels || dst->channels != p->channels
-      || src->sample != p->sample || dst->sample != p->sample) {
+  if (!images_match (p, src, dst, p->height)) {
     fv_set_last_error ("images do not match the convolution plan");
     return FV_ERR_INVALID;
   }
@@ -249,11 +256,7 @@ fv_conv_execute_rows (fv_conv_plan *pl, const fv_image *src, const fv_image *dst
     int rows)
 {
   const fv_conv_params *p = &pl->p;
-  if (!src || !dst || !src->data || !dst->data || src->width != p->width
-      || src->height != p->height || dst->width != p->width || dst->height != rows
-      || row0 < 0 || rows < 1 || row0 + rows > p->height
-      || src->channels != p->channels || dst->channels != p->channels
-      || src->sample != p->sample || dst->sample != p->sample) {
+  if (!images_match (p, src, dst, rows) || row0 < 0 || rows < 1 || row0 + rows > p->height) {
     fv_set_last_error ("images or rows [%d, %d) do not match the convolution plan", row0,
         row0 + rows);
     return FV_ERR_INVALID;
