@@ -164,13 +164,14 @@ entry_execute (Entry *e)
       FV_MEM_DEVICE);
   fv_image out = fv_image_make (e->d_out, e->pitch_out, r->sw, r->sh, r->p.channels,
       r->p.sample, FV_MEM_DEVICE);
-  /* device frames on this entry's GPU are read where they lie, unless the
-   * chunk's input must be gathered around the edges */
-  const bool direct = !r->p.wrap && on_entry_gpu (e, e->src);
+  /* device frames in reach (on this entry's GPU, or a peer's with
+   * peer_direct) are read where they lie, unless the chunk's input must be
+   * gathered around the edges */
+  const bool direct = !r->p.wrap && in_reach (e, e->src);
   /* bands, when the kernel can, compute their rows alone, written into
    * such a frame in place */
   const bool band_rows = r->k.execute_rows && r->plan.cols == 1;
-  const bool in_place = band_rows && on_entry_gpu (e, e->dst);
+  const bool in_place = band_rows && in_reach (e, e->dst);
   /* its own chunk, then the next no entry has taken, until none is left */
   for (int k; (k = take_chunk (e)) >= 0;) {
     fv_status st = entry_chunk (e, r->todo[k], &in, &out, direct, in_place, band_rows);
@@ -522,8 +523,7 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
    * 16384²), then they take the rest as they finish */
   r->next = 0;
   for (int i = 0; i < r->nent; i++)
-    r->e[i].own = way == WAY_SPREAD && r->next < r->ntodo ? r->next++ : -1;
-  const bool whole = way == WAY_HOME && r->k.whole;
+    r->e[i].own = way == WAY_SPREAD && r->next < r->ntodo ? r->next++ : -1;  const bool whole = way == WAY_HOME && r->k.whole;
   r->t0 = fv_now_ms ();
   fv_status st = whole ? r->k.whole (src, dst, r->user)
       : r->two ? run_two (r, src, dst, way == WAY_HOME)

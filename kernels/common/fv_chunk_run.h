@@ -54,6 +54,11 @@ typedef struct {
   /* optional: told (in words) when the runner keeps to one device */
   void (*note) (void *user, const char *message);
   void *note_user;
+  /* set by the runner (fv_spread_part): this plan filters a chunk or band
+   * of a frame this size (0: a frame of its own); a kernel that picks its
+   * method by the frame's size picks it by that frame's, so that a chunk
+   * runs the way the whole frame would */
+  int part_of_width, part_of_height;
 } fv_spread;
 
 /* The kernel as the runner sees it: plans for a chunk size, runs them on
@@ -98,9 +103,13 @@ typedef struct {
   fv_sample sample;
   int halo_x, halo_y;      /* how far the kernel reads past an output pixel */
   int wrap;                /* the border wraps: halos at the edges come from the far side */
-  int peer_direct;         /* a two-pass kernel reads and writes device frames on other GPUs
-                            * in place, over peer access where the GPUs have it (its passes
-                            * touch each pixel once), rather than through staging copies */
+  int peer_direct;         /* entries read (and, bands computing their own rows, write)
+                            * device frames on other GPUs in place, over peer access where
+                            * the GPUs have it, rather than through staging copies. The
+                            * fill's passes gain (each touches a pixel once); the box
+                            * filter's and the convolution's kernels lost 2-4x on four
+                            * H200 (their reads over NVLink ran far below the copy
+                            * engines' rate), so they stage */
   size_t budget;           /* device bytes per entry; 0: free memory less a margin, shared
                             * between the entries of one device */
   int devices[FV_MAX_DEVICE_ENTRIES];
@@ -180,6 +189,18 @@ fv_spread_whole (fv_spread *s)
   s->max_device_bytes = (size_t) -1;
   s->ndevices = 0;
   s->min_chunks = 0;
+}
+
+/* The spread of a plan for a chunk or band of a width x height frame: one
+ * device, never chunked itself, told the frame it is part of. */
+static inline void
+fv_spread_part (fv_spread *s, int width, int height)
+{
+  fv_spread_whole (s);
+  if (!s->part_of_width) {   /* a part of a part is part of the first frame */
+    s->part_of_width = width;
+    s->part_of_height = height;
+  }
 }
 
 /* Whether a CUDA plan on `device` whose whole frame needs whole_bytes runs

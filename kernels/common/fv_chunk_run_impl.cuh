@@ -107,6 +107,14 @@ on_entry_gpu (const Entry *e, const fv_image *im)
   return fv_cuda_image_on_device (im, e->device);
 }
 
+/* Whether this entry's kernels read (write) im in place: on its GPU, or,
+ * with peer_direct, on another it has peer access to. */
+static inline bool
+in_reach (const Entry *e, const fv_image *im)
+{
+  return on_entry_gpu (e, im) || (e->run->p.peer_direct && fv_cuda_image_peer (im, e->device));
+}
+
 namespace fv_run {
 extern thread_local fv_chunk_run_stats last_stats;
 /* a chunk's input into the entry's staging; its output from there into dst */

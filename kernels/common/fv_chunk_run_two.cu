@@ -5,14 +5,6 @@
 
 using namespace fv_run;
 
-/* Whether a two-pass kernel on this entry reads (writes) im in place: on
- * this entry's GPU, or, with peer_direct, on another it has peer access to. */
-static bool
-in_place_two (const Entry *e, const fv_image *im)
-{
-  return on_entry_gpu (e, im) || (e->run->p.peer_direct && fv_cuda_image_peer (im, e->device));
-}
-
 /* Two passes: where chunk c's output goes, in the frame or in staging. */
 static fv_image
 chunk_out (Entry *e, int c, bool direct)
@@ -77,8 +69,8 @@ fv_run::entry_pass (Entry *e, bool second)
 {
   fv_chunk_run *r = e->run;
   if (!second) {
-    e->src_direct = in_place_two (e, e->src);
-    e->dst_direct = in_place_two (e, e->dst);
+    e->src_direct = in_reach (e, e->src);
+    e->dst_direct = in_reach (e, e->dst);
   }
   fv_status st = FV_OK;
   if (second && e->held >= 0) {

@@ -78,7 +78,10 @@ fv_chunked_create (void **state, const fv_chunked_kernel *k, const void *params,
     return FV_ERR_NOMEM;
   c->k = k;
   memcpy (c->sub, params, k->params_size);
-  fv_spread_whole ((fv_spread *) ((char *) c->sub + k->spread_at));
+  int width, height;
+  memcpy (&width, (const char *) params + k->width_at, sizeof width);
+  memcpy (&height, (const char *) params + k->height_at, sizeof height);
+  fv_spread_part ((fv_spread *) ((char *) c->sub + k->spread_at), width, height);
   return fv_chunk_run_create (&c->run, rp, k->execute_rows ? &with_rows : &without_rows, c);
 }
 
