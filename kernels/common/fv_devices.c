@@ -76,9 +76,9 @@ fv_spread_run_params (const fv_spread *s, int device, int width, int height, int
   /* over several GPUs, chunks an entry: entries take them as they finish,
    * so the frame's own GPU, which copies nothing, takes more; two, or for
    * large frames up to six, chunks of 24 MB or more (finer shares start
-   * and end their copies sooner; smaller chunks ran slower: satfilter on
-   * two H200, 16384 wide, chunks of 683 rows 1.5 ms a frame against 0.65
-   * for 1,365; at 32768², 36 chunks 2.12 ms against 2.19-2.47 for 12;
+   * and end their copies sooner, but each chunk costs a wait: satfilter on
+   * two H200 at 16384², 2, 3, 4 and 6 an entry 0.68, 0.72, 0.71 and 0.80
+   * ms a frame; at 32768², 36 chunks 2.12 ms against 2.19-2.47 for 12;
    * docs/benchmarks.md) */
   long long per = fv_env_int (FV_ENV_CHUNK_PER_ENTRY, 0);
   if (per <= 0) {
