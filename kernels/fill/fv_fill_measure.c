@@ -678,35 +678,3 @@ fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
   }
   return FV_OK;
 }
-
-void
-fv_fill_region_shape (const fv_fill_region *r, fv_fill_shape *s)
-{
-  *s = (fv_fill_shape) { 0 };
-  if (!r || r->area <= 0)
-    return;
-  const double a = (double) r->area;
-  s->cx = (double) r->sum_x / a;
-  s->cy = (double) r->sum_y / a;
-  /* central second moments, exact in integers before the one division:
-   * mu20 = (A Σx² - (Σx)²) / A² */
-  const __int128 A = r->area;
-  const double a2 = a * a;
-  const double mu20 = (double) (A * r->sum_xx - (__int128) r->sum_x * r->sum_x) / a2;
-  const double mu02 = (double) (A * r->sum_yy - (__int128) r->sum_y * r->sum_y) / a2;
-  const double mu11 = (double) (A * r->sum_xy - (__int128) r->sum_x * r->sum_y) / a2;
-  const double half = (mu20 - mu02) / 2, root = sqrt (half * half + mu11 * mu11);
-  const double l1 = (mu20 + mu02) / 2 + root, l2 = (mu20 + mu02) / 2 - root;
-  s->major = 4 * sqrt (MAX (l1, 0.0));
-  s->minor = 4 * sqrt (MAX (l2, 0.0));
-  /* counter-clockwise as the image is shown (its y axis points down) */
-  double o = -0.5 * atan2 (2 * mu11, mu20 - mu02) * (180.0 / M_PI);
-  s->orientation = o <= -90.0 ? o + 180.0 : o + 0.0;
-  /* Crofton: lines through the pixel centres in four directions, spaced 1
-   * along rows and columns and 1/√2 along the diagonals, each crossing
-   * counted; perimeter = (π/4)/2 Σ spacing × crossings */
-  s->perimeter = M_PI / 8 * ((double) (r->cross_h + r->cross_v)
-      + (double) (r->cross_d + r->cross_a) / M_SQRT2);
-  s->equivalent_diameter = sqrt (4 * a / M_PI);
-  s->circularity = 4 * M_PI * a / (s->perimeter * s->perimeter);
-}
