@@ -10,23 +10,10 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
-#include "fvtest.h"
+#include "fvtest-gst.h"
 #include "fv_cuda.h"
 
-static GstBuffer *
-random_buffer (const GstVideoInfo *info, guint32 seed)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
-  GstMapInfo map;
-  fvt_rng rng = { 0x2468aceull + seed };
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (gsize i = 0; i < map.size; i++)
-    map.data[i] = fvt_next (&rng) & 0xff;
-  gst_buffer_unmap (buf, &map);
-  GST_BUFFER_PTS (buf) = 0;
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  return buf;
-}
+#define random_buffer(info, seed) fvt_random_buffer ((info), 0x2468aceull + (seed))
 
 static GstBuffer *run_buffer (const gchar *element, const gchar *props, GstVideoInfo *info,
     GstBuffer *in);

@@ -10,7 +10,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
-#include "fvtest.h"
+#include "fvtest-gst.h"
 #include "fvgstcheck.h"
 #include "fv_conv.h"
 #include "fv_cuda.h"
@@ -33,18 +33,7 @@ setup (void)
   g_setenv ("XDG_CACHE_HOME", tmpdir, TRUE);
 }
 
-static GstBuffer *
-random_frame (GstVideoInfo *info, guint seed)
-{
-  GstBuffer *b = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
-  GstMapInfo m;
-  fvt_rng rng = { 1000 + seed };
-  gst_buffer_map (b, &m, GST_MAP_WRITE);
-  for (gsize i = 0; i < m.size; i++)
-    m.data[i] = fvt_next (&rng) & 0xff;
-  gst_buffer_unmap (b, &m);
-  return b;
-}
+#define random_frame(info, seed) fvt_random_buffer ((info), 1000 + (seed))
 
 /* Plane 0's colour channels within 1 of the reference; everything else
  * (alpha, chroma planes) unchanged. */

@@ -7,7 +7,7 @@
 #include <gst/controller/controller.h>
 #include <gst/video/video.h>
 #include <gst/base/gstbasetransform.h>
-#include "fvtest.h"
+#include "fvtest-gst.h"
 #include "fv_cuda.h"
 
 /* What each format must look like to the kernel, written out by hand so the
@@ -42,23 +42,7 @@ setup (void)
   have_gpu = fv_cuda_device_count () > 0;
 }
 
-static GstBuffer *
-random_buffer (const GstVideoInfo *info, guint32 seed)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
-  GstMapInfo map;
-  fvt_rng rng = { 0x1234567ull + seed };
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (gsize i = 0; i < map.size; i++)
-    map.data[i] = fvt_next (&rng) & 0xff;
-  gst_buffer_unmap (buf, &map);
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (info),
-      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
-      (gsize *) info->offset, (gint *) info->stride);
-  GST_BUFFER_PTS (buf) = 0;
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  return buf;
-}
+#define random_buffer(info, seed) fvt_random_buffer ((info), 0x1234567ull + (seed))
 
 static const FormatSpec *
 spec_for (const char *format)
