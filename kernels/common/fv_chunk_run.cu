@@ -523,7 +523,8 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
    * 16384²), then they take the rest as they finish */
   r->next = 0;
   for (int i = 0; i < r->nent; i++)
-    r->e[i].own = way == WAY_SPREAD && r->next < r->ntodo ? r->next++ : -1;  const bool whole = way == WAY_HOME && r->k.whole;
+    r->e[i].own = way == WAY_SPREAD && r->next < r->ntodo ? r->next++ : -1;
+  const bool whole = way == WAY_HOME && r->k.whole;
   r->t0 = fv_now_ms ();
   fv_status st = whole ? r->k.whole (src, dst, r->user)
       : r->two ? run_two (r, src, dst, way == WAY_HOME)

@@ -251,11 +251,8 @@ fv_conv_cuda_execute_rows (void *cuda, const fv_conv_params *p, const fv_image *
   ConvCuda *c = (ConvCuda *) cuda;
   cudaStream_t st = c->ps.stream;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  const int d0 = c->ps.device;   /* its own GPU's memory, or a peer's it can reach */
-  if (!(fv_cuda_image_on_device (src, d0) || fv_cuda_image_peer (src, d0))
-      || !(fv_cuda_image_on_device (dst, d0) || fv_cuda_image_peer (dst, d0))) {
-    fv_set_last_error ("row windows take device frames on the plan's device (%d) or a peer's",
-        d0);
+  if (!fv_cuda_image_on_device (src, c->ps.device) || !fv_cuda_image_on_device (dst, c->ps.device)) {
+    fv_set_last_error ("row windows take device frames on the plan's device (%d)", c->ps.device);
     return FV_ERR_INVALID;
   }
   const char *s = (const char *) src->data;

@@ -91,28 +91,26 @@ layout_candidates (int w, int h, int kw, int kh, int pw, int ph)
 {
   static const int sides[] = { 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072,
     4096 };
-  std::vector<Tiles> cands;
+  std::vector<Tiles> cands, squares;
   for (int sx : sides)
     for (int sy : sides) {
       if (sx < 2 * kw || sy < 2 * kh || sx >= pw || sy >= ph)
         continue;
       Tiles t = tiled (w, h, kw, kh, sx - kw + 1, sy - kh + 1);
-      if ((double) t.reals () <= layout_limit (w, h, kw, kh))
-        cands.push_back (t);
+      if ((double) t.reals () > layout_limit (w, h, kw, kh))
+        continue;
+      cands.push_back (t);
+      if (sx == sy && (sx == 512 || sx == 1024 || sx == 2048))
+        squares.push_back (t);
     }
   std::stable_sort (cands.begin (), cands.end (),
       [] (const Tiles &a, const Tiles &b) { return a.reals () < b.reals (); });
   if (cands.size () > 8)
     cands.resize (8);
-  for (int side : { 512, 1024, 2048 }) {
-    if (side < 2 * kw || side < 2 * kh || side >= pw || side >= ph)
-      continue;
-    const Tiles t = tiled (w, h, kw, kh, side - kw + 1, side - kh + 1);
-    const bool have = std::any_of (cands.begin (), cands.end (),
-        [&] (const Tiles &c) { return c.px == t.px && c.py == t.py; });
-    if (!have && (double) t.reals () <= layout_limit (w, h, kw, kh))
+  for (const Tiles &t : squares)
+    if (std::none_of (cands.begin (), cands.end (),
+        [&] (const Tiles &c) { return c.px == t.px && c.py == t.py; }))
       cands.push_back (t);
-  }
   cands.insert (cands.begin (), whole (w, h, pw, ph));
   return cands;
 }
