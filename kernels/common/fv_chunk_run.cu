@@ -21,6 +21,12 @@ fv_chunk_run_last_clear (void)
   memset (&last_stats, 0, sizeof last_stats);
 }
 
+extern "C" void
+fv_chunk_run_last_set (const fv_chunk_run_stats *s)
+{
+  last_stats = *s;
+}
+
 /* One axis of a chunk's staged input: up to three runs of the frame
  * (wrapping) as (frame position, staged offset, length). */
 static int

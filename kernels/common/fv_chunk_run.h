@@ -146,6 +146,9 @@ typedef struct {
 
 const fv_chunk_run_stats *fv_chunk_run_last (void);
 void fv_chunk_run_last_clear (void);
+/* for a spread of its own (the detector's level groups): what it did, as
+ * the runner's would say it (chunks: the groups an entry ran) */
+void fv_chunk_run_last_set (const fv_chunk_run_stats *s);
 
 typedef struct fv_chunk_run fv_chunk_run;
 

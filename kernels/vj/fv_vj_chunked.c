@@ -23,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fv_vj_plan.h"
+#include "../common/fv_chunk_run.h"
+#include "../common/fv_clock.h"
 #include "../common/fv_cuda.h"
+#include "../common/fv_env.h"
 #include "../common/fv_workers.h"
 
 typedef struct {
@@ -34,6 +37,7 @@ typedef struct {
 
 typedef struct {
   int n;                     /* groups */
+  VjGroup *group;            /* their levels and windows */
   fv_vj_plan **sub;          /* group k's plan on entry d: sub[k * ndevices + d] (first
                               * entries of a device only) */
   int *order;                /* the groups by windows, most first: the queue */
@@ -212,8 +216,10 @@ destroy_groups (VjChunks *c)
   }
   fv_cuda_place_restore (&here);
   free (c->sub);
+  free (c->group);
   free (c->order);
   free (c->ran_on);
+  c->group = NULL;
   c->sub = NULL;
   c->order = c->ran_on = NULL;
   c->n = 0;
@@ -265,9 +271,10 @@ make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t b
   const int per = distinct > 1 ? 4 * distinct : 1;
   int want = per > pl->p.spread.min_chunks ? per : pl->p.spread.min_chunks;
   want = want < pl->py.nlevels ? want : pl->py.nlevels;
-  VjGroup *groups;
+  VjGroup *groups = NULL;
   *over = 0;
   fv_status st = make_groups (pl, budget, want, &groups, &c->n);
+  c->group = groups;
   c->sub = calloc ((size_t) (c->n > 0 ? c->n : 1) * c->ndevices, sizeof *c->sub);
   if (st == FV_OK && !c->sub)
     st = FV_ERR_NOMEM;
@@ -302,7 +309,6 @@ make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t b
       fv_vj_cuda_set_workspace (c->sub[k * c->ndevices + d], c->work[d]);
   }
   fv_cuda_place_restore (&here);
-  free (groups);
   return st;
 }
 
@@ -375,6 +381,10 @@ typedef struct {
   const fv_image *frame;
   fv_status status[FV_MAX_DEVICE_ENTRIES];
   char error[FV_MAX_DEVICE_ENTRIES][256];
+  double t0;                                /* the frame's start (fv_now_ms) */
+  double done_ms[FV_MAX_DEVICE_ENTRIES];    /* when each device ran out of groups */
+  int groups[FV_MAX_DEVICE_ENTRIES];        /* and how many it ran */
+  int profile;                              /* FASTVISION_VJ_PROFILE: a line a group */
 } FrameWork;
 
 /* One device's share of a frame: groups from the queue until it is empty,
@@ -397,8 +407,16 @@ device_work (int d, void *arg)
       break;
     have = true;
     fv_vj_plan *s = c->sub[k * c->ndevices + d];
+    const double t = fv_now_ms ();
     st = s->be->execute (s, &im, NULL);
     c->ran_on[k] = d;
+    w->groups[d]++;
+    w->done_ms[d] = fv_now_ms () - w->t0;
+    if (w->profile)
+      fprintf (stderr, "vj group %d (levels %d+%d, rows %d+%d, %lld windows): device %d, "
+          "%.2f ms, ends %.2f ms\n", k, c->group[k].first, c->group[k].count,
+          c->group[k].band_first, c->group[k].band_rows, (long long) c->group[k].windows,
+          c->devices[d], w->done_ms[d] + w->t0 - t, w->done_ms[d]);
   }
   w->status[d] = st;
   if (st != FV_OK)
@@ -415,13 +433,22 @@ fv_vj_chunked_execute (fv_vj_plan *pl, const fv_image *g, const fv_image *unused
   VjChunks *c = pl->state;
   fv_cuda_place here;
   fv_cuda_place_save (&here);
-  FrameWork w = { c, &here, g, { FV_OK }, { "" } };
+  FrameWork w = { c, &here, g, { FV_OK }, { "" }, fv_now_ms (), { 0 }, { 0 },
+    fv_env_set (FV_ENV_VJ_PROFILE) };
   unsigned char active[FV_MAX_DEVICE_ENTRIES];
   for (int d = 0; d < c->ndevices; d++)
     active[d] = first_entry (c, d);
   c->next = 0;
   fv_status st = fv_workers_run (c->workers, c->ndevices, 1, active, device_work, &w);
   fv_cuda_place_restore (&here);
+  fv_chunk_run_stats stats = { .entries = c->ndevices, .todo = c->n };
+  for (int d = 0; d < c->ndevices; d++) {
+    stats.device[d] = c->devices[d];
+    stats.chunks[d] = w.groups[d];
+    stats.done_ms[d] = w.done_ms[d];
+  }
+  stats.total_ms = fv_now_ms () - w.t0;
+  fv_chunk_run_last_set (&stats);
   for (int d = 0; d < c->ndevices && st == FV_OK; d++)
     if (w.status[d] != FV_OK) {
       st = w.status[d];

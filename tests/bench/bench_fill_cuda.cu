@@ -95,10 +95,13 @@ main (int argc, char **argv)
       "| fill + holes ms | fill + parts and holes ms | holes | parts |\n");
   printf ("|---|---|---|---|---|---|---|---|---|---|\n");
   struct { const char *name; int w, h; } sizes[] = {
-    {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320} };
+    {"1080p", 1920, 1080}, {"4K", 3840, 2160}, {"8K", 7680, 4320}, {"", 0, 0} };
+  /* SIZE as WIDTHxHEIGHT: that size (a chunk's shape, for the spread path) */
+  if (only_size && sscanf (only_size, "%dx%d", &sizes[3].w, &sizes[3].h) == 2)
+    sizes[3].name = only_size;
   for (auto &s : sizes)
     for (int k = 0; k < FF_KINDS; k++) {
-      if (only_size && (strcmp (only_size, s.name) || strcmp (only_kind, ff_kind_names[k])))
+      if (!s.w || (only_size && (strcmp (only_size, s.name) || strcmp (only_kind, ff_kind_names[k]))))
         continue;
       const int w = s.w, h = s.h;
       std::vector<unsigned char> host ((size_t) w * h);

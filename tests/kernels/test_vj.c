@@ -18,7 +18,7 @@
  *    reference of the definition), for random windows and sizes; a turned
  *    face is found on every frame, whether its angle's whole scan is due
  *    or only a window; the stagger of whole scans; merging turns;
- *  - grouping on hand-made rectangles; bad parameters refused.
+ *  - bad parameters refused (grouping: test_vj_group.c).
  * With --cuda every comparison runs on the GPU plan too, with host and
  * device frames, and the GPU must equal the CPU on random frames (the
  * steered scans and the turned boxes of a sequence too); and the GPU's
@@ -709,33 +709,6 @@ turned_windows (void)
   turned_sequence ();
 }
 
-static void
-grouping (void)
-{
-  fv_rect r[] = {
-    { 100, 100, 40, 40 }, { 102, 101, 40, 40 }, { 99, 98, 42, 42 }, { 101, 100, 40, 40 },
-    { 300, 50, 30, 30 }, { 301, 50, 30, 30 },     /* too few: dropped at 3 */
-    { 108, 108, 20, 20 }, { 108, 108, 20, 20 }, { 109, 108, 20, 20 }, { 108, 109, 20, 20 },
-  };
-  fv_detection d[16];
-  int n = fv_vj_group (r, 10, 3, 0.2, d);
-  /* the small class lies inside the big one, but with as many members (4,
-   * not more than max(3, 4)), so it stays */
-  FVT_CHECK (n == 2, "grouping: %d boxes, want 2", n);
-  FVT_CHECK (n >= 1 && d[0].neighbors == 4 && d[0].box.x == 100 && d[0].box.y == 100
-      && d[0].box.width == 40 && d[0].box.height == 40, "grouping: first box %d,%d %dx%d (%d)",
-      d[0].box.x, d[0].box.y, d[0].box.width, d[0].box.height, d[0].neighbors);
-  r[0] = r[1] = r[2] = r[3];
-  fv_rect more[14];
-  memcpy (more, r, sizeof r);
-  for (int i = 10; i < 14; i++)
-    more[i] = r[3];   /* the big class now has 8: the small one inside goes */
-  n = fv_vj_group (more, 14, 3, 0.2, d);
-  FVT_CHECK (n == 1 && d[0].neighbors == 8, "grouping: %d boxes, first with %d", n, d[0].neighbors);
-  n = fv_vj_group (r, 10, 0, 0.2, d);
-  FVT_CHECK (n == 10 && d[9].neighbors == 1, "min-neighbors 0 keeps every window");
-}
-
 /* The pyramid's horizontal resize (shuffle blocks where they apply) against
  * the plain formula over the axis's weights, row by row, for every level of
  * a window of 1x1 (so scale factors from 1 up to the frame's width) on
@@ -915,7 +888,6 @@ main (int argc, char **argv)
   equal_paths ();
   bands ();
   turned_windows ();
-  grouping ();
   resize_rows ();
   bad_input ();
 #if FV_HAVE_CUDA
