@@ -185,7 +185,7 @@ entry_execute (Entry *e)
       __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */
       return st;
     }
-    e->chunks++;
+    ran_chunk (e, r->todo[k]);
   }
   return FV_OK;
 }
@@ -515,8 +515,10 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
   r->ntodo = r->plan.n;
   for (int c = 0; c < r->plan.n; c++)
     r->todo[c] = c;
-  for (int i = 0; i < r->nent; i++)
+  for (int i = 0; i < r->nent; i++) {
     r->e[i].chunks = 0;
+    r->e[i].pixels = 0;
+  }
   if (!r->two) {
     memset (last_stats.first_ms, 0, sizeof last_stats.first_ms);
     last_stats.settle_from_ms = last_stats.settle_to_ms = 0;
@@ -550,6 +552,7 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
   for (int i = 0; i < r->nent; i++) {
     s->device[i] = r->e[i].device;
     s->chunks[i] = whole ? 0 : r->e[i].chunks;
+    s->share[i] = whole ? 0 : r->e[i].pixels / ((double) r->p.width * r->p.height);
     s->done_ms[i] = whole ? 0 : r->e[i].done_ms;   /* 0 for an entry that sat the call out */
   }
   return st;

@@ -134,6 +134,7 @@ typedef struct {
   int entries;
   int device[FV_MAX_DEVICE_ENTRIES];
   int chunks[FV_MAX_DEVICE_ENTRIES];
+  double share[FV_MAX_DEVICE_ENTRIES];     /* of the frame's pixels (two passes: the first's) */
   double done_ms[FV_MAX_DEVICE_ENTRIES];
   /* two passes: when each entry's first passes ended, and when settle
    * began and ended (0 otherwise) */

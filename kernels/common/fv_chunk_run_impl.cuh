@@ -31,6 +31,7 @@ struct Entry {
   const fv_image *src, *dst;
   fv_status status;
   int chunks;                /* chunks it ran */
+  double pixels;             /* their output pixels (two passes: the first's) */
   int held;                  /* two passes: the chunk whose first pass its plan holds, or -1 */
   int own;                   /* spread: the chunk (index in todo) it starts with, or -1 */
   bool src_direct, dst_direct;   /* two passes: this frame's src (dst) read (written) in
@@ -71,6 +72,15 @@ struct fv_chunk_run {
   int calls;
   double best[2];
 };
+
+/* Chunk c counted as run by e. */
+static inline void
+ran_chunk (Entry *e, int c)
+{
+  const fv_chunk_rect *o = &e->run->plan.chunk[c].out;
+  e->chunks++;
+  e->pixels += (double) o->w * o->h;
+}
 
 /* Bytes of a frame's pixel. */
 static inline size_t

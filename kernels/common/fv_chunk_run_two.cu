@@ -73,15 +73,14 @@ fv_run::entry_pass (Entry *e, bool second)
     e->dst_direct = in_reach (e, e->dst);
   }
   fv_status st = FV_OK;
-  if (second && e->held >= 0) {
+  if (second && e->held >= 0)
     st = chunk_second (e, e->held, e->dst_direct);
-    e->chunks += st == FV_OK;
-  }
   for (int k; st == FV_OK && (k = take_chunk (e)) >= 0;) {
     st = chunk_first (e, r->todo[k], e->src_direct, e->dst_direct);
     if (st == FV_OK && second)
       st = chunk_second (e, r->todo[k], e->dst_direct);
-    e->chunks += st == FV_OK;
+    if (st == FV_OK && !second)
+      ran_chunk (e, r->todo[k]);
   }
   if (st != FV_OK)
     __atomic_store_n (&r->next, r->ntodo, __ATOMIC_RELAXED);   /* the others stop too */
@@ -96,13 +95,9 @@ fv_run::run_two (fv_chunk_run *r, const fv_image *src, const fv_image *dst, bool
   for (int i = 0; i < r->nent; i++)
     r->e[i].held = -1;
   fv_status st = run_entries (r, OP_FIRST, src, dst, home_only);
-  int firsts[FV_MAX_DEVICE_ENTRIES];
   fv_chunk_run_stats *s = &last_stats;
-  for (int i = 0; i < r->nent; i++) {
-    firsts[i] = r->e[i].chunks;
-    r->e[i].chunks = 0;
+  for (int i = 0; i < r->nent; i++)
     s->first_ms[i] = r->e[i].busy = r->e[i].done_ms;
-  }
   s->settle_from_ms = fv_now_ms () - r->t0;
   if (st == FV_OK)
     st = r->k.settle (r->user);
@@ -120,10 +115,8 @@ fv_run::run_two (fv_chunk_run *r, const fv_image *src, const fv_image *dst, bool
   }
   r->next = 0;
   st = run_entries (r, OP_SECOND, src, dst, home_only);
-  for (int i = 0; i < r->nent; i++) {   /* each entry's chunks: its first passes */
-    r->e[i].chunks = firsts[i];
+  for (int i = 0; i < r->nent; i++)   /* its chunks: the first passes it ran (counted) */
     r->e[i].busy += r->e[i].done_ms - s->settle_to_ms;
-  }
   return st;
 }
 

@@ -164,19 +164,24 @@ profile (char *out, size_t size)
   }
   for (int d = 0; d < 16; d++) {
     int chunks = 0, seen = 0;
-    double end = 0, first = 0;
+    double end = 0, first = 0, share = 0;
     for (int i = 0; i < s->entries; i++)
       if (s->device[i] == d) {
         seen = 1;
         chunks += s->chunks[i];
+        share += s->share[i];
         end = s->done_ms[i] > end ? s->done_ms[i] : end;
         first = s->first_ms[i] > first ? s->first_ms[i] : first;
       }
-    if (seen && first > 0)   /* two passes: the first's end too */
-      n += snprintf (out + n, size - n, "%sGPU %d: %d, %.2f / %.2f", n ? "; " : "", d, chunks,
-          first, end);
-    else if (seen)
-      n += snprintf (out + n, size - n, "%sGPU %d: %d, %.2f", n ? "; " : "", d, chunks, end);
+    if (!seen)
+      continue;
+    n += snprintf (out + n, size - n, "%sGPU %d: %d", n ? "; " : "", d, chunks);
+    if (share > 0)   /* the runner's chunks (the detector's groups have no pixels) */
+      n += snprintf (out + n, size - n, " (%.0f%%)", 100 * share);
+    if (first > 0)   /* two passes: the first's end too */
+      n += snprintf (out + n, size - n, ", %.2f / %.2f", first, end);
+    else
+      n += snprintf (out + n, size - n, ", %.2f", end);
   }
   if (s->settle_to_ms > 0)
     n += snprintf (out + n, size - n, "; settled %.2f–%.2f", s->settle_from_ms,

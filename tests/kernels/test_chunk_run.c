@@ -736,12 +736,15 @@ choice_tests (fvt_rng *rng)
     fv_image got = run_on (box_exec, gpu, &src, f & 1, "choice");
     const fv_chunk_run_stats *st = fv_chunk_run_last ();
     int chunks = 0, used = 0;
+    double share = 0;
     for (int i = 0; i < st->entries; i++) {
       chunks += st->chunks[i];
+      share += st->share[i];
       used |= st->chunks[i] ? 1 << st->device[i] : 0;
     }
     FVT_CHECK (chunks == st->todo && st->todo >= st->entries, "frame %d: %d chunks run of %d",
         f, chunks, st->todo);
+    FVT_CHECK (fabs (share - 1) < 1e-9, "frame %d: the entries' shares add up to %g", f, share);
     FVT_CHECK (rows_differ (&want, &got) == 0, "frame %d differs from the CPU", f);
     if (f == 0)
       spread_devices = __builtin_popcount (used);
