@@ -20,7 +20,7 @@ b=${1:-build-cuda}
 bash scripts/cuda-stale.sh "$b"   # nvcc's objects know no headers (meson < 1.4)
 ninja -C "$b" >/dev/null
 bundle=${FV_GST_BUNDLE:-../shared/tools/gst-runtime-bundle}
-elements=(test_autofill test_cudamemory test_chunked test_satfilter test_vjdetect
+elements=(test_autofill test_cudamemory test_chunked test_satfilter test_vjdetect test_vjdetect_changes
           test_fftconvolve test_conventions test_metapublish test_roitrack test_stream_ordered
           test_many_streams test_fvfilter bench_pipeline bench_streams)
 kernels=(test_box_cuda test_sat test_conv test_vj test_vj_group test_fill test_chunk_run test_cuda_wait test_cores
