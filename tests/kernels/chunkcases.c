@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The chunked-plan tests' shared helpers (chunkcases.h). */
+#include <stdio.h>
 #include <string.h>
 #include "chunkcases.h"
 #include "fv_box.h"
@@ -76,3 +77,13 @@ fill_exec (void *p, const fv_image *s, const fv_image *d)
   return fv_fill_execute (p, s, d);
 }
 
+
+int
+have_gpu (void)
+{
+  char why[256];
+  if (fv_cuda_check_device (0, why, sizeof why) == FV_OK)
+    return 1;
+  printf ("SKIP: %s\n", why);
+  return 0;
+}

@@ -14,6 +14,9 @@ typedef struct {
 } Spread;
 
 
+/* Whether device 0 can be used; if not, says why (a skip) */
+int have_gpu (void);
+
 #define NSPREADS 5
 extern Spread spreads[NSPREADS];
 

@@ -414,14 +414,11 @@ choice_tests (fvt_rng *rng)
 int
 main (int argc, char **argv)
 {
-  char why[256];
-  if (fv_cuda_check_device (0, why, sizeof why) != FV_OK) {
-    printf ("SKIP: %s\n", why);
+  (void) argc;
+  (void) argv;
+  if (!have_gpu ())
     return FVTEST_SKIP;
-  }
   fvt_rng rng = { 0x5eed2026 };
-  const char *data = argc > 1 ? argv[1] : "tests/data";
-  (void) data;
   box_tests (&rng);
   conv_tests (&rng);
   choice_tests (&rng);

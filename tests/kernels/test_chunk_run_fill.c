@@ -297,14 +297,10 @@ vj_tests (const char *data)
 int
 main (int argc, char **argv)
 {
-  char why[256];
-  if (fv_cuda_check_device (0, why, sizeof why) != FV_OK) {
-    printf ("SKIP: %s\n", why);
+  if (!have_gpu ())
     return FVTEST_SKIP;
-  }
   fvt_rng rng = { 0x5eed2026 };
   const char *data = argc > 1 ? argv[1] : "tests/data";
-  (void) data;
   fill_tests (&rng, data);
   vj_tests (data);
   return fvt_summary ("chunked CUDA plans, fill and detector");
