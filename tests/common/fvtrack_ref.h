@@ -47,7 +47,7 @@ typedef struct {
   unsigned next;
 } Ref;
 
-static double
+static inline double
 ref_iou (const Box *a, const Box *b)
 {
   double ix = fmin (a->x + a->w, b->x + b->w) - fmax (a->x, b->x);
@@ -57,7 +57,7 @@ ref_iou (const Box *a, const Box *b)
   return ix * iy / (a->w * a->h + b->w * b->h - ix * iy);
 }
 
-static void
+static inline void
 ref_take (RTrack *t, const Box *b)
 {
   double cx = b->x + b->w / 2, cy = b->y + b->h / 2;
@@ -72,7 +72,7 @@ ref_take (RTrack *t, const Box *b)
 }
 
 /* overlap as a share of the smaller box */
-static double
+static inline double
 ref_small (const Box *a, const Box *b)
 {
   double ix = fmin (a->x + a->w, b->x + b->w) - fmax (a->x, b->x);
@@ -85,7 +85,7 @@ ref_small (const Box *a, const Box *b)
 /* Detections of one object (overlapping by half the smaller, transitively)
  * become the largest of them (the first of equals; these carry no
  * neighbours), in the order of their first one. */
-static int
+static inline int
 ref_merge (const Box *in, int n, Box *out)
 {
   int group[256], m = 0;
@@ -108,7 +108,7 @@ ref_merge (const Box *in, int n, Box *out)
   return m;
 }
 
-static void
+static inline void
 ref_remove (Ref *r, int i)
 {
   memmove (&r->t[i], &r->t[i + 1], (r->n - i - 1) * sizeof r->t[0]);
@@ -116,7 +116,7 @@ ref_remove (Ref *r, int i)
 }
 
 /* One frame: searched 1, 0 (skipped) or -1 (not marked). */
-static void
+static inline void
 ref_frame (Ref *r, const Box *det_in, int nd_in, int searched)
 {
   for (int i = 0; i < r->n; i++) {   /* along the path; confirmed coasting boxes grow */
@@ -199,7 +199,7 @@ ref_frame (Ref *r, const Box *det_in, int nd_in, int searched)
 /* The boxes out: a coasting box within its own width (height) of an edge
  * and moving towards it reaching that edge, pushed out by the margin,
  * clipped, empty ones dropped. */
-static int
+static inline int
 ref_out (const Ref *r, Out *out)
 {
   int n = 0;
