@@ -56,7 +56,7 @@ find cascades -name '*.xml' ! -name haarcascade_frontalface_default.xml \
   ! -name lbpcascade_frontalface_improved.xml ! -name haarcascade_eye.xml -delete
 # (test_many_streams decodes the VP8 clip, whose decoder is left out below
 # for size: it runs in the 1.22 bundle)
-for t in test_metapublish test_conventions test_roitrack test_roitrack_failclosed test_many_streams; do
+for t in test_metapublish test_conventions test_conventions_errors test_roitrack test_roitrack_failclosed test_many_streams; do
   rm -f "bin/$t" "bin/.real/$t"
 done
 rm -f gst/plugins/libgstvpx.so gst/lib/libvpx.so.* gst/plugins/libgstjpeg.so gst/lib/libjpeg.so.* \

@@ -21,7 +21,7 @@ bash scripts/cuda-stale.sh "$b"   # nvcc's objects know no headers (meson < 1.4)
 ninja -C "$b" >/dev/null
 bundle=${FV_GST_BUNDLE:-../shared/tools/gst-runtime-bundle}
 elements=(test_autofill test_cudamemory test_chunked test_satfilter test_vjdetect test_vjdetect_changes
-          test_fftconvolve test_conventions test_metapublish test_roitrack test_roitrack_failclosed test_stream_ordered
+          test_fftconvolve test_conventions test_conventions_errors test_metapublish test_roitrack test_roitrack_failclosed test_stream_ordered
           test_many_streams test_fvfilter bench_pipeline bench_streams)
 kernels=(test_box_cuda test_sat test_conv test_vj test_vj_turned test_vj_group test_fill test_chunk_run test_chunk_run_fill test_cuda_wait test_cores
          test_pool test_box_cpu bench_sat_cpu bench_conv_cpu bench_vj bench_chunks bench_fill_cuda probe_conv_bands bench_fill_cpu)

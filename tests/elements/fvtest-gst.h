@@ -4,6 +4,7 @@
 #ifndef FVTEST_GST_H
 #define FVTEST_GST_H
 
+#include <string.h>
 #include <gst/video/video.h>
 #include "fvtest.h"
 
@@ -26,6 +27,43 @@ fvt_random_buffer (const GstVideoInfo *info, uint64_t seed)
   GST_BUFFER_PTS (buf) = 0;
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
   return buf;
+}
+
+/* The element's launch description and, for vjdetect where opencv-data is
+ * not installed (the GPU host), the cascade from FV_CASCADES. */
+static inline gchar *
+fvt_element_desc (const char *element)
+{
+  const gchar *dir = g_getenv ("FV_CASCADES");
+  if (!dir || strcmp (element, "vjdetect"))
+    return g_strdup (element);
+  return g_strdup_printf ("%s cascade=%s/haarcascades/haarcascade_frontalface_default.xml",
+      element, dir);
+}
+/* The astronaut photo (FV_TEST_DATA/faces/astronaut.pgm) four times, 2 x 2,
+ * GRAY8, with info set to its layout: plans of more than a megabyte for
+ * every element. */
+static inline GstBuffer *
+fvt_photo_2x2 (GstVideoInfo *info)
+{
+  const gchar *dir = g_getenv ("FV_TEST_DATA");
+  gchar *path = g_build_filename (dir ? dir : "tests/data", "faces", "astronaut.pgm", NULL);
+  fv_image *im = fvt_load_pnm (path);
+  fail_unless (im != NULL, "cannot load %s", path);
+  g_free (path);
+  gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY8, 2 * im->width, 2 * im->height);
+  GstBuffer *b = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+  GstVideoFrame f;
+  fail_unless (gst_video_frame_map (&f, info, b, GST_MAP_WRITE));
+  for (gint y = 0; y < 2 * im->height; y++)
+    for (gint x = 0; x < 2; x++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f,
+              0) + x * im->width, (const guint8 *) im->data + (gsize) (y % im->height)
+          * im->stride, im->width);
+  gst_video_frame_unmap (&f);
+  fvt_image_free (im);
+  g_free (im);
+  return b;
 }
 
 #endif
