@@ -47,14 +47,20 @@ typedef struct {
   unsigned next;
 } Ref;
 
+/* the area two boxes share */
 static inline double
-ref_iou (const Box *a, const Box *b)
+ref_shared (const Box *a, const Box *b)
 {
   double ix = fmin (a->x + a->w, b->x + b->w) - fmax (a->x, b->x);
   double iy = fmin (a->y + a->h, b->y + b->h) - fmax (a->y, b->y);
-  if (ix <= 0 || iy <= 0)
-    return 0;
-  return ix * iy / (a->w * a->h + b->w * b->h - ix * iy);
+  return ix <= 0 || iy <= 0 ? 0 : ix * iy;
+}
+
+static inline double
+ref_iou (const Box *a, const Box *b)
+{
+  const double i = ref_shared (a, b);
+  return i > 0 ? i / (a->w * a->h + b->w * b->h - i) : 0;
 }
 
 static inline void
@@ -75,11 +81,8 @@ ref_take (RTrack *t, const Box *b)
 static inline double
 ref_small (const Box *a, const Box *b)
 {
-  double ix = fmin (a->x + a->w, b->x + b->w) - fmax (a->x, b->x);
-  double iy = fmin (a->y + a->h, b->y + b->h) - fmax (a->y, b->y);
-  if (ix <= 0 || iy <= 0)
-    return 0;
-  return ix * iy / fmin (a->w * a->h, b->w * b->h);
+  const double i = ref_shared (a, b);
+  return i > 0 ? i / fmin (a->w * a->h, b->w * b->h) : 0;
 }
 
 /* Detections of one object (overlapping by half the smaller, transitively)
