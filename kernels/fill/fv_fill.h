@@ -36,7 +36,9 @@ typedef struct {
    * reconciled (fv_fill_chunked.c), exactly */
   fv_spread spread;
   /* also measure every frame (fv_fill_measure_what: holes, parts or both,
-   * fv_fill_regions and fv_fill_parts); not on chunked CUDA plans */
+   * fv_fill_regions and fv_fill_parts). CUDA: over several devices the
+   * frame is filled on the plan's device alone (spread.note says so), and
+   * a frame that does not fit one device's budget is refused */
   int measure;
 } fv_fill_params;
 

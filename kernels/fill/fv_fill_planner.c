@@ -3,6 +3,7 @@
  * it calls the back ends; what they share is in fv_fill.c). */
 #include "fv_config.h"   /* FV_HAVE_CUDA, for the tables' CUDA entries */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "fv_fill_plan.h"
 #include "../common/fv_file.h"
@@ -106,10 +107,32 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     if (st != FV_OK)
       return st;
     if (chunked && p->measure) {
-      fv_set_last_error ("measuring regions needs the whole %dx%d frame on one GPU, and it "
-          "would be cut into chunks (device memory budget or several devices): measure on "
-          "the CPU, or allow more device memory", p->width, p->height);
-      return FV_ERR_INVALID;
+      /* the measurements come from one plan's labels: over several
+       * devices, the whole frame on this one where it fits, said once */
+      fv_spread home = q.spread;
+      home.ndevices = 0;
+      int home_chunked = 1, listed = 0;
+      for (int i = 0; i < p->spread.ndevices; i++)
+        listed |= p->spread.devices[i] == device;
+      if (px < (1LL << 31) && p->spread.ndevices > 1 && listed)
+        st = fv_spread_chunked (&home, device, backends[FV_BACKEND_CUDA].bytes (&whole),
+            &home_chunked);
+      if (st != FV_OK)
+        return st;
+      if (home_chunked) {
+        fv_set_last_error ("measuring regions needs the whole %dx%d frame on one GPU, and it "
+            "does not fit one (device memory budget, or 2^31 pixels and more): measure on "
+            "the CPU, or allow more device memory", p->width, p->height);
+        return FV_ERR_INVALID;
+      }
+      if (p->spread.note) {
+        char why[160];
+        snprintf (why, sizeof why, "measure: the fill runs on CUDA device %d alone (the "
+            "measurements come from one GPU's labels)", device);
+        p->spread.note (p->spread.note_user, why);
+      }
+      q.spread = home;
+      chunked = 0;
     }
   }
   if (!fv_memory_check ((double) fv_fill_plan_bytes (&q, chunked ? FV_BACKEND_CUDA : backend),

@@ -176,6 +176,82 @@ fill_tests (fvt_rng *rng, const char *data)
   fvt_image_free (&wide);
 }
 
+/* ---- the fill measuring over several devices ---- */
+
+static int measure_notes;
+
+static void
+measure_note (void *user, const char *message)
+{
+  (void) user;
+  FVT_CHECK (strstr (message, "measure") != NULL, "note: %s", message);
+  measure_notes++;
+}
+
+/* Measuring needs one GPU's labels: over devices 0,0 (and every GPU) the
+ * plan fills on device 0 alone, says so once, and measures what the CPU
+ * measures, every field of every hole and part; a budget that cuts the
+ * frame into chunks is refused with the reason. */
+static void
+measure_over_devices (const char *data)
+{
+  char path[1024];
+  snprintf (path, sizeof path, "%s/%s", data, "pic1.pgm");
+  fv_image *im = fvt_load_pnm (path);
+  FVT_CHECK (im != NULL, "cannot read %s", path);
+  if (!im)
+    return;
+  fv_fill_params p = { im->width, im->height, 127, 255, 4, FV_FILL_FILLED, 0, 0, { 0 },
+    FV_FILL_MEASURE_BOTH };
+  fv_fill_plan *cpu, *gpu;
+  FVT_CHECK (fv_fill_plan_create (&cpu, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "cpu plan");
+  fv_image want = run_on (fill_exec, cpu, im, 0, "measure: cpu");
+  const int n = fv_cuda_device_count ();
+  for (int all = 0; all < 1 + (n > 1); all++) {
+    fv_fill_params q = p;
+    q.spread.devices[0] = 0;
+    q.spread.devices[1] = all ? 1 : 0;
+    q.spread.ndevices = 2;
+    q.spread.note = measure_note;
+    measure_notes = 0;
+    fv_status st = fv_fill_plan_create (&gpu, &q, FV_BACKEND_CUDA, 0, NULL);
+    FVT_CHECK (st == FV_OK, "measure over devices 0,%d: plan: %s", all, fv_last_error ());
+    if (st != FV_OK)
+      continue;
+    FVT_CHECK (measure_notes == 1, "measure over devices 0,%d: %d notes", all, measure_notes);
+    for (int f = 0; f < 2; f++) {
+      fv_image got = run_on (fill_exec, gpu, im, f, "measure over devices");
+      FVT_CHECK (rows_differ (&want, &got) == 0, "measure over devices 0,%d: frame differs",
+          all);
+      for (int parts = 0; parts < 2; parts++) {
+        const fv_fill_region *a, *b;
+        int na = -1, nb = -2;
+        if (parts) {
+          fv_fill_parts (cpu, &a, &na);
+          FVT_CHECK (fv_fill_parts (gpu, &b, &nb) == FV_OK, "parts: %s", fv_last_error ());
+        } else {
+          fv_fill_regions (cpu, &a, &na);
+          FVT_CHECK (fv_fill_regions (gpu, &b, &nb) == FV_OK, "holes: %s", fv_last_error ());
+        }
+        FVT_CHECK (na == nb && na > 0 && !memcmp (a, b, sizeof *a * (size_t) na),
+            "measure over devices 0,%d, frame %d: %d %s, the CPU %d (or a field differs)",
+            all, f, nb, parts ? "parts" : "holes", na);
+      }
+      fvt_image_free (&got);
+    }
+    fv_fill_plan_destroy (gpu);
+  }
+  fv_fill_params r = p;
+  r.spread.max_device_bytes = (size_t) 1 << 16;
+  FVT_CHECK (fv_fill_plan_create (&gpu, &r, FV_BACKEND_CUDA, 0, NULL) == FV_ERR_INVALID
+      && strstr (fv_last_error (), "does not fit one"), "measure in chunks: %s",
+      fv_last_error ());
+  fvt_image_free (&want);
+  fv_fill_plan_destroy (cpu);
+  fvt_image_free (im);
+  free (im);
+}
+
 /* ---- detector: groups of pyramid levels ---- */
 
 static void
@@ -302,6 +378,7 @@ main (int argc, char **argv)
   fvt_rng rng = { 0x5eed2026 };
   const char *data = argc > 1 ? argv[1] : "tests/data";
   fill_tests (&rng, data);
+  measure_over_devices (data);
   vj_tests (data);
   return fvt_summary ("chunked CUDA plans, fill and detector");
 }
