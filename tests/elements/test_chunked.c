@@ -125,6 +125,62 @@ GST_START_TEST (test_chunked_equals_whole)
 }
 GST_END_TEST;
 
+/* The region metas of a frame, in order: type, box and id of each. */
+static GString *
+roi_list (GstBuffer *b)
+{
+  GString *s = g_string_new (NULL);
+  gpointer state = NULL;
+  GstMeta *m;
+  while ((m = gst_buffer_iterate_meta_filtered (b, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    const GstVideoRegionOfInterestMeta *r = (const GstVideoRegionOfInterestMeta *) m;
+    g_string_append_printf (s, "%s %u,%u %ux%u #%d\n", g_quark_to_string (r->roi_type), r->x,
+        r->y, r->w, r->h, r->id);
+  }
+  return s;
+}
+
+/* autofill measuring over devices 0,0 fills on device 0 alone: the same
+ * frame and the same part and hole metas as the CPU; a frame beyond one
+ * GPU's budget fails to start. */
+GST_START_TEST (test_autofill_measure_over_devices)
+{
+  GstVideoInfo info;
+  GstBuffer *want = run ("autofill", "measure=both backend=cpu", "GRAY8", 1001, 601, 7, &info);
+  GstBuffer *got = run ("autofill", "measure=both backend=cuda cuda-device-ids=0,0", "GRAY8",
+      1001, 601, 7, &info);
+  fail_unless (want && got, "autofill measure=both cuda-device-ids=0,0: no output");
+  fail_unless_equals_int (worst (&info, want, got), 0);
+  GString *a = roi_list (want), *b = roi_list (got);
+  fail_unless (a->len > 0 && !strcmp (a->str, b->str), "metas differ:\n%.300s\nCPU:\n%.300s",
+      b->str, a->str);
+  g_string_free (a, TRUE);
+  g_string_free (b, TRUE);
+  gst_buffer_unref (want);
+  gst_buffer_unref (got);
+  GstHarness *hh = gst_harness_new ("autofill");
+  gst_util_set_object_arg (G_OBJECT (hh->element), "measure", "both");
+  g_object_set (hh->element, "backend", 1, "max-device-memory", (guint64) 3000000, NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (hh->element, bus);
+  gst_harness_set_src_caps (hh, gst_video_info_to_caps (&info));
+  GstFlowReturn ret = gst_harness_push (hh, random_buffer (&info, 7));
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  if (msg)
+    gst_message_parse_error (msg, &err, NULL);
+  fail_unless (ret != GST_FLOW_OK && err && strstr (err->message, "measur"),
+      "measure in chunks: flow %s, %s", gst_flow_get_name (ret), err ? err->message : "no error");
+  g_clear_error (&err);
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_bus (hh->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (hh);
+}
+GST_END_TEST;
+
 /* vjdetect split by pyramid levels, and levels by bands of rows: the same
  * boxes, drawn into the frame, as one plan, on a real photo. */
 GST_START_TEST (test_vjdetect_chunked)
@@ -285,5 +341,6 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_bad_device_lists);
   tcase_add_test (tc, test_pageable_fallback);
   tcase_add_test (tc, test_vjdetect_chunked);
+  tcase_add_test (tc, test_autofill_measure_over_devices);
   return gst_check_run_suite (s, "chunked", __FILE__);
 }
