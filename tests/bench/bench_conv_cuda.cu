@@ -14,6 +14,7 @@
 #include <cufft.h>
 #include "fv_conv.h"
 #include "fv_conv_cuda.h"
+#include "bench_cuda.cuh"
 
 namespace plain {
 __global__ void to_float (const unsigned char *a, float *f, int n)
@@ -32,22 +33,7 @@ template <typename F>
 static float
 median_ms (cudaStream_t stream, F &&fn)
 {
-  cudaEvent_t e0, e1;
-  cudaEventCreate (&e0);
-  cudaEventCreate (&e1);
-  fn ();
-  std::vector<float> t;
-  for (int i = 0; i < 20; i++) {
-    cudaEventRecord (e0, stream);
-    fn ();
-    cudaEventRecord (e1, stream);
-    cudaEventSynchronize (e1);
-    float ms;
-    cudaEventElapsedTime (&ms, e0, e1);
-    t.push_back (ms);
-  }
-  std::sort (t.begin (), t.end ());
-  return t[t.size () / 2];
+  return (float) event_median_ms (stream, fn, 20);
 }
 
 int

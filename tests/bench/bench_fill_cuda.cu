@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include "fv_fill.h"
 #include "fill_frames.h"
+#include "bench_cuda.cuh"
 
 static cudaStream_t stream;
 
@@ -18,34 +19,9 @@ template <typename F>
 static double
 median_ms (F &&fn, int reps)
 {
-  cudaEvent_t a, b;
-  cudaEventCreate (&a);
-  cudaEventCreate (&b);
-  fn ();
-  std::vector<float> t;
-  for (int i = 0; i < reps; i++) {
-    cudaEventRecord (a, stream);
-    fn ();
-    cudaEventRecord (b, stream);
-    cudaEventSynchronize (b);
-    float ms;
-    cudaEventElapsedTime (&ms, a, b);
-    t.push_back (ms);
-  }
-  std::sort (t.begin (), t.end ());
-  return t[t.size () / 2];
+  return event_median_ms (stream, fn, reps);
 }
 
-struct NppCtx {
-  cudaStream_t hStream;
-  int dev, sms, maxThrSM, maxThrBlock;
-  size_t smem;
-  int ccMaj, ccMin;
-  unsigned int flags;
-  int reserved;
-  char spare[64];
-};
-struct NppSize { int width, height; };
 struct NppPoint { int x, y; };
 struct NppRect { int x, y, width, height; };
 struct NppRegion { NppRect box; unsigned int count; unsigned char value[3]; unsigned char pad[61]; };
@@ -56,22 +32,6 @@ typedef int (*lm_size_fn) (NppSize, int *);
 typedef int (*lm_fn) (const unsigned char *, int, unsigned int *, int, NppSize, int,
     unsigned char *, NppCtx);
 
-static void *
-sym (const char *name)
-{
-  const char *libs[] = { "libnppif.so", "libnppif.so.13", "libnppist.so", "libnppist.so.13",
-    "libnppial.so", "libnppc.so" };
-  for (const char *l : libs) {
-    void *h = dlopen (l, RTLD_NOW | RTLD_GLOBAL);
-    if (h) {
-      void *s = dlsym (h, name);
-      if (s)
-        return s;
-    }
-  }
-  return nullptr;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -81,14 +41,11 @@ main (int argc, char **argv)
   cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking);
   cudaDeviceProp prop;
   cudaGetDeviceProperties (&prop, 0);
-  NppCtx ctx = {};
-  ctx.hStream = stream; ctx.sms = prop.multiProcessorCount;
-  ctx.maxThrSM = prop.maxThreadsPerMultiProcessor; ctx.maxThrBlock = prop.maxThreadsPerBlock;
-  ctx.smem = prop.sharedMemPerBlock; ctx.ccMaj = prop.major; ctx.ccMin = prop.minor;
-  ff_size_fn ffs = (ff_size_fn) sym ("nppiFloodFillGetBufferSize");
-  ff_fn ff = (ff_fn) sym ("nppiFloodFill_8u_C1IR_Ctx");
-  lm_size_fn lms = (lm_size_fn) sym ("nppiLabelMarkersUFGetBufferSize_32u_C1R");
-  lm_fn lm = (lm_fn) sym ("nppiLabelMarkersUF_8u32u_C1R_Ctx");
+  NppCtx ctx = npp_context (stream);
+  ff_size_fn ffs = (ff_size_fn) npp_sym ("nppiFloodFillGetBufferSize");
+  ff_fn ff = (ff_fn) npp_sym ("nppiFloodFill_8u_C1IR_Ctx");
+  lm_size_fn lms = (lm_size_fn) npp_sym ("nppiLabelMarkersUFGetBufferSize_32u_C1R");
+  lm_fn lm = (lm_fn) npp_sym ("nppiLabelMarkersUF_8u32u_C1R_Ctx");
   printf ("# %s; NPP floodFill %s, labelMarkersUF %s\n", prop.name, ff && ffs ? "found" : "not found",
       lm && lms ? "found" : "not found");
   printf ("| size | frame | fastvision ms | NPP floodFill ms | NPP labelMarkersUF ms | floodFill / ours "

@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 #include "fv_sat.h"
 #include "fv_box.h"
+#include "bench_cuda.cuh"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
   fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (e_)); exit (1); } } while (0)
@@ -25,63 +26,16 @@ template <typename F>
 static double
 median_ms (F &&fn, int reps)
 {
-  cudaEvent_t a, b;
-  CK (cudaEventCreate (&a));
-  CK (cudaEventCreate (&b));
-  for (int i = 0; i < 3; i++)
-    fn (i);
-  std::vector<float> t;
-  for (int i = 0; i < reps; i++) {
-    CK (cudaEventRecord (a, stream));
-    fn (i);
-    CK (cudaEventRecord (b, stream));
-    CK (cudaEventSynchronize (b));
-    float ms;
-    CK (cudaEventElapsedTime (&ms, a, b));
-    t.push_back (ms);
-  }
-  std::sort (t.begin (), t.end ());
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  return t[t.size () / 2];
+  return event_median_ms (stream, fn, reps, 3);
 }
 
-// NPP through dlopen, so the benchmark builds where NPP headers are absent.
-struct NppCtx {
-  cudaStream_t hStream;
-  int nCudaDeviceId, nMultiProcessorCount, nMaxThreadsPerMultiProcessor, nMaxThreadsPerBlock;
-  size_t nSharedMemPerBlock;
-  int nCudaDevAttrComputeCapabilityMajor, nCudaDevAttrComputeCapabilityMinor;
-  unsigned int nStreamFlags;
-  int nReserved0;
-  char spare[64];
-};
-struct NppSize { int width, height; };
 typedef int (*npp_integral_fn) (const unsigned char *, int, int *, int, NppSize, int, NppCtx);
 
 static npp_integral_fn
 load_npp (NppCtx *ctx)
 {
-  const char *names[] = { "libnppist.so", "libnppist.so.13", "libnppist.so.12" };
-  void *h = nullptr;
-  for (const char *n : names)
-    if ((h = dlopen (n, RTLD_NOW)))
-      break;
-  if (!h)
-    return nullptr;
-  npp_integral_fn f = (npp_integral_fn) dlsym (h, "nppiIntegral_8u32s_C1R_Ctx");
-  cudaDeviceProp p;
-  cudaGetDeviceProperties (&p, 0);
-  memset (ctx, 0, sizeof *ctx);
-  ctx->hStream = stream;
-  ctx->nMultiProcessorCount = p.multiProcessorCount;
-  ctx->nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
-  ctx->nMaxThreadsPerBlock = p.maxThreadsPerBlock;
-  ctx->nSharedMemPerBlock = p.sharedMemPerBlock;
-  ctx->nCudaDevAttrComputeCapabilityMajor = p.major;
-  ctx->nCudaDevAttrComputeCapabilityMinor = p.minor;
-  cudaStreamGetFlags (stream, &ctx->nStreamFlags);
-  return f;
+  *ctx = npp_context (stream);
+  return (npp_integral_fn) npp_sym ("nppiIntegral_8u32s_C1R_Ctx");
 }
 
 /* --chunks: the box filter on frames of 16384^2 and 32768^2 GRAY8 (device
