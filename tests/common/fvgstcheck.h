@@ -8,6 +8,16 @@
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+/* The region-of-interest meta of b after *state (NULL at first), in the
+ * buffer's order, or NULL after the last. */
+static inline GstVideoRegionOfInterestMeta *
+fvt_next_roi (GstBuffer *b, gpointer *state)
+{
+  return (GstVideoRegionOfInterestMeta *) gst_buffer_iterate_meta_filtered (b, state,
+      GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+}
 
 /* Whether two buffers hold the same bytes. */
 /* A seek's events, as an upstream element sends them: flush start, flush

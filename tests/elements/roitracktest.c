@@ -48,10 +48,7 @@ read_regions (GstBuffer *o, Out *out, gboolean *whole, guint *early, int *plates
   int n = 0, plates = 0;
   *whole = FALSE;
   gpointer state = NULL;
-  GstMeta *meta;
-  while ((meta = gst_buffer_iterate_meta_filtered (o, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta *m = (GstVideoRegionOfInterestMeta *) meta;
+  for (GstVideoRegionOfInterestMeta *m; (m = fvt_next_roi (o, &state));) {
     if (m->roi_type == g_quark_from_string ("plate")) {
       plates++;
       fail_unless (m->x == 5 && m->y == 6 && m->w == 7 && m->h == 8 && m->id == 100);

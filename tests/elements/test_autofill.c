@@ -430,10 +430,7 @@ GST_START_TEST (test_parts_belt)
       GstVideoRegionOfInterestMeta *part[3] = { 0 }, *hole[3] = { 0 };
       int np = 0, nh = 0;
       gpointer state = NULL;
-      GstMeta *meta;
-      while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
-                  GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-        GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
+      for (GstVideoRegionOfInterestMeta *r; (r = fvt_next_roi (out, &state));) {
         const gchar *type = g_quark_to_string (r->roi_type);
         if (!strcmp (type, "part") && np < 3)
           part[np++] = r;

@@ -11,6 +11,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include "fvtest-gst.h"
+#include "fvgstcheck.h"
 #include "fv_cuda.h"
 
 #define random_buffer(info, seed) fvt_random_buffer ((info), 0x2468aceull + (seed))
@@ -131,10 +132,7 @@ roi_list (GstBuffer *b)
 {
   GString *s = g_string_new (NULL);
   gpointer state = NULL;
-  GstMeta *m;
-  while ((m = gst_buffer_iterate_meta_filtered (b, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    const GstVideoRegionOfInterestMeta *r = (const GstVideoRegionOfInterestMeta *) m;
+  for (GstVideoRegionOfInterestMeta *r; (r = fvt_next_roi (b, &state));) {
     g_string_append_printf (s, "%s %u,%u %ux%u #%d\n", g_quark_to_string (r->roi_type), r->x,
         r->y, r->w, r->h, r->id);
   }
