@@ -214,6 +214,12 @@ fv_spread_part (fv_spread *s, int width, int height)
  * one rule every kernel's plan_create follows. */
 fv_status fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chunked);
 
+/* The same rule with s's device list set aside: whether the whole frame
+ * would run on `device` alone, unchunked (*alone 1 or 0, with FV_OK). For
+ * a spread plan that keeps the whole frame on its own device too (the
+ * fill: to time against spreading, and to measure). */
+fv_status fv_spread_fits_alone (const fv_spread *s, int device, size_t whole_bytes, int *alone);
+
 #ifdef __cplusplus
 }
 #endif

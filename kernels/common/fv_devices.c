@@ -95,6 +95,17 @@ fv_spread_run_params (const fv_spread *s, int device, int width, int height, int
 }
 
 fv_status
+fv_spread_fits_alone (const fv_spread *s, int device, size_t whole_bytes, int *alone)
+{
+  fv_spread one = *s;
+  one.ndevices = 0;
+  int chunked = 1;
+  fv_status st = fv_spread_chunked (&one, device, whole_bytes, &chunked);
+  *alone = st == FV_OK && !chunked;
+  return st;
+}
+
+fv_status
 fv_spread_chunked (const fv_spread *s, int device, size_t whole_bytes, int *chunked)
 {
   *chunked = 0;

@@ -265,12 +265,11 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   fv_status st = FV_OK;
   if (rp.ndevices > 1) {
     fv_spread home = p->spread;
-    home.ndevices = 0;
     home.min_chunks = 0;
-    int chunked = 1;
-    st = fv_spread_chunked (&home, device, fv_fill_cuda_bytes (p->width, p->height), &chunked);
+    int alone = 0;
+    st = fv_spread_fits_alone (&home, device, fv_fill_cuda_bytes (p->width, p->height), &alone);
     fv_fill_params q = f->sub;
-    if (st == FV_OK && !chunked)
+    if (st == FV_OK && alone)
       st = fv_fill_plan_create (&f->whole, &q, FV_BACKEND_CUDA, device, stream);
     if (st != FV_OK)
       return st;

@@ -109,17 +109,15 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     if (chunked && p->measure) {
       /* the measurements come from one plan's labels: over several
        * devices, the whole frame on this one where it fits, said once */
-      fv_spread home = q.spread;
-      home.ndevices = 0;
-      int home_chunked = 1, listed = 0;
+      int alone = 0, listed = 0;
       for (int i = 0; i < p->spread.ndevices; i++)
         listed |= p->spread.devices[i] == device;
       if (px < (1LL << 31) && p->spread.ndevices > 1 && listed)
-        st = fv_spread_chunked (&home, device, backends[FV_BACKEND_CUDA].bytes (&whole),
-            &home_chunked);
+        st = fv_spread_fits_alone (&q.spread, device, backends[FV_BACKEND_CUDA].bytes (&whole),
+            &alone);
       if (st != FV_OK)
         return st;
-      if (home_chunked) {
+      if (!alone) {
         fv_set_last_error ("measuring regions needs the whole %dx%d frame on one GPU, and it "
             "does not fit one (device memory budget, or 2^31 pixels and more): measure on "
             "the CPU, or allow more device memory", p->width, p->height);
@@ -131,7 +129,7 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
             "measurements come from one GPU's labels)", device);
         p->spread.note (p->spread.note_user, why);
       }
-      q.spread = home;
+      q.spread.ndevices = 0;
       chunked = 0;
     }
   }

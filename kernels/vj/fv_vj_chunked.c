@@ -407,16 +407,17 @@ device_work (int d, void *arg)
       break;
     have = true;
     fv_vj_plan *s = c->sub[k * c->ndevices + d];
-    const double t = fv_now_ms ();
+    const double from = fv_now_ms ();
     st = s->be->execute (s, &im, NULL);
+    const double to = fv_now_ms ();
     c->ran_on[k] = d;
     w->groups[d]++;
-    w->done_ms[d] = fv_now_ms () - w->t0;
+    w->done_ms[d] = to - w->t0;
     if (w->profile)
       fprintf (stderr, "vj group %d (levels %d+%d, rows %d+%d, %lld windows): device %d, "
           "%.2f ms, ends %.2f ms\n", k, c->group[k].first, c->group[k].count,
           c->group[k].band_first, c->group[k].band_rows, (long long) c->group[k].windows,
-          c->devices[d], w->done_ms[d] + w->t0 - t, w->done_ms[d]);
+          c->devices[d], to - from, w->done_ms[d]);
   }
   w->status[d] = st;
   if (st != FV_OK)
