@@ -9,6 +9,26 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <glib/gstdio.h>
+
+/* A test's temporary folder (g_dir_make_tmp), its files deleted, the
+ * folder removed and *dir freed and cleared. */
+static inline void
+fvt_remove_tmpdir (gchar **dir)
+{
+  GDir *d = *dir ? g_dir_open (*dir, 0, NULL) : NULL;
+  const gchar *name;
+  while (d && (name = g_dir_read_name (d))) {
+    gchar *p = g_build_filename (*dir, name, NULL);
+    g_unlink (p);
+    g_free (p);
+  }
+  if (d)
+    g_dir_close (d);
+  if (*dir)
+    g_rmdir (*dir);
+  g_clear_pointer (dir, g_free);
+}
 
 /* The region-of-interest meta of b after *state (NULL at first), in the
  * buffer's order, or NULL after the last. */

@@ -12,6 +12,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <json-glib/json-glib.h>
+#include "../common/fvgstcheck.h"
 
 static gchar *tmpdir;
 
@@ -25,17 +26,7 @@ setup (void)
 static void
 teardown (void)
 {
-  GDir *d = g_dir_open (tmpdir, 0, NULL);
-  const gchar *n;
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *p = g_build_filename (tmpdir, n, NULL);
-    g_unlink (p);
-    g_free (p);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (tmpdir);
-  g_free (tmpdir);
+  fvt_remove_tmpdir (&tmpdir);
 }
 
 /* the metapublish inside the harness's bin */

@@ -40,17 +40,7 @@ vjt_setup (void)
 void
 vjt_teardown (void)
 {
-  GDir *d = g_dir_open (vjt_tmpdir, 0, NULL);
-  const gchar *name;
-  while (d && (name = g_dir_read_name (d))) {
-    gchar *p = g_build_filename (vjt_tmpdir, name, NULL);
-    g_unlink (p);
-    g_free (p);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (vjt_tmpdir);
-  g_clear_pointer (&vjt_tmpdir, g_free);
+  fvt_remove_tmpdir (&vjt_tmpdir);
 }
 
 gchar *
