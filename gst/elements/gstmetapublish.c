@@ -612,25 +612,25 @@ gst_metapublish_class_init (GstMetapublishClass *klass)
   g_object_class_install_property (gobject_class, PROP_QOS,
       g_param_spec_int ("mqtt-qos", "MQTT QoS", "MQTT quality of service: 0 (at most once) or 1 (at "
           "least once: acknowledged, resent after a reconnection)", 0, 1, 1, rw));
-  g_object_class_install_property (gobject_class, PROP_CLIENT_ID,
-      g_param_spec_string ("client-id", "Client id", "MQTT client id (unset: "
-          "fastvision-HOST-PID-ELEMENT)", NULL, rw));
   g_object_class_install_property (gobject_class, PROP_KEEPALIVE,
       g_param_spec_uint ("keepalive", "Keepalive", "MQTT keepalive in seconds", 5, 65535, 60,
           rw));
-  g_object_class_install_property (gobject_class, PROP_USERNAME,
-      g_param_spec_string ("username", "User name", "MQTT user name", NULL, rw));
-  g_object_class_install_property (gobject_class, PROP_PASSWORD,
-      g_param_spec_string ("password", "Password", "MQTT password", NULL, rw));
-  g_object_class_install_property (gobject_class, PROP_TLS_CA_FILE,
-      g_param_spec_string ("tls-ca-file", "TLS CA file", "MQTT over TLS: the certificate "
-          "authority's PEM file that signed the broker's certificate", NULL, rw));
-  g_object_class_install_property (gobject_class, PROP_TLS_CERT_FILE,
-      g_param_spec_string ("tls-cert-file", "TLS certificate file", "MQTT over TLS: this "
-          "client's PEM certificate (with tls-key-file)", NULL, rw));
-  g_object_class_install_property (gobject_class, PROP_TLS_KEY_FILE,
-      g_param_spec_string ("tls-key-file", "TLS key file", "MQTT over TLS: this client's PEM "
-          "key", NULL, rw));
+  /* the MQTT connection's strings: unset by default, read at the next start */
+  static const struct { guint id; const gchar *name, *nick, *blurb; } mqtt_strings[] = {
+    {PROP_CLIENT_ID, "client-id", "Client id",
+      "MQTT client id (unset: fastvision-HOST-PID-ELEMENT)"},
+    {PROP_USERNAME, "username", "User name", "MQTT user name"},
+    {PROP_PASSWORD, "password", "Password", "MQTT password"},
+    {PROP_TLS_CA_FILE, "tls-ca-file", "TLS CA file",
+      "MQTT over TLS: the certificate authority's PEM file that signed the broker's certificate"},
+    {PROP_TLS_CERT_FILE, "tls-cert-file", "TLS certificate file",
+      "MQTT over TLS: this client's PEM certificate (with tls-key-file)"},
+    {PROP_TLS_KEY_FILE, "tls-key-file", "TLS key file", "MQTT over TLS: this client's PEM key"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (mqtt_strings); i++)
+    g_object_class_install_property (gobject_class, mqtt_strings[i].id,
+        g_param_spec_string (mqtt_strings[i].name, mqtt_strings[i].nick, mqtt_strings[i].blurb,
+            NULL, rw));
   g_object_class_install_property (gobject_class, PROP_TLS_INSECURE,
       g_param_spec_boolean ("tls-insecure", "TLS insecure", "MQTT over TLS: do not check the "
           "broker's host name against its certificate (testing only)", FALSE, rw));

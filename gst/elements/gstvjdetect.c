@@ -569,18 +569,19 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
       g_param_spec_int ("min-neighbors", "Minimum neighbours",
           "Raw windows a box needs to be kept, more than this (0 = every raw window)",
           0, 1000, 3, rw));
-  g_object_class_install_property (gobject_class, PROP_MIN_WIDTH,
-      g_param_spec_int ("min-size-width", "Minimum width",
-          "Smallest box width searched (0 = the cascade's window)", 0, G_MAXINT, 0, rw));
-  g_object_class_install_property (gobject_class, PROP_MIN_HEIGHT,
-      g_param_spec_int ("min-size-height", "Minimum height",
-          "Smallest box height searched (0 = the cascade's window)", 0, G_MAXINT, 0, rw));
-  g_object_class_install_property (gobject_class, PROP_MAX_WIDTH,
-      g_param_spec_int ("max-size-width", "Maximum width",
-          "Largest box width searched (0 = no limit)", 0, G_MAXINT, 0, rw));
-  g_object_class_install_property (gobject_class, PROP_MAX_HEIGHT,
-      g_param_spec_int ("max-size-height", "Maximum height",
-          "Largest box height searched (0 = no limit)", 0, G_MAXINT, 0, rw));
+  /* the four size bounds: the same type and range */
+  static const struct { guint id; const gchar *name, *nick, *blurb; } sizes[] = {
+    {PROP_MIN_WIDTH, "min-size-width", "Minimum width",
+      "Smallest box width searched (0 = the cascade's window)"},
+    {PROP_MIN_HEIGHT, "min-size-height", "Minimum height",
+      "Smallest box height searched (0 = the cascade's window)"},
+    {PROP_MAX_WIDTH, "max-size-width", "Maximum width", "Largest box width searched (0 = no limit)"},
+    {PROP_MAX_HEIGHT, "max-size-height", "Maximum height",
+      "Largest box height searched (0 = no limit)"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    g_object_class_install_property (gobject_class, sizes[i].id, g_param_spec_int (sizes[i].name,
+        sizes[i].nick, sizes[i].blurb, 0, G_MAXINT, 0, rw));
   g_object_class_install_property (gobject_class, PROP_LABEL,
       g_param_spec_string ("label", "Label",
           "Type of the region-of-interest metas added for detections", DEFAULT_LABEL, FV_PARAM_RW));

@@ -56,16 +56,12 @@ void
 fv_spread_run_params (const fv_spread *s, int device, int width, int height, int channels,
     fv_sample sample, int halo_x, int halo_y, fv_chunk_run_params *rp)
 {
-  memset (rp, 0, sizeof *rp);
-  rp->width = width;
-  rp->height = height;
-  rp->channels = channels;
-  rp->sample = sample;
-  rp->halo_x = halo_x;
-  rp->halo_y = halo_y;
-  rp->budget = s->max_device_bytes;
-  rp->min_chunks = s->min_chunks;
-  rp->ndevices = s->ndevices > 0 ? s->ndevices : 1;
+  *rp = (fv_chunk_run_params) {
+    .width = width, .height = height, .channels = channels, .sample = sample,
+    .halo_x = halo_x, .halo_y = halo_y,
+    .budget = s->max_device_bytes, .min_chunks = s->min_chunks,
+    .ndevices = s->ndevices > 0 ? s->ndevices : 1,
+  };
   /* three lanes a device: copies of chunks overlap the filter of another
    * (measured on two H200s: 3 beats 2 and 4, docs/benchmarks.md) */
   long long lanes = fv_env_int (FV_ENV_CHUNK_LANES, 3);

@@ -198,8 +198,9 @@ row_runs (int W)
 }
 
 size_t
-fv_fill_cpu_bytes (const fv_fill_params *p)
+fv_fill_cpu_bytes (const fv_fill_plan *pl)
 {
+  const fv_fill_params *p = &pl->p;
   const int n = fill_threads (p);
   const size_t nl = fill_labels (p, n);
   /* union-finds and the row index; the runs grow with the content, counted
@@ -209,7 +210,7 @@ fv_fill_cpu_bytes (const fv_fill_params *p)
 }
 
 fv_status
-fv_fill_cpu_init (fv_fill_plan *pl)
+fv_fill_cpu_init (fv_fill_plan *pl, int device, void *stream)
 {
   const fv_fill_params *p = &pl->p;
   const int n = fill_threads (p);
@@ -416,6 +417,9 @@ measure_spans (void *ctx, int y, fv_fill_row_spans *row)
 fv_status
 fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
+  fv_status st = fv_require_host (src, dst);   /* host images only, nothing to wait for */
+  if (st != FV_OK)
+    return st;
   const fv_fill_params *p = &pl->p;
   const int H = p->height, S = pl->nseeds;
   int *seed = malloc (sizeof (int) * (S + 1) * 2);

@@ -41,10 +41,12 @@ struct fv_fill_plan {
   void *state;          /* the back end's own (made by its init, freed by its free) */
 };
 
-fv_status fv_fill_cpu_init (fv_fill_plan *plan);
-/* The host bytes a CPU plan for p takes, its worst frame's runs included. */
-size_t fv_fill_cpu_bytes (const fv_fill_params *p);
+/* The leaf back ends, in the plan table's shapes (fv_plan.h). The CPU's
+ * takes host images only and returns when dst is written; its bytes count
+ * the worst frame's runs. */
+fv_status fv_fill_cpu_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_cpu_execute (fv_fill_plan *plan, const fv_image *src, const fv_image *dst);
+size_t fv_fill_cpu_bytes (const fv_fill_plan *plan);
 void fv_fill_cpu_free (fv_fill_plan *plan);
 
 fv_status fv_fill_cuda_init (fv_fill_plan *plan, int device, void *stream);

@@ -21,30 +21,9 @@ check_image (const fv_fill_params *p, const fv_image *im, const char *what)
   return FV_OK;
 }
 
-/* The CPU back end: host images only, nothing to wait for. */
-static fv_status
-cpu_init (fv_fill_plan *pl, int device, void *stream)
-{
-  return fv_fill_cpu_init (pl);
-}
-
-static fv_status
-cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
-{
-  fv_status st = fv_require_host (src, dst);
-  if (st != FV_OK)
-    return st;
-  return fv_fill_cpu_execute (pl, src, dst);
-}
-
-static size_t
-cpu_bytes (const fv_fill_plan *pl)
-{
-  return fv_fill_cpu_bytes (&pl->p);
-}
-
 static const fv_fill_backend backends[] = {
-  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, NULL, fv_fill_cpu_free, cpu_bytes },
+  [FV_BACKEND_CPU] = { fv_fill_cpu_init, fv_fill_cpu_execute, NULL, fv_fill_cpu_free,
+    fv_fill_cpu_bytes },
   [FV_BACKEND_CUDA] = { FV_CUDA_ENTRY (fv_fill_cuda_init), FV_CUDA_ENTRY (fv_fill_cuda_execute),
     FV_CUDA_ENTRY (fv_fill_cuda_wait), FV_CUDA_ENTRY (fv_fill_cuda_free),
     FV_CUDA_ENTRY (fv_fill_cuda_plan_bytes) },

@@ -17,18 +17,17 @@ gi.require_version("GstVideo", "1.0")
 from gi.repository import GLib, Gst, GstVideo  # noqa: E402
 
 
-def faces_in(buffer):
-    """The face rectangles on the buffer. PyGObject cannot iterate metas, so
-    ROI metas are looked up by id: roitrack lists its regions' ids (the
-    track ids) in the custom meta FvDetectionMeta, field `face-ids`; without
-    it, ids 0, 1, ... are tried (vjdetect numbers its boxes above the ids
-    already there, so they are small) until every ROI meta was found."""
+def face_metas(buffer):
+    """The buffer's face region-of-interest metas. PyGObject cannot iterate
+    metas, so ROI metas are looked up by id: roitrack lists its regions' ids
+    (the track ids) in the custom meta FvDetectionMeta, field `face-ids`;
+    without it, ids 0, 1, ... are tried (vjdetect numbers its boxes above the
+    ids already there, so they are small) until every ROI meta was found."""
     api = GstVideo.VideoRegionOfInterestMeta.get_info().api
     left = buffer.get_n_meta(api)
     mark = buffer.get_custom_meta("FvDetectionMeta")
     ids = mark.get_structure().get_value("face-ids") if mark else None
     candidates = list(ids) if ids is not None and len(ids) == left else range(1 << 16)
-    boxes = []
     for i in candidates:
         if left <= 0:
             break
@@ -37,8 +36,12 @@ def faces_in(buffer):
             continue
         left -= 1
         if GLib.quark_to_string(meta.roi_type) == "face":
-            boxes.append((meta.x, meta.y, meta.w, meta.h))
-    return boxes
+            yield meta
+
+
+def faces_in(buffer):
+    """The face rectangles on the buffer (x, y, width, height)."""
+    return [(m.x, m.y, m.w, m.h) for m in face_metas(buffer)]
 
 
 def main():

@@ -49,6 +49,9 @@ from gi.repository import Gst, GstVideo  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
 from fvclip import make_clip, measure  # noqa: E402
+# the face metas of a buffer, as the Python embedding app reads them
+sys.path.insert(0, os.path.join(ROOT, "pipelines", "apps"))
+from privacy_app import face_metas  # noqa: E402
 
 
 def run(desc, clip, W, H):
@@ -78,27 +81,6 @@ def run(desc, clip, W, H):
     return out, secs
 
 
-def face_metas(buf):
-    """the buffer's face ROI metas. PyGObject cannot iterate metas: they are
-    looked up by the ids roitrack lists in its mark (`face-ids`), or else by
-    trying ids 0, 1, ... (vjdetect's are small)"""
-    api = GstVideo.VideoRegionOfInterestMeta.get_info().api
-    mark = buf.get_custom_meta("FvDetectionMeta")
-    ids = mark.get_structure().get_value("face-ids") if mark else None
-    candidates = list(ids) if ids is not None and len(ids) == buf.get_n_meta(api) \
-        else range(1 << 12)
-    left = buf.get_n_meta(api)
-    for i in candidates:
-        if left <= 0:
-            break
-        m = GstVideo.buffer_get_video_region_of_interest_meta_id(buf, i)
-        if m is None:
-            continue
-        left -= 1
-        if GLibQuark(m.roi_type) == "face":
-            yield m
-
-
 def regions(buf):
     boxes = []
     for m in face_metas(buf):
@@ -108,11 +90,6 @@ def regions(buf):
             tid = s.get_value("id")
         boxes.append(((m.x, m.y, m.w, m.h), tid))
     return boxes
-
-
-def GLibQuark(q):
-    from gi.repository import GLib
-    return GLib.quark_to_string(q)
 
 
 def draw(path, rows, W, H, faces):
