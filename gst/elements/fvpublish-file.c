@@ -37,7 +37,7 @@ cut_partial_line (FvPublisher *p, int fd)
   if (keep == st.st_size)
     return;
   if (ftruncate (fd, keep) == 0)
-    GST_CAT_WARNING_OBJECT (gst_metapublish_debug, p->element, "\"%s\" ended inside a "
+    GST_CAT_WARNING_OBJECT (gst_meta_publish_debug, p->element, "\"%s\" ended inside a "
         "document: its last %" G_GINT64_FORMAT " bytes (an incomplete line) were cut",
         p->path, (gint64) (st.st_size - keep));
 }
@@ -72,7 +72,7 @@ fv_publish_file_open (FvPublisher *p, gboolean append, GError **error)
   }
   struct stat st;
   p->size = fstat (fd, &st) == 0 && S_ISREG (st.st_mode) ? (guint64) st.st_size : 0;
-  GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "documents to \"%s\" (%"
+  GST_CAT_INFO_OBJECT (gst_meta_publish_debug, p->element, "documents to \"%s\" (%"
       G_GUINT64_FORMAT " bytes there)", p->path, p->size);
   return TRUE;
 }
@@ -90,7 +90,7 @@ rotate (FvPublisher *p, GError **error)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
         "Cannot rotate \"%s\" to \"%s\": %s", p->path, old, g_strerror (errno));
   else
-    GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "rotated \"%s\" to \"%s\" at %"
+    GST_CAT_INFO_OBJECT (gst_meta_publish_debug, p->element, "rotated \"%s\" to \"%s\" at %"
         G_GUINT64_FORMAT " bytes", p->path, old, p->size);
   g_free (old);
   return ok && fv_publish_file_open (p, FALSE, error);
@@ -118,7 +118,7 @@ fv_publish_file_send (FvPublisher *p, gchar *doc, GError **error)
     if (!p->is_stdout) {
       clearerr (p->file);
       if (ftruncate (fileno (p->file), (off_t) p->size) != 0)
-        GST_CAT_WARNING_OBJECT (gst_metapublish_debug, p->element, "cannot cut \"%s\" back "
+        GST_CAT_WARNING_OBJECT (gst_meta_publish_debug, p->element, "cannot cut \"%s\" back "
             "to its last whole line: %s", p->path, g_strerror (errno));
     }
     g_set_error (error, GST_RESOURCE_ERROR, e == ENOSPC ? GST_RESOURCE_ERROR_NO_SPACE_LEFT
@@ -129,7 +129,7 @@ fv_publish_file_send (FvPublisher *p, gchar *doc, GError **error)
   }
   p->delivered++;
   p->size += n + 1;
-  GST_CAT_LOG_OBJECT (gst_metapublish_debug, p->element, "document of %" G_GSIZE_FORMAT
+  GST_CAT_LOG_OBJECT (gst_meta_publish_debug, p->element, "document of %" G_GSIZE_FORMAT
       " bytes written", n);
   return TRUE;
 }

@@ -137,7 +137,7 @@ queue_warning (FvPublisher *p, gint code, const gchar *debug, const gchar *forma
   va_start (args, format);
   gchar *text = g_strdup_vprintf (format, args);
   va_end (args);
-  GST_CAT_WARNING_OBJECT (gst_metapublish_debug, p->element, "%s (%s)", text, debug);
+  GST_CAT_WARNING_OBJECT (gst_meta_publish_debug, p->element, "%s (%s)", text, debug);
   GError *err = g_error_new_literal (GST_RESOURCE_ERROR, code, text);
   queue_message (p, gst_message_new_warning (GST_OBJECT (p->element), err, debug));
   g_error_free (err);
@@ -175,13 +175,13 @@ lose (FvPublisher *p, const gchar *why)
   p->state = NET_DOWN;
   p->connected = FALSE;
   if (p->qos == 0 && p->inflight) {
-    GST_CAT_DEBUG_OBJECT (gst_metapublish_debug, p->element, "%u QoS 0 documents lost with "
+    GST_CAT_DEBUG_OBJECT (gst_meta_publish_debug, p->element, "%u QoS 0 documents lost with "
         "the connection: counted as dropped", p->inflight);
     p->dropped += p->inflight;
     p->inflight = 0;
   }
   p->next_try = now + p->backoff_s * G_USEC_PER_SEC;
-  GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "MQTT broker %s:%d: %s; next try in "
+  GST_CAT_INFO_OBJECT (gst_meta_publish_debug, p->element, "MQTT broker %s:%d: %s; next try in "
       "%u s (%u documents waiting, %" G_GUINT64_FORMAT " dropped so far)", p->host, p->port, why,
       p->backoff_s, p->queue.length + p->inflight, p->dropped);
   p->backoff_s = MIN (p->backoff_s * 2, BACKOFF_MAX_S);
@@ -213,7 +213,7 @@ on_connect (struct mosquitto *m, void *user, int rc)
     p->warned = FALSE;
     p->backoff_s = 1;
     p->last_progress = g_get_monotonic_time ();
-    GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "connected to the MQTT broker "
+    GST_CAT_INFO_OBJECT (gst_meta_publish_debug, p->element, "connected to the MQTT broker "
         "%s:%d (%u documents waiting)", p->host, p->port, p->queue.length + p->inflight);
     if (again)
       queue_event (p, "connected");
@@ -249,7 +249,7 @@ on_publish (struct mosquitto *m, void *user, int mid)
   p->last_progress = g_get_monotonic_time ();
   g_cond_broadcast (&p->cond);
   g_mutex_unlock (&p->lock);
-  GST_CAT_LOG_OBJECT (gst_metapublish_debug, p->element, "document %d delivered", mid);
+  GST_CAT_LOG_OBJECT (gst_meta_publish_debug, p->element, "document %d delivered", mid);
 }
 
 /* Hands documents to libmosquitto while connected and fewer than WINDOW
@@ -270,7 +270,7 @@ sender (gpointer data)
       int rc = mosquitto_publish (p->mosq, &mid, p->topic, (int) n, doc, p->qos, false);
       g_mutex_lock (&p->lock);
       if (rc == MOSQ_ERR_SUCCESS) {
-        GST_CAT_LOG_OBJECT (gst_metapublish_debug, p->element, "document %d (%" G_GSIZE_FORMAT
+        GST_CAT_LOG_OBJECT (gst_meta_publish_debug, p->element, "document %d (%" G_GSIZE_FORMAT
             " bytes) handed over, %u waiting", mid, n, p->queue.length);
         g_free (doc);
       } else if (rc == MOSQ_ERR_NO_CONN || rc == MOSQ_ERR_CONN_LOST || rc == MOSQ_ERR_ERRNO) {
@@ -317,7 +317,7 @@ network (gpointer data)
       p->tried = TRUE;
       p->state = NET_CONNECTING;
       p->connect_started = now;
-      GST_CAT_DEBUG_OBJECT (gst_metapublish_debug, p->element, "connecting to %s:%d", p->host,
+      GST_CAT_DEBUG_OBJECT (gst_meta_publish_debug, p->element, "connecting to %s:%d", p->host,
           p->port);
       g_mutex_unlock (&p->lock);
       errno = 0;
@@ -421,7 +421,7 @@ mqtt_open (FvPublisher *p, const FvPublishSettings *s, GError **error)
   p->next_try = 0;
   p->network = g_thread_new ("metapublish-net", network, p);
   p->sender = g_thread_new ("metapublish", sender, p);
-  GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "publishing to mqtt://%s:%d/%s at "
+  GST_CAT_INFO_OBJECT (gst_meta_publish_debug, p->element, "publishing to mqtt://%s:%d/%s at "
       "QoS %d", p->host, p->port, p->topic, p->qos);
   return TRUE;
 }
@@ -519,7 +519,7 @@ fv_publisher_send (FvPublisher *p, gchar *doc, GError **error)
     return TRUE;   /* the stream goes on; the caller warns */
   }
   if (gone)
-    GST_CAT_DEBUG_OBJECT (gst_metapublish_debug, p->element, "queue full (%u documents, %"
+    GST_CAT_DEBUG_OBJECT (gst_meta_publish_debug, p->element, "queue full (%u documents, %"
         G_GUINT64_FORMAT " bytes): %u oldest dropped, %" G_GUINT64_FORMAT " in all",
         p->queue.length, p->queued_bytes, gone, p->dropped);
   const gboolean by_bytes = gone && p->queued_bytes + n > p->max_bytes / 2
@@ -587,7 +587,7 @@ fv_publisher_close (FvPublisher *p, guint64 *delivered, guint64 *dropped)
             "they are counted as dropped.", left, p->host, p->port), (NULL));
   p->dropped += left;
   if (p->element)
-    GST_CAT_INFO_OBJECT (gst_metapublish_debug, p->element, "closed: %" G_GUINT64_FORMAT
+    GST_CAT_INFO_OBJECT (gst_meta_publish_debug, p->element, "closed: %" G_GUINT64_FORMAT
         " documents delivered, %" G_GUINT64_FORMAT " dropped", p->delivered, p->dropped);
   if (delivered)
     *delivered = p->delivered;

@@ -11,7 +11,7 @@
 G_BEGIN_DECLS
 
 /* metapublish's debug category, which the publisher logs to */
-GST_DEBUG_CATEGORY_EXTERN (gst_metapublish_debug);
+GST_DEBUG_CATEGORY_EXTERN (gst_meta_publish_debug);
 
 typedef struct {
   gchar *location;              /* a path, "-", or mqtt://HOST[:PORT]/TOPIC */

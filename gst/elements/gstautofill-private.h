@@ -2,14 +2,14 @@
 /* autofill's files share this: the element (gstautofill.c) and the report
  * of what `measure` found (gstautofill-report.c: metas, ids along the belt,
  * drawing, the bus message). */
-#ifndef GST_AUTOFILL_PRIVATE_H
-#define GST_AUTOFILL_PRIVATE_H
+#ifndef GST_AUTO_FILL_PRIVATE_H
+#define GST_AUTO_FILL_PRIVATE_H
 
 #include "gstautofill.h"
 
 G_BEGIN_DECLS
 
-GST_DEBUG_CATEGORY_EXTERN (gst_autofill_debug);
+GST_DEBUG_CATEGORY_EXTERN (gst_auto_fill_debug);
 
 #define DEFAULT_ROI_TYPE "region"
 #define DEFAULT_PART_ROI_TYPE "part"
@@ -29,7 +29,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_autofill_debug);
 
 /* measure: the holes and parts `plan` found in the frame it just filled,
  * as metas, ids, drawing and the message (gstautofill-report.c). */
-fv_status gst_autofill_report (GstAutofill *self, fv_fill_plan *plan, GstVideoFrame *frame);
+fv_status gst_auto_fill_report (GstAutoFill *self, fv_fill_plan *plan, GstVideoFrame *frame);
 
 G_END_DECLS
 #endif

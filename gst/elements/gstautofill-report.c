@@ -16,7 +16,7 @@
 #include <gst/analytics/analytics.h>
 #endif
 
-#define GST_CAT_DEFAULT gst_autofill_debug
+#define GST_CAT_DEFAULT gst_auto_fill_debug
 
 /* One listed region's params: the integer fields as they are, lengths
  * and areas also in the element's unit. */
@@ -84,7 +84,7 @@ kind_list (Kind *k, const Report *rp)
 /* The parts' ids along the belt: the listed parts' boxes through the
  * matcher (kernels/track/fv_match.h). */
 static void
-part_ids (GstAutofill *self, Kind *parts)
+part_ids (GstAutoFill *self, Kind *parts)
 {
   fv_match_box *boxes = g_new (fv_match_box, MAX (parts->listed, 1));
   guint32 *ids = g_new (guint32, MAX (parts->listed, 1));
@@ -121,7 +121,7 @@ add_od (GstAnalyticsRelationMeta *rmeta, const gchar *type, const fv_fill_region
  * their message entries; holes name their part (its id along the belt, and
  * its meta as their parent). */
 static void
-kind_metas (GstAutofill *self, GstBuffer *buf, Kind *k, const Kind *parts, gboolean is_part,
+kind_metas (GstAutoFill *self, GstBuffer *buf, Kind *k, const Kind *parts, gboolean is_part,
     const Report *rp, gint *next_id, gpointer rmeta, guint *ods)
 {
   g_value_init (&k->list, GST_TYPE_LIST);
@@ -180,7 +180,7 @@ kind_metas (GstAutofill *self, GstBuffer *buf, Kind *k, const Kind *parts, gbool
 
 /* draw=true: each listed part's box and id, each listed hole's box. */
 static void
-draw_kinds (GstAutofill *self, GstVideoFrame *frame, const Kind *holes, const Kind *parts)
+draw_kinds (GstAutoFill *self, GstVideoFrame *frame, const Kind *holes, const Kind *parts)
 {
   gpointer stream = gst_fv_filter_device (GST_FV_FILTER (self))->stream;
   const gint H = GST_VIDEO_FRAME_HEIGHT (frame);
@@ -205,7 +205,7 @@ draw_kinds (GstAutofill *self, GstVideoFrame *frame, const Kind *holes, const Ki
  * as metas on the frame (at most max-regions of each kind), a frame meta
  * with the counts, one message, and with draw the boxes on the frame. */
 fv_status
-gst_autofill_report (GstAutofill *self, fv_fill_plan *plan, GstVideoFrame *frame)
+gst_auto_fill_report (GstAutoFill *self, fv_fill_plan *plan, GstVideoFrame *frame)
 {
   const gint what = self->plan_measures;   /* the plans in use decide, not the property */
   if (!plan || !what)

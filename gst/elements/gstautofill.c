@@ -69,8 +69,8 @@
 #include <gst/analytics/analytics.h>
 #endif
 
-GST_DEBUG_CATEGORY (gst_autofill_debug);
-#define GST_CAT_DEFAULT gst_autofill_debug
+GST_DEBUG_CATEGORY (gst_auto_fill_debug);
+#define GST_CAT_DEFAULT gst_auto_fill_debug
 
 enum {
   PROP_0,
@@ -95,9 +95,9 @@ enum {
 #define CUDA_FORMATS "{ I420, NV12, Y444 }"
 
 
-#define GST_TYPE_AUTOFILL_CONNECTIVITY (gst_autofill_connectivity_get_type ())
+#define GST_TYPE_AUTO_FILL_CONNECTIVITY (gst_auto_fill_connectivity_get_type ())
 static GType
-gst_autofill_connectivity_get_type (void)
+gst_auto_fill_connectivity_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -106,13 +106,13 @@ gst_autofill_connectivity_get_type (void)
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstAutofillConnectivity", values));
+    g_once_init_leave (&type, g_enum_register_static ("GstAutoFillConnectivity", values));
   return type;
 }
 
-#define GST_TYPE_AUTOFILL_OUTPUT (gst_autofill_output_get_type ())
+#define GST_TYPE_AUTO_FILL_OUTPUT (gst_auto_fill_output_get_type ())
 static GType
-gst_autofill_output_get_type (void)
+gst_auto_fill_output_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -121,13 +121,13 @@ gst_autofill_output_get_type (void)
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstAutofillOutput", values));
+    g_once_init_leave (&type, g_enum_register_static ("GstAutoFillOutput", values));
   return type;
 }
 
-#define GST_TYPE_AUTOFILL_MEASURE (gst_autofill_measure_get_type ())
+#define GST_TYPE_AUTO_FILL_MEASURE (gst_auto_fill_measure_get_type ())
 static GType
-gst_autofill_measure_get_type (void)
+gst_auto_fill_measure_get_type (void)
 {
   static GType type = 0;
   /* "false" and "true" are the values of the boolean measure of earlier
@@ -142,30 +142,30 @@ gst_autofill_measure_get_type (void)
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstAutofillMeasure", values));
+    g_once_init_leave (&type, g_enum_register_static ("GstAutoFillMeasure", values));
   return type;
 }
 
-static void gst_autofill_finalize (GObject *object);
-static gboolean gst_autofill_sink_event (GstBaseTransform *trans, GstEvent *event);
+static void gst_auto_fill_finalize (GObject *object);
+static gboolean gst_auto_fill_sink_event (GstBaseTransform *trans, GstEvent *event);
 
-#define gst_autofill_parent_class parent_class
-G_DEFINE_TYPE (GstAutofill, gst_autofill, GST_TYPE_FV_FILTER);
-GST_ELEMENT_REGISTER_DEFINE (autofill, "autofill", GST_RANK_NONE, GST_TYPE_AUTOFILL);
+#define gst_auto_fill_parent_class parent_class
+G_DEFINE_TYPE (GstAutoFill, gst_auto_fill, GST_TYPE_FV_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (autofill, "autofill", GST_RANK_NONE, GST_TYPE_AUTO_FILL);
 
 static void
-gst_autofill_release (GstFvFilter *filter)
+gst_auto_fill_release (GstFvFilter *filter)
 {
-  GstAutofill *self = GST_AUTOFILL (filter);
+  GstAutoFill *self = GST_AUTO_FILL (filter);
   fv_fill_plan_destroy (self->plan);
   fv_fill_plan_destroy (self->cpu_plan);
   self->plan = self->cpu_plan = NULL;
 }
 
 static gboolean
-gst_autofill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
+gst_auto_fill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
 {
-  GstAutofill *self = GST_AUTOFILL (filter);
+  GstAutoFill *self = GST_AUTO_FILL (filter);
   GstVideoFilter *vf = GST_VIDEO_FILTER (self);
   const FvDevice *dev = r->dev;
   fv_fill_params p = { 0 };
@@ -197,7 +197,7 @@ gst_autofill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
     fv_fill_plan_destroy (cpu_plan);
     return FALSE;
   }
-  gst_autofill_release (filter);   /* nothing runs on them: the base class saw to it */
+  gst_auto_fill_release (filter);   /* nothing runs on them: the base class saw to it */
   self->plan = plan;
   self->cpu_plan = cpu_plan;
   self->plan_measures = p.measure;
@@ -212,10 +212,10 @@ gst_autofill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
 }
 
 static void
-gst_autofill_set_property (GObject *object, guint prop_id, const GValue *value,
+gst_auto_fill_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec)
 {
-  GstAutofill *self = GST_AUTOFILL (object);
+  GstAutoFill *self = GST_AUTO_FILL (object);
   gboolean replan = TRUE;   /* what the plan does; the rest is read per frame */
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -259,9 +259,9 @@ gst_autofill_set_property (GObject *object, guint prop_id, const GValue *value,
 }
 
 static void
-gst_autofill_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+gst_auto_fill_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
-  GstAutofill *self = GST_AUTOFILL (object);
+  GstAutoFill *self = GST_AUTO_FILL (object);
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_THRESHOLD: g_value_set_uint (value, self->threshold); break;
@@ -292,25 +292,25 @@ gst_autofill_get_property (GObject *object, guint prop_id, GValue *value, GParam
 
 /* The plane filled: GRAY8's only plane, or the Y plane. */
 static fv_image
-gray_image (GstAutofill *self, GstVideoFrame *f)
+gray_image (GstAutoFill *self, GstVideoFrame *f)
 {
   return fv_plane_image (gst_fv_filter_layout (GST_FV_FILTER (self)), f, 0);
 }
 
 static GstFlowReturn
-fill_failed (GstAutofill *self, fv_status st)
+fill_failed (GstAutoFill *self, fv_status st)
 {
   return gst_fv_filter_frame_failed (GST_FV_FILTER (self), st, "Fill failed");
 }
 
 static GstFlowReturn
-gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
+gst_auto_fill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
 {
-  GstAutofill *self = GST_AUTOFILL (filter);
+  GstAutoFill *self = GST_AUTO_FILL (filter);
   fv_image src = gray_image (self, in), dst = gray_image (self, out);
   fv_status st = fv_fill_execute (self->plan, &src, &dst);
   if (st == FV_OK)
-    st = gst_autofill_report (self, self->plan, out);
+    st = gst_auto_fill_report (self, self->plan, out);
   return st == FV_OK ? GST_FLOW_OK : fill_failed (self, st);
 }
 
@@ -318,15 +318,15 @@ gst_autofill_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out
  * is free and returns at once; the frame after it is filled on the CPU
  * meanwhile; each finishes in order (the base class's submit and finish). */
 static guint
-gst_autofill_frames_in_flight (GstFvFilter *filter)
+gst_auto_fill_frames_in_flight (GstFvFilter *filter)
 {
-  return GST_AUTOFILL (filter)->cpu_plan ? 2 : 1;
+  return GST_AUTO_FILL (filter)->cpu_plan ? 2 : 1;
 }
 
 static GstFlowReturn
-gst_autofill_submit (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out, gpointer *job)
+gst_auto_fill_submit (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out, gpointer *job)
 {
-  GstAutofill *self = GST_AUTOFILL (filter);
+  GstAutoFill *self = GST_AUTO_FILL (filter);
   fv_image src = gray_image (self, in), dst = gray_image (self, out);
   fv_status st;
   if (!self->gpu_busy) {
@@ -344,32 +344,32 @@ gst_autofill_submit (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out,
 }
 
 static GstFlowReturn
-gst_autofill_finish (GstFvFilter *filter, GstVideoFrame *out, gpointer job, gboolean drop)
+gst_auto_fill_finish (GstFvFilter *filter, GstVideoFrame *out, gpointer job, gboolean drop)
 {
-  GstAutofill *self = GST_AUTOFILL (filter);
+  GstAutoFill *self = GST_AUTO_FILL (filter);
   fv_status st = FV_OK;
   if (job == self->plan) {
     st = fv_fill_wait (self->plan);
     self->gpu_busy = FALSE;
   }
   if (st == FV_OK && !drop)
-    st = gst_autofill_report (self, job, out);
+    st = gst_auto_fill_report (self, job, out);
   return st == FV_OK || drop ? GST_FLOW_OK : fill_failed (self, st);
 }
 
 static void
-gst_autofill_class_init (GstAutofillClass *klass)
+gst_auto_fill_class_init (GstAutoFillClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstFvFilterClass *fv_class = GST_FV_FILTER_CLASS (klass);
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
-  GST_DEBUG_CATEGORY_INIT (gst_autofill_debug, "autofill", 0, "autofill");
-  GST_FV_FILTER_CLASS (klass)->debug = gst_autofill_debug;
-  gobject_class->set_property = gst_autofill_set_property;
-  gobject_class->get_property = gst_autofill_get_property;
-  gobject_class->finalize = gst_autofill_finalize;
+  GST_DEBUG_CATEGORY_INIT (gst_auto_fill_debug, "autofill", 0, "autofill");
+  GST_FV_FILTER_CLASS (klass)->debug = gst_auto_fill_debug;
+  gobject_class->set_property = gst_auto_fill_set_property;
+  gobject_class->get_property = gst_auto_fill_get_property;
+  gobject_class->finalize = gst_auto_fill_finalize;
 
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_uint ("threshold", "Threshold", "Pixels above this value are contour",
@@ -380,10 +380,10 @@ gst_autofill_class_init (GstAutofillClass *klass)
   g_object_class_install_property (gobject_class, PROP_CONNECTIVITY,
       g_param_spec_enum ("connectivity", "Connectivity",
           "How background pixels connect: 4 (edges) or 8 (edges and corners)",
-          GST_TYPE_AUTOFILL_CONNECTIVITY, 4, rw));
+          GST_TYPE_AUTO_FILL_CONNECTIVITY, 4, rw));
   g_object_class_install_property (gobject_class, PROP_OUTPUT,
       g_param_spec_enum ("output", "Output", "What is written as fill-value",
-          GST_TYPE_AUTOFILL_OUTPUT, FV_FILL_FILLED, rw));
+          GST_TYPE_AUTO_FILL_OUTPUT, FV_FILL_FILLED, rw));
   g_object_class_install_property (gobject_class, PROP_SEEDS,
       g_param_spec_uint ("seeds", "Seeds", "CPU: random interior seeds, one per row at most "
           "(0 = chosen from the frame size and the cores)", 0, 1 << 20, 0, rw));
@@ -391,7 +391,7 @@ gst_autofill_class_init (GstAutofillClass *klass)
       g_param_spec_enum ("measure", "Measure", "Measure what was filled in every frame: "
           "holes (enclosed background), parts (contours and what they enclose) or both; a "
           "region-of-interest meta each, a frame meta and an \"autofill\" message (no cost "
-          "when none)", GST_TYPE_AUTOFILL_MEASURE, FV_FILL_MEASURE_NONE, rw));
+          "when none)", GST_TYPE_AUTO_FILL_MEASURE, FV_FILL_MEASURE_NONE, rw));
   g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
       g_param_spec_string ("roi-type", "ROI type",
           "Type of the region-of-interest metas added for measured holes", DEFAULT_ROI_TYPE,
@@ -431,23 +431,23 @@ gst_autofill_class_init (GstAutofillClass *klass)
   gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
       FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), FV_FILL_MAX_SIDE);
 
-  fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_autofill_rebuild);
-  fv_class->release = GST_DEBUG_FUNCPTR (gst_autofill_release);
-  fv_class->process = GST_DEBUG_FUNCPTR (gst_autofill_process);
-  fv_class->frames_in_flight = GST_DEBUG_FUNCPTR (gst_autofill_frames_in_flight);
-  fv_class->submit = GST_DEBUG_FUNCPTR (gst_autofill_submit);
-  fv_class->finish = GST_DEBUG_FUNCPTR (gst_autofill_finish);
+  fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_auto_fill_rebuild);
+  fv_class->release = GST_DEBUG_FUNCPTR (gst_auto_fill_release);
+  fv_class->process = GST_DEBUG_FUNCPTR (gst_auto_fill_process);
+  fv_class->frames_in_flight = GST_DEBUG_FUNCPTR (gst_auto_fill_frames_in_flight);
+  fv_class->submit = GST_DEBUG_FUNCPTR (gst_auto_fill_submit);
+  fv_class->finish = GST_DEBUG_FUNCPTR (gst_auto_fill_finish);
   fv_class->luma_only = TRUE;   /* YUV: the Y plane is filled; the chroma passes through */
 
-  gst_type_mark_as_plugin_api (GST_TYPE_AUTOFILL_CONNECTIVITY, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_AUTOFILL_OUTPUT, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_AUTOFILL_MEASURE, 0);
-  GST_BASE_TRANSFORM_CLASS (klass)->sink_event = GST_DEBUG_FUNCPTR (gst_autofill_sink_event);
+  gst_type_mark_as_plugin_api (GST_TYPE_AUTO_FILL_CONNECTIVITY, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_AUTO_FILL_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_AUTO_FILL_MEASURE, 0);
+  GST_BASE_TRANSFORM_CLASS (klass)->sink_event = GST_DEBUG_FUNCPTR (gst_auto_fill_sink_event);
   gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), TRUE);
 }
 
 static void
-gst_autofill_init (GstAutofill *self)
+gst_auto_fill_init (GstAutoFill *self)
 {
   self->threshold = 127;
   self->fill_value = 255;
@@ -461,9 +461,9 @@ gst_autofill_init (GstAutofill *self)
 /* The parts' ids start again where the stream does (a flush, a new
  * stream): a part after a seek is not the one before it. */
 static gboolean
-gst_autofill_sink_event (GstBaseTransform *trans, GstEvent *event)
+gst_auto_fill_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
-  GstAutofill *self = GST_AUTOFILL (trans);
+  GstAutoFill *self = GST_AUTO_FILL (trans);
   if ((GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
           || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START) && self->matcher)
     fv_matcher_reset (self->matcher);
@@ -471,9 +471,9 @@ gst_autofill_sink_event (GstBaseTransform *trans, GstEvent *event)
 }
 
 static void
-gst_autofill_finalize (GObject *object)
+gst_auto_fill_finalize (GObject *object)
 {
-  GstAutofill *self = GST_AUTOFILL (object);
+  GstAutoFill *self = GST_AUTO_FILL (object);
   g_free (self->roi_type);
   g_free (self->part_roi_type);
   g_free (self->unit);

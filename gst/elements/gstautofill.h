@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#ifndef GST_AUTOFILL_H
-#define GST_AUTOFILL_H
+#ifndef GST_AUTO_FILL_H
+#define GST_AUTO_FILL_H
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -10,10 +10,10 @@
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_AUTOFILL (gst_autofill_get_type ())
-G_DECLARE_FINAL_TYPE (GstAutofill, gst_autofill, GST, AUTOFILL, GstFvFilter)
+#define GST_TYPE_AUTO_FILL (gst_auto_fill_get_type ())
+G_DECLARE_FINAL_TYPE (GstAutoFill, gst_auto_fill, GST, AUTO_FILL, GstFvFilter)
 
-struct _GstAutofill {
+struct _GstAutoFill {
   GstFvFilter parent;
 
   /* properties, under the object lock */

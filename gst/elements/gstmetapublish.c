@@ -67,13 +67,13 @@
 #include <gst/analytics/analytics.h>
 #endif
 
-GST_DEBUG_CATEGORY (gst_metapublish_debug);
-#define GST_CAT_DEFAULT gst_metapublish_debug
+GST_DEBUG_CATEGORY (gst_meta_publish_debug);
+#define GST_CAT_DEFAULT gst_meta_publish_debug
 
-#define GST_TYPE_METAPUBLISH (gst_metapublish_get_type ())
-G_DECLARE_FINAL_TYPE (GstMetapublish, gst_metapublish, GST, METAPUBLISH, GstBaseTransform)
+#define GST_TYPE_META_PUBLISH (gst_meta_publish_get_type ())
+G_DECLARE_FINAL_TYPE (GstMetaPublish, gst_meta_publish, GST, META_PUBLISH, GstBaseTransform)
 
-struct _GstMetapublish {
+struct _GstMetaPublish {
   GstBaseTransform parent;
   /* properties, under the object lock */
   FvPublishSettings set;
@@ -119,9 +119,9 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
-#define gst_metapublish_parent_class parent_class
-G_DEFINE_TYPE (GstMetapublish, gst_metapublish, GST_TYPE_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (metapublish, "metapublish", GST_RANK_NONE, GST_TYPE_METAPUBLISH);
+#define gst_meta_publish_parent_class parent_class
+G_DEFINE_TYPE (GstMetaPublish, gst_meta_publish, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (metapublish, "metapublish", GST_RANK_NONE, GST_TYPE_META_PUBLISH);
 
 /* ---- the document ---- */
 
@@ -323,7 +323,7 @@ wanted (GstBuffer *buf, gchar **types)
 }
 
 static gchar *
-document (GstMetapublish *self, GstBuffer *buf, const gchar *stream)
+document (GstMetaPublish *self, GstBuffer *buf, const gchar *stream)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   JsonBuilder *b = json_builder_new ();
@@ -381,7 +381,7 @@ document (GstMetapublish *self, GstBuffer *buf, const gchar *stream)
  * NO_SPACE_LEFT, SETTINGS...), as filesink's, and the location in the
  * debug part. */
 static void
-post_gerror (GstMetapublish *self, GstMessageType type, const GError *err)
+post_gerror (GstMetaPublish *self, GstMessageType type, const GError *err)
 {
   GST_OBJECT_LOCK (self);
   gchar *debug = g_strdup_printf ("location=%s", self->set.location ? self->set.location : "-");
@@ -391,9 +391,9 @@ post_gerror (GstMetapublish *self, GstMessageType type, const GError *err)
 }
 
 static GstFlowReturn
-gst_metapublish_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+gst_meta_publish_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
-  GstMetapublish *self = GST_METAPUBLISH (trans);
+  GstMetaPublish *self = GST_META_PUBLISH (trans);
   GST_OBJECT_LOCK (self);
   gboolean take = wanted (buf, self->filter_types);
   const gdouble rate = self->max_rate;
@@ -429,17 +429,17 @@ gst_metapublish_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 }
 
 static gboolean
-gst_metapublish_set_caps (GstBaseTransform *trans, GstCaps *in, GstCaps *out)
+gst_meta_publish_set_caps (GstBaseTransform *trans, GstCaps *in, GstCaps *out)
 {
-  GstMetapublish *self = GST_METAPUBLISH (trans);
+  GstMetaPublish *self = GST_META_PUBLISH (trans);
   self->have_info = gst_video_info_from_caps (&self->info, in);
   return TRUE;
 }
 
 static gboolean
-gst_metapublish_start (GstBaseTransform *trans)
+gst_meta_publish_start (GstBaseTransform *trans)
 {
-  GstMetapublish *self = GST_METAPUBLISH (trans);
+  GstMetaPublish *self = GST_META_PUBLISH (trans);
   GError *err = NULL;
   GST_OBJECT_LOCK (self);
   FvPublishSettings s = self->set;   /* the strings stay owned by the element */
@@ -459,9 +459,9 @@ gst_metapublish_start (GstBaseTransform *trans)
 }
 
 static gboolean
-gst_metapublish_stop (GstBaseTransform *trans)
+gst_meta_publish_stop (GstBaseTransform *trans)
 {
-  GstMetapublish *self = GST_METAPUBLISH (trans);
+  GstMetaPublish *self = GST_META_PUBLISH (trans);
   guint64 delivered = 0, dropped = 0;
   fv_publisher_close (self->pub, &delivered, &dropped);
   GST_OBJECT_LOCK (self);
@@ -474,9 +474,9 @@ gst_metapublish_stop (GstBaseTransform *trans)
 
 /* EOS: the queue gets a few seconds to reach the broker */
 static gboolean
-gst_metapublish_sink_event (GstBaseTransform *trans, GstEvent *event)
+gst_meta_publish_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
-  GstMetapublish *self = GST_METAPUBLISH (trans);
+  GstMetaPublish *self = GST_META_PUBLISH (trans);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->pub
       && !fv_publisher_flush (self->pub, EOS_DRAIN_US))
     GST_WARNING_OBJECT (self, "documents still waiting for the broker at EOS");
@@ -492,10 +492,10 @@ set_string (gchar **field, const GValue *value)
 }
 
 static void
-gst_metapublish_set_property (GObject *object, guint prop_id, const GValue *value,
+gst_meta_publish_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec)
 {
-  GstMetapublish *self = GST_METAPUBLISH (object);
+  GstMetaPublish *self = GST_META_PUBLISH (object);
   GST_OBJECT_LOCK (self);
   FvPublishSettings *s = &self->set;
   switch (prop_id) {
@@ -529,9 +529,9 @@ gst_metapublish_set_property (GObject *object, guint prop_id, const GValue *valu
 }
 
 static void
-gst_metapublish_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+gst_meta_publish_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
-  GstMetapublish *self = GST_METAPUBLISH (object);
+  GstMetaPublish *self = GST_META_PUBLISH (object);
   guint64 delivered = 0, dropped = 0;
   guint queued = 0;
   GST_OBJECT_LOCK (self);
@@ -568,16 +568,16 @@ gst_metapublish_get_property (GObject *object, guint prop_id, GValue *value, GPa
 }
 
 static void
-gst_metapublish_finalize (GObject *object)
+gst_meta_publish_finalize (GObject *object)
 {
-  GstMetapublish *self = GST_METAPUBLISH (object);
+  GstMetaPublish *self = GST_META_PUBLISH (object);
   fv_publish_settings_clear (&self->set);
   g_strfreev (self->filter_types);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
-gst_metapublish_class_init (GstMetapublishClass *klass)
+gst_meta_publish_class_init (GstMetaPublishClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -589,10 +589,10 @@ gst_metapublish_class_init (GstMetapublishClass *klass)
       | GST_PARAM_MUTABLE_PLAYING;
   const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
 
-  GST_DEBUG_CATEGORY_INIT (gst_metapublish_debug, "metapublish", 0, "metapublish");
-  gobject_class->set_property = gst_metapublish_set_property;
-  gobject_class->get_property = gst_metapublish_get_property;
-  gobject_class->finalize = gst_metapublish_finalize;
+  GST_DEBUG_CATEGORY_INIT (gst_meta_publish_debug, "metapublish", 0, "metapublish");
+  gobject_class->set_property = gst_meta_publish_set_property;
+  gobject_class->get_property = gst_meta_publish_get_property;
+  gobject_class->finalize = gst_meta_publish_finalize;
 
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location", "Where documents go: a file (JSON lines), "
@@ -657,16 +657,16 @@ gst_metapublish_class_init (GstMetapublishClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  bt->transform_ip = GST_DEBUG_FUNCPTR (gst_metapublish_transform_ip);
-  bt->set_caps = GST_DEBUG_FUNCPTR (gst_metapublish_set_caps);
-  bt->start = GST_DEBUG_FUNCPTR (gst_metapublish_start);
-  bt->stop = GST_DEBUG_FUNCPTR (gst_metapublish_stop);
-  bt->sink_event = GST_DEBUG_FUNCPTR (gst_metapublish_sink_event);
+  bt->transform_ip = GST_DEBUG_FUNCPTR (gst_meta_publish_transform_ip);
+  bt->set_caps = GST_DEBUG_FUNCPTR (gst_meta_publish_set_caps);
+  bt->start = GST_DEBUG_FUNCPTR (gst_meta_publish_start);
+  bt->stop = GST_DEBUG_FUNCPTR (gst_meta_publish_stop);
+  bt->sink_event = GST_DEBUG_FUNCPTR (gst_meta_publish_sink_event);
   bt->passthrough_on_same_caps = TRUE;
 }
 
 static void
-gst_metapublish_init (GstMetapublish *self)
+gst_meta_publish_init (GstMetaPublish *self)
 {
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);

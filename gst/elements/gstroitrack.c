@@ -110,17 +110,17 @@
 #include <gst/analytics/analytics.h>
 #endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_roitrack_debug);
-#define GST_CAT_DEFAULT gst_roitrack_debug
+GST_DEBUG_CATEGORY_STATIC (gst_roi_track_debug);
+#define GST_CAT_DEFAULT gst_roi_track_debug
 
-#define GST_TYPE_ROITRACK (gst_roitrack_get_type ())
-G_DECLARE_FINAL_TYPE (GstRoitrack, gst_roitrack, GST, ROITRACK, GstBaseTransform)
+#define GST_TYPE_ROI_TRACK (gst_roi_track_get_type ())
+G_DECLARE_FINAL_TYPE (GstRoiTrack, gst_roi_track, GST, ROI_TRACK, GstBaseTransform)
 
 #define DEFAULT_ROI_TYPE "face"
 /* frames without a mark before the warning that every frame is blurred */
 #define UNMARKED_WARNING 30
 
-struct _GstRoitrack {
+struct _GstRoiTrack {
   GstBaseTransform parent;
   /* properties, under the object lock */
   gchar *roi_type;
@@ -157,9 +157,9 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
 
-#define gst_roitrack_parent_class parent_class
-G_DEFINE_TYPE (GstRoitrack, gst_roitrack, GST_TYPE_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (roitrack, "roitrack", GST_RANK_NONE, GST_TYPE_ROITRACK);
+#define gst_roi_track_parent_class parent_class
+G_DEFINE_TYPE (GstRoiTrack, gst_roi_track, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (roitrack, "roitrack", GST_RANK_NONE, GST_TYPE_ROI_TRACK);
 
 /* The frame's detections of type q (fv_meta_regions_of_type), as boxes. */
 static GArray *
@@ -189,13 +189,13 @@ drop_type (GstBuffer *buf, GstMeta **meta, gpointer q)
 static void
 tracker_log (void *user, fv_track_log_level level, const char *message)
 {
-  GST_CAT_LEVEL_LOG (gst_roitrack_debug, level == FV_TRACK_LOG_INFO ? GST_LEVEL_INFO
+  GST_CAT_LEVEL_LOG (gst_roi_track_debug, level == FV_TRACK_LOG_INFO ? GST_LEVEL_INFO
       : GST_LEVEL_DEBUG, user, "%s", message);
 }
 
 /* The settings now, and the type tracked. */
 static gchar *
-settings (GstRoitrack *self, fv_track_params *p, gboolean *post)
+settings (GstRoiTrack *self, fv_track_params *p, gboolean *post)
 {
   GST_OBJECT_LOCK (self);
   gchar *type = g_strdup (self->roi_type ? self->roi_type : DEFAULT_ROI_TYPE);
@@ -208,9 +208,9 @@ settings (GstRoitrack *self, fv_track_params *p, gboolean *post)
 
 /* One frame into the tracker, the buffer held in step with it. */
 static GstFlowReturn
-gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
+gst_roi_track_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
 {
-  GstRoitrack *self = GST_ROITRACK (trans);
+  GstRoiTrack *self = GST_ROI_TRACK (trans);
   fv_track_params p;
   gchar *type = settings (self, &p, NULL);
   gint searched = fv_meta_detection_state (buf, type, GST_VIDEO_INFO_WIDTH (&self->info),
@@ -266,7 +266,7 @@ gst_roitrack_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
  * tracking Mtd (the track's id, first and last seen) related to it, so that
  * analytics consumers (objectdetectionoverlay, ...) see the track. */
 static void
-add_track_mtds (GstRoitrack *self, GstBuffer *buf, GQuark q, const fv_track_box *o)
+add_track_mtds (GstRoiTrack *self, GstBuffer *buf, GQuark q, const fv_track_box *o)
 {
   GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
   if (!rmeta && !(rmeta = gst_buffer_add_analytics_relation_meta (buf)))
@@ -299,7 +299,7 @@ add_track_mtds (GstRoitrack *self, GstBuffer *buf, GQuark q, const fv_track_box 
 /* The oldest held frame out: its type's metas replaced by the tracker's
  * boxes, its message posted. */
 static GstBuffer *
-emit (GstRoitrack *self)
+emit (GstRoiTrack *self)
 {
   fv_track_params p;
   gboolean post;
@@ -370,7 +370,7 @@ emit (GstRoitrack *self)
 }
 
 static guint
-delay_now (GstRoitrack *self)
+delay_now (GstRoiTrack *self)
 {
   GST_OBJECT_LOCK (self);
   const guint delay = self->params.delay;
@@ -381,16 +381,16 @@ delay_now (GstRoitrack *self)
 /* Frames beyond `delay` leave, oldest first (more than one after the
  * delay was lowered). */
 static GstFlowReturn
-gst_roitrack_generate (GstBaseTransform *trans, GstBuffer **out)
+gst_roi_track_generate (GstBaseTransform *trans, GstBuffer **out)
 {
-  GstRoitrack *self = GST_ROITRACK (trans);
+  GstRoiTrack *self = GST_ROI_TRACK (trans);
   *out = self->held.length > delay_now (self) ? emit (self) : NULL;
   return GST_FLOW_OK;
 }
 
 /* Every held frame on downstream now (before an event, at the end). */
 static void
-drain (GstRoitrack *self)
+drain (GstRoiTrack *self)
 {
   GstFlowReturn ret = GST_FLOW_OK;
   while (self->held.length > 0) {
@@ -403,7 +403,7 @@ drain (GstRoitrack *self)
 }
 
 static void
-forget (GstRoitrack *self)
+forget (GstRoiTrack *self)
 {
   fv_tracker_reset (self->tracker, GST_VIDEO_INFO_WIDTH (&self->info),
       GST_VIDEO_INFO_HEIGHT (&self->info), FALSE);
@@ -412,9 +412,9 @@ forget (GstRoitrack *self)
 }
 
 static gboolean
-gst_roitrack_set_caps (GstBaseTransform *trans, GstCaps *in, GstCaps *out)
+gst_roi_track_set_caps (GstBaseTransform *trans, GstCaps *in, GstCaps *out)
 {
-  GstRoitrack *self = GST_ROITRACK (trans);
+  GstRoiTrack *self = GST_ROI_TRACK (trans);
   GstVideoInfo info;
   if (!gst_video_info_from_caps (&info, in)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot read the frame size from the caps "
@@ -429,9 +429,9 @@ gst_roitrack_set_caps (GstBaseTransform *trans, GstCaps *in, GstCaps *out)
 }
 
 static gboolean
-gst_roitrack_sink_event (GstBaseTransform *trans, GstEvent *event)
+gst_roi_track_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
-  GstRoitrack *self = GST_ROITRACK (trans);
+  GstRoiTrack *self = GST_ROI_TRACK (trans);
   /* a seek or a new stream: the old tracks' paths lead nowhere */
   const FvHoldAction act = fv_hold_action (event);
   if (act == FV_HOLD_DROP)
@@ -444,9 +444,9 @@ gst_roitrack_sink_event (GstBaseTransform *trans, GstEvent *event)
 }
 
 static gboolean
-gst_roitrack_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+gst_roi_track_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
-  GstRoitrack *self = GST_ROITRACK (trans);
+  GstRoiTrack *self = GST_ROI_TRACK (trans);
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
@@ -456,19 +456,19 @@ gst_roitrack_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery
 
 /* Pools upstream keep `delay` more buffers out: ours are held here. */
 static gboolean
-gst_roitrack_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
+gst_roi_track_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
     GstQuery *query)
 {
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
-  fv_hold_raise_pools (GST_ELEMENT (trans), &GST_ROITRACK (trans)->latency, query);
+  fv_hold_raise_pools (GST_ELEMENT (trans), &GST_ROI_TRACK (trans)->latency, query);
   return TRUE;
 }
 
 static gboolean
-gst_roitrack_start (GstBaseTransform *trans)
+gst_roi_track_start (GstBaseTransform *trans)
 {
-  GstRoitrack *self = GST_ROITRACK (trans);
+  GstRoiTrack *self = GST_ROI_TRACK (trans);
   gst_video_info_init (&self->info);
   forget (self);
   fv_tracker_reset (self->tracker, 0, 0, TRUE);   /* ids from 1 again */
@@ -480,17 +480,17 @@ gst_roitrack_start (GstBaseTransform *trans)
 }
 
 static gboolean
-gst_roitrack_stop (GstBaseTransform *trans)
+gst_roi_track_stop (GstBaseTransform *trans)
 {
-  forget (GST_ROITRACK (trans));
+  forget (GST_ROI_TRACK (trans));
   return TRUE;
 }
 
 static void
-gst_roitrack_set_property (GObject *object, guint prop_id, const GValue *value,
+gst_roi_track_set_property (GObject *object, guint prop_id, const GValue *value,
     GParamSpec *pspec)
 {
-  GstRoitrack *self = GST_ROITRACK (object);
+  GstRoiTrack *self = GST_ROI_TRACK (object);
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_ROI_TYPE:
@@ -519,9 +519,9 @@ gst_roitrack_set_property (GObject *object, guint prop_id, const GValue *value,
 }
 
 static void
-gst_roitrack_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+gst_roi_track_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
-  GstRoitrack *self = GST_ROITRACK (object);
+  GstRoiTrack *self = GST_ROI_TRACK (object);
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_ROI_TYPE:
@@ -543,9 +543,9 @@ gst_roitrack_get_property (GObject *object, guint prop_id, GValue *value, GParam
 }
 
 static void
-gst_roitrack_finalize (GObject *object)
+gst_roi_track_finalize (GObject *object)
 {
-  GstRoitrack *self = GST_ROITRACK (object);
+  GstRoiTrack *self = GST_ROI_TRACK (object);
   g_free (self->roi_type);
   g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
   fv_tracker_free (self->tracker);
@@ -553,7 +553,7 @@ gst_roitrack_finalize (GObject *object)
 }
 
 static void
-gst_roitrack_class_init (GstRoitrackClass *klass)
+gst_roi_track_class_init (GstRoiTrackClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -563,10 +563,10 @@ gst_roitrack_class_init (GstRoitrackClass *klass)
 
   fv_track_params d;   /* the defaults: the tracker's */
   fv_track_params_init (&d);
-  GST_DEBUG_CATEGORY_INIT (gst_roitrack_debug, "roitrack", 0, "roitrack");
-  gobject_class->set_property = gst_roitrack_set_property;
-  gobject_class->get_property = gst_roitrack_get_property;
-  gobject_class->finalize = gst_roitrack_finalize;
+  GST_DEBUG_CATEGORY_INIT (gst_roi_track_debug, "roitrack", 0, "roitrack");
+  gobject_class->set_property = gst_roi_track_set_property;
+  gobject_class->get_property = gst_roi_track_get_property;
+  gobject_class->finalize = gst_roi_track_finalize;
 
   g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
       g_param_spec_string ("roi-type", "ROI type", "Type of the regions tracked (vjdetect's "
@@ -615,18 +615,18 @@ gst_roitrack_class_init (GstRoitrackClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
-  bt->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_roitrack_submit);
-  bt->generate_output = GST_DEBUG_FUNCPTR (gst_roitrack_generate);
-  bt->query = GST_DEBUG_FUNCPTR (gst_roitrack_query);
-  bt->propose_allocation = GST_DEBUG_FUNCPTR (gst_roitrack_propose_allocation);
-  bt->stop = GST_DEBUG_FUNCPTR (gst_roitrack_stop);
-  bt->set_caps = GST_DEBUG_FUNCPTR (gst_roitrack_set_caps);
-  bt->sink_event = GST_DEBUG_FUNCPTR (gst_roitrack_sink_event);
-  bt->start = GST_DEBUG_FUNCPTR (gst_roitrack_start);
+  bt->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_roi_track_submit);
+  bt->generate_output = GST_DEBUG_FUNCPTR (gst_roi_track_generate);
+  bt->query = GST_DEBUG_FUNCPTR (gst_roi_track_query);
+  bt->propose_allocation = GST_DEBUG_FUNCPTR (gst_roi_track_propose_allocation);
+  bt->stop = GST_DEBUG_FUNCPTR (gst_roi_track_stop);
+  bt->set_caps = GST_DEBUG_FUNCPTR (gst_roi_track_set_caps);
+  bt->sink_event = GST_DEBUG_FUNCPTR (gst_roi_track_sink_event);
+  bt->start = GST_DEBUG_FUNCPTR (gst_roi_track_start);
 }
 
 static void
-gst_roitrack_init (GstRoitrack *self)
+gst_roi_track_init (GstRoiTrack *self)
 {
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   self->tracker = fv_tracker_new ();
