@@ -23,8 +23,8 @@ bundle=${FV_GST_BUNDLE:-../shared/tools/gst-runtime-bundle}
 elements=(test_autofill test_cudamemory test_chunked test_satfilter test_vjdetect test_vjdetect_changes
           test_fftconvolve test_conventions test_conventions_errors test_metapublish test_roitrack test_roitrack_failclosed test_stream_ordered
           test_many_streams test_fvfilter bench_pipeline bench_streams)
-kernels=(test_box_cuda test_sat test_conv test_vj test_vj_turned test_vj_group test_fill test_chunk_run test_chunk_run_fill test_cuda_wait test_cores
-         test_pool test_box_cpu bench_sat_cpu bench_conv_cpu bench_vj bench_chunks bench_fill_cuda probe_conv_bands bench_fill_cpu)
+kernels=(test_box test_sat test_conv test_vj test_vj_turned test_vj_group test_fill test_chunk_run test_chunk_run_fill test_cuda_wait test_cores
+         test_pool bench_sat_cpu bench_conv_cpu bench_vj bench_chunks bench_fill_cuda probe_conv_bands bench_fill_cpu)
 cascades=(haarcascades/haarcascade_frontalface_default.xml haarcascades/haarcascade_eye.xml
           haarcascades/haarcascade_eye_tree_eyeglasses.xml haarcascades/haarcascade_frontalface_alt2.xml
           haarcascades/haarcascade_smile.xml haarcascades/haarcascade_upperbody.xml
@@ -102,10 +102,10 @@ cat > .gpuk/run.sh <<'RUN'
 export LD_LIBRARY_PATH=$PWD/.gpuk/lib:/usr/local/cuda/lib64 FV_CASCADES=$PWD/.gpuk/cascades
 export FV_TEST_DATA=$PWD/tests/data
 logs=${OUT:-/tmp}/gpuk-logs; mkdir -p "$logs"
-{ for t in "test_box_cuda" "test_sat --cuda" "test_conv --cuda" "test_vj --cuda tests/data" "test_vj_turned --cuda tests/data" \
+{ for t in "test_box --cuda" "test_sat --cuda" "test_conv --cuda" "test_vj --cuda tests/data" "test_vj_turned --cuda tests/data" \
     "test_fill --cuda tests/data" "test_chunk_run tests/data" "test_chunk_run_fill tests/data" "test_cores" "test_pool"; do echo "$t"; done
   # the CPU kernels on the host's many cores (the worker pool's teams at that size)
-  for t in "test_fill tests/data" "test_conv" "test_vj tests/data" "test_vj_turned tests/data" "test_vj_group" "test_box_cpu tests/data"; do
+  for t in "test_fill tests/data" "test_conv" "test_vj tests/data" "test_vj_turned tests/data" "test_vj_group" "test_box tests/data"; do
     echo "ON_CPU=1 $t"; done
   for spin in 0 50 -1; do echo "FASTVISION_CUDA_SPIN_US=$spin test_cuda_wait"; done; } |
   xargs -P "$(nproc)" -I{} bash -c 'l=$2; set -- $1; env=; case $1 in *=*) env=$1; shift;; esac;
