@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Draws docs/frame-path.txt (boxes in rows, arrows between them) as an
+"""Draws docs/frame-path.txt (boxes in rows, arrows down between them) as an
 SVG: the picture at the top of docs/design.md. No graphviz needed.
 
     draw-frame-path.py SOURCE.txt OUTPUT.svg
@@ -33,19 +33,19 @@ def parse(text):
     return rows, arrows
 
 
+def box_width(b):
+    return PAD * 2 + CHAR_W * max(len(b["title"]), *(len(t) for t in b["lines"] or [""]))
+
+
 def layout(rows):
     boxes, y = {}, MARGIN
-    widths = []
-    for row in rows:
-        ws = [PAD * 2 + CHAR_W * max(len(b["title"]), *(len(x) for x in b["lines"] or [""]))
-              for b in row]
-        widths.append(sum(ws) + GAP_X * (len(row) - 1))
+    widths = [sum(box_width(b) for b in row) + GAP_X * (len(row) - 1) for row in rows]
     total_w = max(widths) + 2 * MARGIN
     for row, rw in zip(rows, widths):
         h = PAD * 2 + LINE_H * (1 + len(max(row, key=lambda b: len(b["lines"]))["lines"]))
         x = (total_w - rw) / 2
         for b in row:
-            w = PAD * 2 + CHAR_W * max(len(b["title"]), *(len(t) for t in b["lines"] or [""]))
+            w = box_width(b)
             boxes[b["name"]] = dict(b, x=x, y=y, w=w, h=h)
             x += w + GAP_X
         y += h + GAP_Y
@@ -73,16 +73,12 @@ def svg(text):
             raise SystemExit("frame-path: an arrow names a box that is not there: %s -> %s"
                              % (a, b))
         A, B = boxes[a], boxes[b]
-        x1, x2 = A["x"] + A["w"] / 2, B["x"] + B["w"] / 2
-        if B["y"] > A["y"] + A["h"]:
-            y1, y2 = A["y"] + A["h"], B["y"]
-        else:   # a box further down the same column: along the left edge
-            x1 = x2 = min(A["x"], B["x"]) - 8
-            y1, y2 = A["y"] + A["h"] / 2, B["y"] + B["h"] / 2
+        if B["y"] <= A["y"] + A["h"]:
+            raise SystemExit("frame-path: arrows run down the page, to a later row: %s -> %s"
+                             % (a, b))
         if B["y"] - (A["y"] + A["h"]) > GAP_Y:   # skips rows: around them on the right
             xr = max(v["x"] + v["w"] for v in boxes.values()) + 8
-            x1 = A["x"] + A["w"]
-            x2 = B["x"] + B["w"]
+            x1, x2 = A["x"] + A["w"], B["x"] + B["w"]
             y1, y2 = A["y"] + A["h"] / 2, B["y"] + B["h"] / 2
             out.append('<path d="M%.1f,%.1f H%.1f V%.1f H%.1f" fill="none" stroke="#444" '
                        'marker-end="url(#head)"/>' % (x1, y1, xr, y2, x2 + 2))
@@ -90,6 +86,8 @@ def svg(text):
                        '%s</text>' % (xr + 4, (y1 + y2) / 2, xr + 4, (y1 + y2) / 2,
                                       html.escape(label)))
             continue
+        x1, x2 = A["x"] + A["w"] / 2, B["x"] + B["w"] / 2
+        y1, y2 = A["y"] + A["h"], B["y"]
         out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444" '
                    'marker-end="url(#head)"/>' % (x1, y1, x2, y2 - 1))
         out.append('<text x="%.1f" y="%.1f" fill="#444">%s</text>'
