@@ -5,7 +5,8 @@
  * cascade needs them, and column scans (fv_vj_cuda_pyramid.cuh). Detection
  * is then four launches for all levels:
  *
- *  1. the first stage at every window position, one thread per window; a
+ *  1. the first stage at every window position, one thread per window
+ *     (its stumps from the kernel's parameters, every field an operand); a
  *     ballot per 32 positions gives two bit words, "passed" and "failed the
  *     first stage", from which OpenCV's rule (a window that fails the first
  *     stage makes the scan skip the next one) is replayed exactly;
@@ -33,6 +34,10 @@
  * fixed), FASTVISION_VJ_WARPS_PER_BLOCK, FASTVISION_VJ_DEEP_SHARED=0 override them for
  * tuning; FASTVISION_VJ_PROFILE prints the phases' times.
  *
+ * Windows are addressed by their 32-bit element index in the planes (a
+ * plan's planes stay below 2^31 elements), so a corner is one add and one
+ * address; a word's level comes from a table by groups of words.
+ *
  * The key count comes back with the first KEY_PREFETCH keys in the same
  * round trip; a second copy only when more windows passed.
  *
@@ -59,7 +64,8 @@ namespace {
 
 /* Where each array sits in the blob of tables and model. */
 struct BlobLayout {
-  size_t lv, rowp, cblk, tdia, ofs, xtab, coef, stages, stump, tree, node, leaf, subset, haar, lbpf;
+  size_t lv, rowp, cblk, tdia, ofs, xtab, coef, wlv, stages, stump, tree, node, leaf, subset, haar,
+      lbpf;
   size_t fst, sst, fail;   /* fst, sst: the fast stumps, global and window offsets */
 };
 
@@ -100,6 +106,7 @@ struct fv_vj_cuda {
   BlobLayout lay;
   Geometry g;
   Detect d;
+  Stage0 s0;
   long long total_rows, col_blocks, diags, nwords;
   int has_tilted;
   int blocks_per_sm, warps_per_block;   /* blocks_per_sm 0: shared (in_flight) */
@@ -195,94 +202,13 @@ pass_stages (int nstages, int *a, int *b)
   *b = *b < *a ? *a : *b > nstages ? nstages : *b;
 }
 
-/* The pyramid's levels as the device reads them, their prefix tables and
- * the resize axes of every level end to end. */
-struct LevelTables {
-  DevLevel *lv;
-  long long *rowp, *cblk, *tdia;
-  int32_t *ofs;
-  uint16_t *coef;
-  uint2 *xtab;        /* the x axes end to end */
-  size_t xlen, ylen;  /* ofs, coef: the y axes end to end */
-  long long words, rows, blocks, diags;
-};
-
-void
-level_tables_free (LevelTables *t)
-{
-  free (t->lv);
-  free (t->rowp);
-  free (t->cblk);
-  free (t->tdia);
-  free (t->ofs);
-  free (t->xtab);
-  free (t->coef);
-}
-
-fv_status
-level_tables_make (const fv_vj_pyramid *py, LevelTables *t)
-{
-  const int n = py->nlevels > 0 ? py->nlevels : 1;
-  memset (t, 0, sizeof *t);
-  for (int l = 0; l < py->nlevels; l++) {
-    t->xlen += py->lv[l].w;
-    t->ylen += py->lv[l].h;
-  }
-  t->lv = (DevLevel *) calloc (n, sizeof (DevLevel));
-  t->rowp = (long long *) calloc (n, sizeof (long long));
-  t->cblk = (long long *) calloc (n, sizeof (long long));
-  t->tdia = (long long *) calloc (n, sizeof (long long));
-  t->ofs = (int32_t *) malloc (sizeof (int32_t) * (t->ylen + 1));
-  t->coef = (uint16_t *) malloc (sizeof (uint16_t) * 2 * (t->ylen + 1));
-  t->xtab = (uint2 *) calloc (t->xlen + 1, sizeof (uint2));
-  if (!t->lv || !t->rowp || !t->cblk || !t->tdia || !t->ofs || !t->coef || !t->xtab)
-    return FV_ERR_NOMEM;
-  size_t ax = 0, ay = 0;
-  for (int l = 0; l < py->nlevels; l++) {
-    const fv_vj_level *s = &py->lv[l];
-    DevLevel *L = &t->lv[l];
-    L->origin = s->origin;
-    L->w = s->w;
-    L->h = s->h;
-    L->step = s->step;
-    L->work_w = s->work_w;
-    L->cols = (s->work_w + s->step - 1) / s->step;
-    L->wpr = (L->cols + 31) / 32;
-    L->rows = s->rows;
-    L->identity = s->identity;
-    L->word_base = t->words;
-    t->words += (long long) L->wpr * L->rows;
-    t->rowp[l] = t->rows;
-    t->rows += s->h;
-    t->cblk[l] = t->blocks;
-    t->blocks += (s->w + 1 + 31) / 32;
-    t->tdia[l] = t->diags;
-    t->diags += s->w + s->h + 1;
-    L->ax_lo = s->ax.lo;
-    L->ax_hi = s->ax.hi;
-    L->ay_lo = s->ay.lo;
-    L->ay_hi = s->ay.hi;
-    L->axis_x = (int) ax;
-    for (int x = 0; x < s->w; x++)
-      t->xtab[ax + x] = make_uint2 ((unsigned) s->ax.ofs[x],
-          s->ax.coef[2 * x] | (unsigned) s->ax.coef[2 * x + 1] << 16);
-    ax += s->w;
-    L->axis_y = (int) ay;
-    memcpy (t->ofs + ay, s->ay.ofs, sizeof (int32_t) * s->h);
-    memcpy (t->coef + 2 * ay, s->ay.coef, sizeof (uint16_t) * 2 * s->h);
-    ay += s->h;
-  }
-  return FV_OK;
-}
-
-
 /* HAAR stumps with their feature inline (with the model's offsets); NULL
  * when memory runs out. */
 FStump *
 fast_stumps (const fv_vj_model_host *mh)
 {
   const fv_vj_model *m = &mh->m;
-  FStump *fs = (FStump *) malloc (sizeof (FStump) * (mh->nweak + 1));
+  FStump *fs = (FStump *) calloc (mh->nweak + 1, sizeof (FStump));   /* padding zeroed */
   for (int i = 0; fs && i < mh->nweak; i++) {
     fs[i].f = m->haar[m->stump[i].feature];
     fs[i].threshold = m->stump[i].threshold;
@@ -308,6 +234,7 @@ model_to_blob (Blob &b, const fv_vj_plan *pl, const LevelTables *t, BlobLayout *
   o->ofs = b.add (t->ofs, sizeof (int32_t) * (t->ylen + 1));
   o->coef = b.add (t->coef, sizeof (uint16_t) * 2 * (t->ylen + 1));
   o->xtab = b.add (t->xtab, sizeof (uint2) * (t->xlen + 1));
+  o->wlv = b.add (t->wlv, sizeof (int32_t) * t->nwlv);
   o->stages = b.add (m->stages, sizeof (fv_vj_stage) * m->nstages);
   o->stump = m->stumps ? b.add (m->stump, sizeof (fv_vj_stump) * nw) : 0;
   o->tree = m->stumps ? 0 : b.add (m->tree, sizeof (fv_vj_tree) * nw);
@@ -358,6 +285,7 @@ point_into_blob (fv_vj_cuda *c, const fv_vj_plan *pl, const BlobLayout *o, unsig
   g.yofs = (const int32_t *) (base + o->ofs);
   g.ycoef = (const uint16_t *) (base + o->coef);
   g.xtab = (const uint2 *) (base + o->xtab);
+  g.wlv = (const int32_t *) (base + o->wlv);
   Detect &d = c->d;
   d.m = *m;
   d.m.stages = (const fv_vj_stage *) (base + o->stages);
@@ -459,7 +387,7 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   c->host_blob = b.host;
   c->host_blob_size = b.size;
   if (!ok)
-    return FV_ERR_NOMEM;
+    return st != FV_OK ? st : FV_ERR_NOMEM;
   c->total_rows = t.rows;
   c->col_blocks = t.blocks;
   c->diags = t.diags;
@@ -492,6 +420,17 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
       d.nshared = 24 * 1024 / sizeof (FStump);
   }
   d.exact_sums = sums_are_exact (mh);
+  c->s0.n = 0;   /* stage 0 from the parameters when it fits them */
+  if (!m->lbp && m->stumps && m->nstages > 0 && m->stages[0].count <= STAGE0_MAX) {
+    FStump *fs = fast_stumps (mh);
+    if (!fs)
+      return FV_ERR_NOMEM;
+    for (int i = 0; i < m->stages[0].count; i++)
+      c->s0.s[i] = fs[m->stages[0].first + i];
+    c->s0.n = m->stages[0].count;
+    c->s0.threshold = m->stages[0].threshold;
+    free (fs);
+  }
   for (int i = 0; c->profile && i < 7; i++)
     FV_CUDA_TRY (cudaEventCreate (&c->ev[i]));
   FV_CUDA_TRY (cudaHostAlloc (&c->h_nkeys, sizeof *c->h_nkeys, cudaHostAllocDefault));
@@ -503,12 +442,13 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
 
 /* Device bytes a CUDA plan of pyramid py takes, an upper estimate of what
  * fv_vj_cuda_init above allocates: the frame rows it reads, three planes of
- * sums, two window queues, the cascade and the keys. */
+ * sums, two window queues, the word-level table (a word holds a window at
+ * least), the cascade and the keys. */
 static size_t
 pyramid_bytes (const fv_vj_plan *pl, const fv_vj_pyramid *py)
 {
   return (size_t) pl->p.width * py->src_h + (size_t) py->plane * 12 + (size_t) py->windows * 8
-      + ((size_t) 2 << 20);
+      + (size_t) py->windows / 2 + ((size_t) 2 << 20);   /* windows / 2: the word-level table */
 }
 
 /* A plan of `part` of pl's frame: its bytes, and whether its sums fit
@@ -601,8 +541,8 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray, const fv_image *unused
     FV_CUDA_TRY (cudaMemsetAsync (c->d.nkeys, 0, 6 * sizeof (unsigned int), st));
     const size_t shb = sizeof (FStump) * c->d.nshared;
     if (c->g.nwords > 0) {
-      first_stage<<<(unsigned) ((c->g.nwords * 32 + 255) / 256), 256, shb, st>>> (c->g, c->d,
-          c->planes);
+      first_stage<<<(unsigned) ((c->g.nwords * 32 + 255) / 256), 256, c->s0.n ? 0 : shb, st>>> (
+          c->g, c->d, c->planes, c->s0);
       MARK (3);
       const unsigned blocks = c->sms * bps, tpb = 32 * c->warps_per_block;
       uber<<<blocks, tpb, shb, st>>> (c->g, c->d, c->planes);

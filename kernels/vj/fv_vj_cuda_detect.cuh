@@ -12,10 +12,24 @@ namespace fv_vj {
 
 constexpr int WARPS_MAX = 8;   /* warps of a block in the persistent passes */
 
-/* A HAAR stump with its feature, for the fast path. */
-struct FStump {
+/* A HAAR stump with its feature, for the fast path; 16-byte aligned, so
+ * that a thread reads one in five vector loads. */
+struct __align__ (16) FStump {
   fv_vj_haar f;
   float threshold, left, right;
+};
+
+/* The first stage's stumps as a kernel parameter (n 0: the stage is not
+ * made of at most STAGE0_MAX stumps, and the kernel reads them as the
+ * other stages): every window reads them, and from the parameters'
+ * constant bank each field is an operand, not a load (H200, 1080p: the
+ * loads of each stump from shared memory and their addresses were half
+ * the first stage's instructions). */
+constexpr int STAGE0_MAX = 16;
+struct Stage0 {
+  int n;
+  float threshold;
+  FStump s[STAGE0_MAX];
 };
 
 struct Detect {
@@ -34,36 +48,56 @@ struct Detect {
   unsigned int *qn, *taken;   /* queue lengths; positions/entries taken per pass */
 };
 
+/* A stump's value for the window at element i of the planes P. */
 __device__ __forceinline__ float
-fstump_value (const FStump &s, const uint32_t *p, float nf)
+fstump_value (const FStump &s, const uint32_t *P, int32_t i, float nf)
 {
-  return fv_vj_haar_value (&s.f, p, nf) < s.threshold ? s.left : s.right;
+  return fv_vj_haar_value_at (&s.f, P, i, nf) < s.threshold ? s.left : s.right;
 }
 
-/* Weak classifier i: from shared memory when it is there. */
+/* Weak classifier i: from shared memory when it is there (two branches,
+ * so that each load knows its memory: a pointer chosen between them would
+ * be read by generic loads). */
 __device__ __forceinline__ float
-weak_value (const Detect &d, const FStump *sh, int i, const uint32_t *p, float nf)
+weak_value (const Detect &d, const FStump *sh, int i, const uint32_t *P, int32_t wi, float nf)
 {
-  if (d.fstump)
-    return fstump_value (i < d.nshared ? sh[i] : d.fstump[i], p, nf);
-  return fv_vj_weak (&d.m, i, p, nf);
+  if (d.fstump) {
+    if (i < d.nshared)
+      return fstump_value (sh[i], P, wi, nf);
+    return fstump_value (d.fstump[i], P, wi, nf);
+  }
+  return fv_vj_weak (&d.m, i, P + wi, nf);
 }
 
 __device__ __forceinline__ bool
-stage_passes (const Detect &d, const FStump *sh, int s, const uint32_t *p, float nf)
+stage_passes (const Detect &d, const FStump *sh, int s, const uint32_t *P, int32_t wi, float nf)
 {
   const fv_vj_stage st = d.m.stages[s];
   double sum = 0.;
   const int end = st.first + st.count;
   int i = st.first;
   for (; i + 1 < end; i += 2) {   /* two at a time: their loads overlap; added in order */
-    const float a = weak_value (d, sh, i, p, nf), b = weak_value (d, sh, i + 1, p, nf);
+    const float a = weak_value (d, sh, i, P, wi, nf), b = weak_value (d, sh, i + 1, P, wi, nf);
     sum += (double) a;
     sum += (double) b;
   }
   if (i < end)
-    sum += (double) weak_value (d, sh, i, p, nf);
+    sum += (double) weak_value (d, sh, i, P, wi, nf);
   return !(sum < (double) st.threshold);
+}
+
+/* Stage 0 from the parameters: the same sums in the same order. */
+__device__ __forceinline__ bool
+stage0_passes (const Stage0 &s0, const uint32_t *P, int32_t wi, float nf)
+{
+  double sum = 0.;
+#pragma unroll
+  for (int i = 0; i < STAGE0_MAX; i++) {
+    if (i >= s0.n)
+      break;
+    sum += (double) fstump_value (s0.s[i], P, wi, nf);
+  }
+  return !(sum < (double) s0.threshold);
 }
 
 __device__ void
@@ -77,26 +111,25 @@ load_shared (const Detect &d, FStump *sh)
   __syncthreads ();
 }
 
+/* The level of a word: the table's for its group of WORD_GROUP words,
+ * then the levels that begin inside the group (few; a binary search over
+ * the levels was 12% of the first stage's instructions). */
 __device__ __forceinline__ int
 word_level (const Geometry &g, long long word)
 {
-  int lo = 0, hi = g.nlevels - 1;
-  while (lo < hi) {
-    int mid = (lo + hi + 1) >> 1;
-    if (g.lv[mid].word_base <= word)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
+  int lo = g.wlv[word / WORD_GROUP];
+  while (lo + 1 < g.nlevels && g.lv[lo + 1].word_base <= word)
+    lo++;
   return lo;
 }
 
 /* Pass 1: the variance test and the first stage at every position. */
 __global__ void
-first_stage (Geometry g, Detect d, const uint32_t *planes)
+first_stage (Geometry g, Detect d, const uint32_t *planes, const Stage0 s0)
 {
   extern __shared__ FStump sh[];
-  load_shared (d, sh);
+  if (!s0.n)
+    load_shared (d, sh);
   const long long t = (long long) blockIdx.x * blockDim.x + threadIdx.x;
   const long long word = t >> 5;
   const int lane = threadIdx.x & 31;
@@ -104,14 +137,14 @@ first_stage (Geometry g, Detect d, const uint32_t *planes)
     return;
   const int lo = word_level (g, word);
   const DevLevel &L = g.lv[lo];
-  const long long wi = word - L.word_base;
-  const int row = (int) (wi / L.wpr), col = (int) (wi % L.wpr) * 32 + lane;
+  const unsigned wi = (unsigned) (word - L.word_base), wpr = (unsigned) L.wpr;
+  const int row = (int) (wi / wpr), col = (int) (wi % wpr) * 32 + lane;
   bool fail = false, pass = false;
   if (col < L.cols) {
-    const uint32_t *p = planes + L.origin + (long long) row * L.step * g.stride + col * L.step;
+    const int32_t wi = (int32_t) L.origin + row * L.step * g.stride + col * L.step;
     float nf;
-    if (fv_vj_window_norm (&d.m, p, &nf)) {
-      pass = stage_passes (d, sh, 0, p, nf);
+    if (fv_vj_window_norm_at (&d.m, planes, wi, &nf)) {
+      pass = s0.n ? stage0_passes (s0, planes, wi, nf) : stage_passes (d, sh, 0, planes, wi, nf);
       fail = !pass;
     }
   }
@@ -135,7 +168,8 @@ warp_grab (unsigned int *counter, unsigned k)
 /* A window by its position number (word * 32 + lane): its level, x, y. */
 struct Window {
   int l, x, y;
-  const uint32_t *p;
+  int32_t i;            /* its element in the planes */
+  const uint32_t *p;    /* and its address */
 };
 
 __device__ __forceinline__ Window
@@ -145,10 +179,11 @@ window_at (const Geometry &g, const uint32_t *planes, uint32_t pos)
   Window w;
   w.l = word_level (g, word);
   const DevLevel &L = g.lv[w.l];
-  const long long wi = word - L.word_base;
-  w.y = (int) (wi / L.wpr) * L.step;
-  w.x = ((int) (wi % L.wpr) * 32 + (int) (pos & 31)) * L.step;
-  w.p = planes + L.origin + (long long) w.y * g.stride + w.x;
+  const unsigned wi = (unsigned) (word - L.word_base), wpr = (unsigned) L.wpr;
+  w.y = (int) (wi / wpr) * L.step;
+  w.x = ((int) (wi % wpr) * 32 + (int) (pos & 31)) * L.step;
+  w.i = (int32_t) L.origin + w.y * g.stride + w.x;
+  w.p = planes + w.i;
   return w;
 }
 
@@ -185,9 +220,9 @@ thread_stages (const Geometry &g, const Detect &d, const FStump *sh, const uint3
   if (alive) {
     w = window_at (g, planes, pos);
     float nf;
-    fv_vj_window_norm (&d.m, w.p, &nf);
+    fv_vj_window_norm_at (&d.m, planes, w.i, &nf);
     for (int s = from; alive && s < to; s++)
-      alive = stage_passes (d, sh, s, w.p, nf);
+      alive = stage_passes (d, sh, s, planes, w.i, nf);
   }
   if (to >= d.m.nstages) {
     if (alive)
@@ -223,7 +258,7 @@ uber (Geometry g, Detect d, const uint32_t *planes)
     for (long long word = first; word < last; word++) {
       const int l = word_level (g, word);
       const DevLevel &L = g.lv[l];
-      const int j = (int) ((word - L.word_base) % L.wpr);
+      const int j = (int) ((unsigned) (word - L.word_base) % (unsigned) L.wpr);
       const uint32_t F = d.fail0[word], P = d.pass0[word];
       /* windows failing the first stage just before this one, back to the
        * row's start: an odd count means OpenCV skips this one (walking
@@ -317,14 +352,14 @@ deep_stages (Geometry g, Detect d, const uint32_t *planes, int qi)
       double sum = 0.;
       if (d.exact_sums) {
         for (int k = st.first + lane; k < st.first + st.count; k += 32)
-          sum += d.sstump ? (double) fstump_value (d.sstump[k], win, nf)
+          sum += d.sstump ? (double) fstump_value (d.sstump[k], win, 0, nf)
               : (double) fv_vj_weak (&d.m, k, src, nf);
         for (int o = 16; o; o >>= 1)
           sum += __shfl_xor_sync (0xffffffffu, sum, o);
       } else {
         if (lane == 0)
           for (int k = st.first; k < st.first + st.count; k++)
-            sum += d.sstump ? (double) fstump_value (d.sstump[k], win, nf)
+            sum += d.sstump ? (double) fstump_value (d.sstump[k], win, 0, nf)
                 : (double) fv_vj_weak (&d.m, k, src, nf);
         sum = __shfl_sync (0xffffffffu, sum, 0);
       }

@@ -2,7 +2,8 @@
 /* The detector's pyramid on the GPU (private to fv_vj_cuda.cu): every level
  * of OpenCV's pyramid in one buffer per plane, built for all levels at once
  * by a row scan that resizes on the fly, diagonal scans for tilted sums
- * (where the cascade has them) and a column scan in segments.
+ * (where the cascade has them) and a column scan in segments; and on the
+ * host, the level tables those kernels read (LevelTables).
  *
  * Measured on an H200 (docs/benchmark-log.md, 2026-11-28): these kernels
  * wait on loads (the resize's tables, the sums), not on DRAM bandwidth, so
@@ -17,7 +18,10 @@
 #define FV_VJ_CUDA_PYRAMID_CUH
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
+#include "fv_vj_plan.h"
 
 namespace fv_vj {
 
@@ -27,9 +31,13 @@ struct DevLevel {
   int ax_lo, ax_hi, ay_lo, ay_hi, axis_x, axis_y;   /* axis_*: offsets into the tables */
 };
 
+/* Words (of 32 window positions) a group of the word-to-level table. */
+constexpr int WORD_GROUP = 8;
+
 struct Geometry {
   const DevLevel *lv;
   int nlevels;
+  const int32_t *wlv;            /* the level of each group's first word */
   const long long *row_prefix;   /* level rows (image rows) before each level */
   const long long *cblk_prefix;  /* column blocks before each level */
   const long long *tdiag_prefix; /* tilted diagonals before each level */
@@ -197,6 +205,106 @@ col_scan (Geometry g, uint32_t *planes)
       q[o] = cq;
     }
   }
+}
+
+/* Host side: the tables above, made from the plan's pyramid. */
+
+/* The pyramid's levels as the device reads them, their prefix tables and
+ * the resize axes of every level end to end. */
+struct LevelTables {
+  DevLevel *lv;
+  long long *rowp, *cblk, *tdia;
+  int32_t *ofs;
+  uint16_t *coef;
+  uint2 *xtab;        /* the x axes end to end */
+  size_t xlen, ylen;  /* ofs, coef: the y axes end to end */
+  int32_t *wlv;       /* the level of every WORD_GROUP-th word */
+  size_t nwlv;
+  long long words, rows, blocks, diags;
+};
+
+inline void
+level_tables_free (LevelTables *t)
+{
+  free (t->lv);
+  free (t->rowp);
+  free (t->cblk);
+  free (t->tdia);
+  free (t->ofs);
+  free (t->xtab);
+  free (t->coef);
+  free (t->wlv);
+}
+
+inline fv_status
+level_tables_make (const fv_vj_pyramid *py, LevelTables *t)
+{
+  const int n = py->nlevels > 0 ? py->nlevels : 1;
+  memset (t, 0, sizeof *t);
+  for (int l = 0; l < py->nlevels; l++) {
+    t->xlen += py->lv[l].w;
+    t->ylen += py->lv[l].h;
+  }
+  t->lv = (DevLevel *) calloc (n, sizeof (DevLevel));
+  t->rowp = (long long *) calloc (n, sizeof (long long));
+  t->cblk = (long long *) calloc (n, sizeof (long long));
+  t->tdia = (long long *) calloc (n, sizeof (long long));
+  t->ofs = (int32_t *) malloc (sizeof (int32_t) * (t->ylen + 1));
+  t->coef = (uint16_t *) malloc (sizeof (uint16_t) * 2 * (t->ylen + 1));
+  t->xtab = (uint2 *) calloc (t->xlen + 1, sizeof (uint2));
+  if (!t->lv || !t->rowp || !t->cblk || !t->tdia || !t->ofs || !t->coef || !t->xtab)
+    return FV_ERR_NOMEM;
+  size_t ax = 0, ay = 0;
+  for (int l = 0; l < py->nlevels; l++) {
+    const fv_vj_level *s = &py->lv[l];
+    DevLevel *L = &t->lv[l];
+    L->origin = s->origin;
+    L->w = s->w;
+    L->h = s->h;
+    L->step = s->step;
+    L->work_w = s->work_w;
+    L->cols = (s->work_w + s->step - 1) / s->step;
+    L->wpr = (L->cols + 31) / 32;
+    L->rows = s->rows;
+    L->identity = s->identity;
+    L->word_base = t->words;
+    t->words += (long long) L->wpr * L->rows;
+    t->rowp[l] = t->rows;
+    t->rows += s->h;
+    t->cblk[l] = t->blocks;
+    t->blocks += (s->w + 1 + 31) / 32;
+    t->tdia[l] = t->diags;
+    t->diags += s->w + s->h + 1;
+    L->ax_lo = s->ax.lo;
+    L->ax_hi = s->ax.hi;
+    L->ay_lo = s->ay.lo;
+    L->ay_hi = s->ay.hi;
+    L->axis_x = (int) ax;
+    for (int x = 0; x < s->w; x++)
+      t->xtab[ax + x] = make_uint2 ((unsigned) s->ax.ofs[x],
+          s->ax.coef[2 * x] | (unsigned) s->ax.coef[2 * x + 1] << 16);
+    ax += s->w;
+    L->axis_y = (int) ay;
+    memcpy (t->ofs + ay, s->ay.ofs, sizeof (int32_t) * s->h);
+    memcpy (t->coef + 2 * ay, s->ay.coef, sizeof (uint16_t) * 2 * s->h);
+    ay += s->h;
+  }
+  /* window positions are numbered in 32 bits (word * 32 + lane) */
+  if (t->words > (long long) (UINT32_MAX / 32)) {
+    fv_set_last_error ("%lld window words: more than the detector numbers in one plan",
+        t->words);
+    return FV_ERR_INVALID;
+  }
+  t->nwlv = (size_t) (t->words / WORD_GROUP) + 1;
+  if (!(t->wlv = (int32_t *) malloc (sizeof (int32_t) * t->nwlv)))
+    return FV_ERR_NOMEM;
+  for (size_t i = 0, l = 0; i < t->nwlv; i++) {   /* the last level beginning at or before */
+    const long long word = (long long) i * WORD_GROUP;
+    while ((int) l + 1 < py->nlevels && t->lv[l + 1].word_base <= word)
+      l++;
+    t->wlv[i] = (int32_t) l;
+  }
+  return FV_OK;
 }
 
 }  // namespace fv_vj

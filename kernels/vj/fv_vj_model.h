@@ -82,23 +82,33 @@ FV_VJ_HD int fv_vj_key_level (uint64_t k) { return (int) (k >> 42); }
 FV_VJ_HD int fv_vj_key_y (uint64_t k) { return (int) ((k >> 21) & 0x1fffff); }
 FV_VJ_HD int fv_vj_key_x (uint64_t k) { return (int) (k & 0x1fffff); }
 
+/* A rectangle's sum at element i of the planes at P (the host passes its
+ * window's pointer and 0; the device the planes and the window's index,
+ * whose 32 bits then reach every corner in one add: a plan's three planes
+ * stay below 2^31 elements, fv_vj.c). */
+FV_VJ_HD int32_t
+fv_vj_rect_at (const uint32_t *P, int32_t i, const int32_t *o)
+{
+  return (int32_t) (P[i + o[0]] - P[i + o[1]] - P[i + o[2]] + P[i + o[3]]);
+}
+
 FV_VJ_HD int32_t
 fv_vj_rect (const uint32_t *p, const int32_t *o)
 {
-  return (int32_t) (p[o[0]] - p[o[1]] - p[o[2]] + p[o[3]]);
+  return fv_vj_rect_at (p, 0, o);
 }
 
 /* Variance test: 0 rejects the window (flat or nearly so, as OpenCV does);
  * otherwise *nf is the factor that normalises feature values. */
 FV_VJ_HD int
-fv_vj_window_norm (const fv_vj_model *m, const uint32_t *p, float *nf)
+fv_vj_window_norm_at (const fv_vj_model *m, const uint32_t *P, int32_t i, float *nf)
 {
   if (m->lbp) {
     *nf = 1.0f;
     return 1;
   }
-  int32_t s = fv_vj_rect (p, m->norm_ofs);
-  uint32_t sq = (uint32_t) fv_vj_rect (p + m->sq_plane, m->norm_ofs);
+  int32_t s = fv_vj_rect_at (P, i, m->norm_ofs);
+  uint32_t sq = (uint32_t) fv_vj_rect_at (P + m->sq_plane, i, m->norm_ofs);
   double v = FV_DSUB (FV_DMUL (m->norm_area, (double) sq), FV_DMUL ((double) s, (double) s));
   if (v > 0.) {
     float f = (float) (1. / sqrt (v));
@@ -109,14 +119,26 @@ fv_vj_window_norm (const fv_vj_model *m, const uint32_t *p, float *nf)
   return 0;
 }
 
+FV_VJ_HD int
+fv_vj_window_norm (const fv_vj_model *m, const uint32_t *p, float *nf)
+{
+  return fv_vj_window_norm_at (m, p, 0, nf);
+}
+
+FV_VJ_HD float
+fv_vj_haar_value_at (const fv_vj_haar *f, const uint32_t *P, int32_t i, float nf)
+{
+  float r = FV_FADD (FV_FMUL (f->weight[0], (float) fv_vj_rect_at (P, i, f->ofs[0])),
+      FV_FMUL (f->weight[1], (float) fv_vj_rect_at (P, i, f->ofs[1])));
+  if (f->weight[2] != 0.0f)
+    r = FV_FADD (r, FV_FMUL (f->weight[2], (float) fv_vj_rect_at (P, i, f->ofs[2])));
+  return FV_FMUL (r, nf);
+}
+
 FV_VJ_HD float
 fv_vj_haar_value (const fv_vj_haar *f, const uint32_t *p, float nf)
 {
-  float r = FV_FADD (FV_FMUL (f->weight[0], (float) fv_vj_rect (p, f->ofs[0])),
-      FV_FMUL (f->weight[1], (float) fv_vj_rect (p, f->ofs[1])));
-  if (f->weight[2] != 0.0f)
-    r = FV_FADD (r, FV_FMUL (f->weight[2], (float) fv_vj_rect (p, f->ofs[2])));
-  return FV_FMUL (r, nf);
+  return fv_vj_haar_value_at (f, p, 0, nf);
 }
 
 FV_VJ_HD int
