@@ -11,7 +11,9 @@
  *  - a region begun inside a part runs on that part's thread alone, and
  *    the nested loop is still whole;
  *  - regions from several application threads at once, thousands each,
- *    all complete with their own results;
+ *    teams of 1 to 4 parts in turn (a slot reused by a larger team while
+ *    a worker still reads its last use once ran a part twice), all
+ *    complete with their own results;
  *  - the workers take no signals: a signal sent to the process reaches an
  *    application thread;
  *  - a child made by fork () runs regions too (it has no workers: the
@@ -131,7 +133,7 @@ stress (void *data)
 {
   stress_arg *a = data;
   a->ok = 1;
-  for (int r = 0; r < 2000; r++) {
+  for (int r = 0; r < 20000; r++) {
     const long n = 1 + (r * 7 + a->id * 13) % 97;
     stress_job s = { 0 };
     fv_team t = fv_team_begin (1 + (r + a->id) % 4);
