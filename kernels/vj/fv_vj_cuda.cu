@@ -16,15 +16,16 @@
  *     and queue the survivors in shared memory; once 32 are queued, each
  *     thread runs one window through the next stages (weak classifiers in
  *     shared memory) and the survivors go to a global queue;
- *  3. (when tuned so; off by default) full warps again: 32 windows a grab
- *     from that queue, one a thread, through more stages, to a second queue;
+ *  3. full warps again: 32 windows a grab from that queue, one a thread,
+ *     through more stages, to a second queue;
  *  4. the windows left run the remaining stages with the whole warp, a
  *     stage's weak classifiers spread over the lanes, the window's sums
  *     copied to shared memory first, one window a grab, so that windows near
  *     a face (which run many stages) spread over every warp instead of making
  *     one warp's long tail.
  *
- * Tuned on the H100 (docs/benchmarks.md): stages 0 | 1-3 | 4.. per pass,
+ * Tuned (docs/benchmarks.md): stages 0 | 1 | 2-3 | 4.. per pass (H200,
+ * after the first stage was made cheaper; 0 | 1-3 | 4.. on the H100 before),
  * 16 blocks of 4 warps per multiprocessor for a detection alone on its
  * device. Detections of one process running at once on a device (many
  * cameras) share those 16: each persistent grid gets 16 / (detections in
@@ -188,12 +189,15 @@ sums_are_exact (const fv_vj_model_host *mh)
 }
 
 /* Stages 1 .. a-1 run in the uber-kernel, a .. b-1 in pass 3, the rest
- * in the deep pass: tuned on the H100 with haarcascade_frontalface_default
- * (FASTVISION_VJ_STAGES=a,b overrides it for tuning). */
+ * in the deep pass: tuned with haarcascade_frontalface_default on an H200
+ * (2026-11-29: 2,4 against 4,4, 3,4, 3,5, 2,5, 3,6, 4,6, the 1080p clip
+ * and faces frames, 1 and 32 streams: 2,4 was the fastest or within 1%
+ * everywhere; docs/benchmark-log.md). FASTVISION_VJ_STAGES=a,b overrides
+ * it for tuning. */
 void
 pass_stages (int nstages, int *a, int *b)
 {
-  *a = 4;
+  *a = 2;
   *b = 4;
   const char *env = fv_env_get (FV_ENV_VJ_STAGES);
   if (env)
