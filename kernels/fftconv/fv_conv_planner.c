@@ -16,25 +16,51 @@
 #include "../common/fv_chunked.h"
 
 /* The chunked back end: a frame beyond the device budget, or spread over
- * several devices, runs as chunks (fv_chunked.h), each a plain CUDA plan
- * of the chunk's size. The halo is the kernel's reach from its centre,
- * kw/2 by kh/2; a wrapping border gathers its halo from the far side. The
- * FFT size differs from the whole frame's, so results agree within the
+ * several devices, runs as chunks (fv_chunked.h; `user` is the frame's
+ * parameters, their spread a part of the frame), each a plain CUDA plan of
+ * the chunk's size. The halo is the kernel's reach from its centre, kw/2
+ * by kh/2; a wrapping border gathers its halo from the far side. The FFT
+ * size differs from the whole frame's, so results agree within the
  * transform's rounding (the accuracy bound), bit for bit by direct sums. */
-static size_t
-chunk_bytes (const fv_conv_params *q, int width, int height)
+static fv_status
+chunk_create (void **plan, int width, int height, int device, void *stream, void *user)
 {
-  return fv_conv_cuda_bytes (q, fv_conv_cuda_direct (q), width, height);
+  fv_conv_params q = *(const fv_conv_params *) user;
+  q.width = width;
+  q.height = height;
+  return fv_conv_plan_create ((fv_conv_plan **) plan, &q, FV_BACKEND_CUDA, device, stream);
 }
 
 static fv_status
-chunk_rows (void *plan, const fv_image *src, const fv_image *dst, int row0, int rows)
+chunk_execute (void *plan, const fv_image *src, const fv_image *dst, void *user)
+{
+  return fv_conv_execute (plan, src, dst);
+}
+
+static fv_status
+chunk_rows (void *plan, const fv_image *src, const fv_image *dst, int row0, int rows,
+    void *user)
 {
   return fv_conv_execute_rows (plan, src, dst, row0, rows);
 }
 
-FV_CHUNKED_BACKEND (conv_chunks, fv_conv_plan, fv_conv_params, fv_conv_plan_create,
-    fv_conv_execute, fv_conv_plan_destroy, chunk_bytes, chunk_rows)
+static void
+chunk_destroy (void *plan, void *user)
+{
+  fv_conv_plan_destroy (plan);
+}
+
+static size_t
+chunk_bytes (int width, int height, void *user)
+{
+  const fv_conv_params *q = user;
+  return fv_conv_cuda_bytes (q, fv_conv_cuda_direct (q), width, height);
+}
+
+static const fv_chunk_kernel conv_chunks = {
+  .create = chunk_create, .execute = chunk_execute, .destroy = chunk_destroy,
+  .bytes = chunk_bytes, .execute_rows = chunk_rows
+};
 
 static fv_status
 chunked_init (fv_conv_plan *pl, int device, void *stream)
@@ -66,12 +92,26 @@ chunked_init (fv_conv_plan *pl, int device, void *stream)
     if (rp.per_entry * entries > rows)
       rp.per_entry = rows / entries > 1 ? rows / entries : 1;
   }
-  return fv_chunked_create (&pl->state, &conv_chunks, &q, &rp);
+  fv_spread_part (&q.spread, p->width, p->height);
+  return fv_chunked_create (&pl->state, &conv_chunks, &q, sizeof q, &rp);
+}
+
+static fv_status
+chunked_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
+{
+  return fv_chunked_execute (pl->state, src, dst);
+}
+
+static void
+chunked_free (fv_conv_plan *pl)
+{
+  fv_chunked_destroy (pl->state);
+  pl->state = NULL;
 }
 
 /* the runner's lanes have budgets of their own: no whole-plan bytes */
-const fv_conv_backend fv_conv_chunked_backend = { chunked_init, conv_chunks_execute, NULL,
-  conv_chunks_free, NULL };
+const fv_conv_backend fv_conv_chunked_backend = { chunked_init, chunked_execute, NULL,
+  chunked_free, NULL };
 
 const fv_chunk_plan *
 fv_conv_chunked_plan (const fv_conv_plan *pl)

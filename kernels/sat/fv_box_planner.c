@@ -66,18 +66,49 @@ static const fv_box_backend backends[] = {
 };
 #if FV_HAVE_CUDA
 /* Frames spread over devices or forced into chunks: the chunk runner over
- * whole-frame CUDA plans of the chunk's size (fv_chunked.h). The halo is
- * the radius (the window reaches no farther); chunk inputs slide inside the
+ * whole-frame CUDA plans of the chunk's size (fv_chunked.h; `user` is the
+ * frame's parameters, their spread a part of the frame). The halo is the
+ * radius (the window reaches no farther); chunk inputs slide inside the
  * frame at its edges, so each border rule meets the frame's own edges
  * there: exact integers, as unchunked. */
 static fv_status
-chunk_rows (void *plan, const fv_image *src, const fv_image *dst, int row0, int rows)
+chunk_create (void **plan, int width, int height, int device, void *stream, void *user)
+{
+  fv_box_params q = *(const fv_box_params *) user;
+  q.width = width;
+  q.height = height;
+  return fv_box_plan_create ((fv_box_plan **) plan, &q, FV_BACKEND_CUDA, device, stream);
+}
+
+static fv_status
+chunk_execute (void *plan, const fv_image *src, const fv_image *dst, void *user)
+{
+  return fv_box_execute (plan, src, dst);
+}
+
+static fv_status
+chunk_rows (void *plan, const fv_image *src, const fv_image *dst, int row0, int rows,
+    void *user)
 {
   return fv_box_execute_rows (plan, src, dst, row0, rows);
 }
 
-FV_CHUNKED_BACKEND (box_chunks, fv_box_plan, fv_box_params, fv_box_plan_create, fv_box_execute,
-    fv_box_plan_destroy, fv_box_cuda_bytes, chunk_rows)
+static void
+chunk_destroy (void *plan, void *user)
+{
+  fv_box_plan_destroy (plan);
+}
+
+static size_t
+chunk_bytes (int width, int height, void *user)
+{
+  return fv_box_cuda_bytes (user, width, height);
+}
+
+static const fv_chunk_kernel box_chunks = {
+  .create = chunk_create, .execute = chunk_execute, .destroy = chunk_destroy,
+  .bytes = chunk_bytes, .execute_rows = chunk_rows
+};
 
 static fv_status
 chunked_init (fv_box_plan *plan, int device, void *stream)
@@ -87,7 +118,22 @@ chunked_init (fv_box_plan *plan, int device, void *stream)
   fv_chunk_run_params rp;
   fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
       p->radius_x, p->radius_y, &rp);
-  return fv_chunked_create (&plan->state, &box_chunks, p, &rp);
+  fv_box_params q = *p;
+  fv_spread_part (&q.spread, p->width, p->height);
+  return fv_chunked_create (&plan->state, &box_chunks, &q, sizeof q, &rp);
+}
+
+static fv_status
+chunked_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
+{
+  return fv_chunked_execute (plan->state, src, dst);
+}
+
+static void
+chunked_free (fv_box_plan *plan)
+{
+  fv_chunked_destroy (plan->state);
+  plan->state = NULL;
 }
 #endif
 
@@ -109,8 +155,8 @@ static const fv_box_backend window_backend = {
 
 /* the chunk runner's lanes have budgets of their own: no whole-plan bytes */
 static const fv_box_backend chunked_backend = {
-  FV_CUDA_ENTRY (chunked_init), FV_CUDA_ENTRY (box_chunks_execute), NULL,
-  FV_CUDA_ENTRY (box_chunks_free), NULL
+  FV_CUDA_ENTRY (chunked_init), FV_CUDA_ENTRY (chunked_execute), NULL,
+  FV_CUDA_ENTRY (chunked_free), NULL
 };
 
 size_t

@@ -226,14 +226,9 @@ struct LevelTables {
 inline void
 level_tables_free (LevelTables *t)
 {
-  free (t->lv);
-  free (t->rowp);
-  free (t->cblk);
-  free (t->tdia);
-  free (t->ofs);
-  free (t->xtab);
-  free (t->coef);
-  free (t->wlv);
+  void *all[] = { t->lv, t->rowp, t->cblk, t->tdia, t->ofs, t->xtab, t->coef, t->wlv };
+  for (void *a : all)
+    free (a);
 }
 
 inline fv_status
