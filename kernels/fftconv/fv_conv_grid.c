@@ -12,10 +12,18 @@
 #include "fv_conv_math.h"
 #include "fv_file.h"
 #include "fv_memory.h"
+#include "fv_plan.h"
+
+typedef FV_PLAN_BACKEND (fv_conv_grid) fv_conv_grid_backend;
 
 struct fv_conv_grid {
   fv_conv_params p;
   int cols, rows;
+  fv_backend backend;
+  const fv_conv_grid_backend *be;
+  /* while init runs: the cells' kernels (fv_conv_grid_create's) */
+  const float *const *kernels;
+  const int *kw, *kh;
   fv_conv_plan **plans;        /* one window plan per cell */
   int *x0, *x1, *y0, *y1;      /* each cell's window */
   float *acc, *tmp;
@@ -42,6 +50,79 @@ span (int size, int n, int i, int *a, int *b)
       *b = x + 1;
     }
 }
+
+/* Each cell's window plan (a window that no pixel weighs is left out),
+ * on `stream` for a CUDA grid (the cells run in order on it). */
+static fv_status
+make_cells (fv_conv_grid *g, int device, void *stream)
+{
+  const fv_conv_params *base = &g->p;
+  for (int j = 0; j < g->rows; j++)
+    for (int i = 0; i < g->cols; i++) {
+      int c = j * g->cols + i;
+      span (base->width, g->cols, i, &g->x0[c], &g->x1[c]);
+      span (base->height, g->rows, j, &g->y0[c], &g->y1[c]);
+      if (g->x1[c] <= g->x0[c] || g->y1[c] <= g->y0[c])
+        continue;   /* more cells than pixels: this one never counts */
+      fv_conv_params p = *base;
+      p.kernel = g->kernels[c];
+      p.kernel_width = g->kw[c];
+      p.kernel_height = g->kh[c];
+      p.bias = 0;
+      p.roi_x = g->x0[c];
+      p.roi_y = g->y0[c];
+      p.roi_width = g->x1[c] - g->x0[c];
+      p.roi_height = g->y1[c] - g->y0[c];
+      fv_status st = fv_conv_plan_create (&g->plans[c], &p, g->backend, device, stream);
+      if (st != FV_OK)
+        return st;
+      g->cells[c] = fv_conv_plan_cuda (g->plans[c]);
+    }
+  return FV_OK;
+}
+
+/* The grid's back ends (fv_plan.h's shape): the CPU's blends on the host;
+ * CUDA's shares one device frame and float sum between its cells (the
+ * cells' own CUDA halves, fv_conv_plan_cuda, run on the grid's stream). */
+static fv_status cpu_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst);
+
+static fv_status
+cpu_init (fv_conv_grid *g, int device, void *stream)
+{
+  return make_cells (g, device, stream);
+}
+
+#if FV_HAVE_CUDA
+static fv_status
+cuda_init (fv_conv_grid *g, int device, void *stream)
+{
+  fv_status st = fv_conv_cuda_grid_init (&g->cuda, &g->p, device, stream);
+  if (st == FV_OK)
+    st = make_cells (g, device, fv_conv_cuda_grid_stream (g->cuda));
+  return st == FV_OK ? fv_conv_cuda_grid_share (g->cuda, &g->p, g->cells, g->cols, g->rows)
+      : st;
+}
+
+static fv_status
+cuda_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
+{
+  return fv_conv_cuda_grid_execute (g->cuda, &g->p, g->cells, g->cols, g->rows, src, dst);
+}
+
+static void
+cuda_free (fv_conv_grid *g)
+{
+  fv_conv_cuda_grid_free (g->cuda);
+  g->cuda = NULL;
+}
+#endif
+
+/* bytes: the grid's memory is checked before it is made (create) */
+static const fv_conv_grid_backend grid_backends[] = {
+  [FV_BACKEND_CPU] = { cpu_init, cpu_execute, NULL, NULL, NULL },
+  [FV_BACKEND_CUDA] = { FV_CUDA_ENTRY (cuda_init), FV_CUDA_ENTRY (cuda_execute), NULL,
+    FV_CUDA_ENTRY (cuda_free), NULL },
+};
 
 fv_status
 fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, int rows,
@@ -73,12 +154,20 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
     fv_set_last_error ("a kernel grid runs on one device, whole: list one device");
     return FV_ERR_INVALID;
   }
+  fv_status st = FV_PLAN_CHECK (backend, grid_backends);
+  if (st != FV_OK)
+    return st;
   fv_conv_grid *g = calloc (1, sizeof *g);
   if (!g)
     return FV_ERR_NOMEM;
   g->p = *base;
   g->cols = cols;
   g->rows = rows;
+  g->backend = backend;
+  g->be = &grid_backends[backend];
+  g->kernels = kernels;
+  g->kw = kw;
+  g->kh = kh;
   int n = cols * rows;
   g->plans = calloc (n, sizeof *g->plans);
   g->x0 = malloc (sizeof (int) * n);
@@ -88,56 +177,15 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
   g->acc = malloc (sizeof (float) * base->width * base->height);
   g->tmp = malloc (sizeof (float) * base->width * base->height);
   g->cells = calloc (n, sizeof *g->cells);
-  if (!g->plans || !g->x0 || !g->x1 || !g->y0 || !g->y1 || !g->acc || !g->tmp || !g->cells) {
+  st = FV_ERR_NOMEM;
+  if (g->plans && g->x0 && g->x1 && g->y0 && g->y1 && g->acc && g->tmp && g->cells)
+    st = g->be->init (g, device, stream);
+  g->kernels = NULL;
+  g->kw = g->kh = NULL;
+  if (st != FV_OK) {
     fv_conv_grid_destroy (g);
-    return FV_ERR_NOMEM;
+    return st;
   }
-  if (backend == FV_BACKEND_CUDA) {
-#if FV_HAVE_CUDA
-    fv_status st = fv_conv_cuda_grid_init (&g->cuda, base, device, stream);
-#else
-    fv_status st = fv_plan_backend_check (backend, NULL);
-#endif
-    if (st != FV_OK) {
-      fv_conv_grid_destroy (g);
-      return st;
-    }
-#if FV_HAVE_CUDA
-    stream = fv_conv_cuda_grid_stream (g->cuda);   /* cells run in order on it */
-#endif
-  }
-  for (int j = 0; j < rows; j++)
-    for (int i = 0; i < cols; i++) {
-      int c = j * cols + i;
-      span (base->width, cols, i, &g->x0[c], &g->x1[c]);
-      span (base->height, rows, j, &g->y0[c], &g->y1[c]);
-      if (g->x1[c] <= g->x0[c] || g->y1[c] <= g->y0[c])
-        continue;   /* more cells than pixels: this one never counts */
-      fv_conv_params p = *base;
-      p.kernel = kernels[c];
-      p.kernel_width = kw[c];
-      p.kernel_height = kh[c];
-      p.bias = 0;
-      p.roi_x = g->x0[c];
-      p.roi_y = g->y0[c];
-      p.roi_width = g->x1[c] - g->x0[c];
-      p.roi_height = g->y1[c] - g->y0[c];
-      fv_status st = fv_conv_plan_create (&g->plans[c], &p, backend, device, stream);
-      if (st != FV_OK) {
-        fv_conv_grid_destroy (g);
-        return st;
-      }
-      g->cells[c] = fv_conv_plan_cuda (g->plans[c]);
-    }
-#if FV_HAVE_CUDA
-  if (g->cuda) {
-    fv_status st = fv_conv_cuda_grid_share (g->cuda, base, g->cells, cols, rows);
-    if (st != FV_OK) {
-      fv_conv_grid_destroy (g);
-      return st;
-    }
-  }
-#endif
   *out = g;
   return FV_OK;
 }
@@ -147,17 +195,22 @@ fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
 {
   const fv_conv_params *p = &g->p;
   const int W = p->width, H = p->height, C = p->channels;
-  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
   if (!src || !dst || src->width != W || src->height != H || dst->width != W
       || dst->height != H || src->channels != C || dst->channels != C
       || src->sample != p->sample || dst->sample != p->sample) {
     fv_set_last_error ("images do not match the kernel grid");
     return FV_ERR_INVALID;
   }
-#if FV_HAVE_CUDA
-  if (g->cuda)
-    return fv_conv_cuda_grid_execute (g->cuda, p, g->cells, g->cols, g->rows, src, dst);
-#endif
+  return g->be->execute (g, src, dst);
+}
+
+/* The CPU grid: each cell's window plan into floats, blended, rounded. */
+static fv_status
+cpu_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
+{
+  const fv_conv_params *p = &g->p;
+  const int W = p->width, H = p->height, C = p->channels;
+  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
   for (int c = 0; c < C; c++) {
     for (int y = 0; y < H; y++) {
       const char *s = (const char *) src->data + (size_t) y * src->stride;
@@ -205,10 +258,10 @@ int
 fv_conv_grid_shared_pairs (const fv_conv_grid *g)
 {
 #if FV_HAVE_CUDA
-  return g->cuda ? fv_conv_cuda_grid_pairs (g->cuda) : 0;
-#else
-  return 0;
+  if (g->cuda)
+    return fv_conv_cuda_grid_pairs (g->cuda);
 #endif
+  return 0;
 }
 
 void
@@ -219,9 +272,8 @@ fv_conv_grid_destroy (fv_conv_grid *g)
   if (g->plans)
     for (int k = 0; k < g->cols * g->rows; k++)
       fv_conv_plan_destroy (g->plans[k]);
-#if FV_HAVE_CUDA
-  fv_conv_cuda_grid_free (g->cuda);
-#endif
+  if (g->be && g->be->free)
+    g->be->free (g);
   free (g->plans);
   free (g->cells);
   free (g->x0);
