@@ -19,7 +19,6 @@ typedef FV_PLAN_BACKEND (fv_conv_grid) fv_conv_grid_backend;
 struct fv_conv_grid {
   fv_conv_params p;
   int cols, rows;
-  fv_backend backend;
   const fv_conv_grid_backend *be;
   /* while init runs: the cells' kernels (fv_conv_grid_create's) */
   const float *const *kernels;
@@ -54,7 +53,7 @@ span (int size, int n, int i, int *a, int *b)
 /* Each cell's window plan (a window that no pixel weighs is left out),
  * on `stream` for a CUDA grid (the cells run in order on it). */
 static fv_status
-make_cells (fv_conv_grid *g, int device, void *stream)
+make_cells (fv_conv_grid *g, fv_backend backend, int device, void *stream)
 {
   const fv_conv_params *base = &g->p;
   for (int j = 0; j < g->rows; j++)
@@ -73,7 +72,7 @@ make_cells (fv_conv_grid *g, int device, void *stream)
       p.roi_y = g->y0[c];
       p.roi_width = g->x1[c] - g->x0[c];
       p.roi_height = g->y1[c] - g->y0[c];
-      fv_status st = fv_conv_plan_create (&g->plans[c], &p, g->backend, device, stream);
+      fv_status st = fv_conv_plan_create (&g->plans[c], &p, backend, device, stream);
       if (st != FV_OK)
         return st;
       g->cells[c] = fv_conv_plan_cuda (g->plans[c]);
@@ -89,7 +88,7 @@ static fv_status cpu_execute (fv_conv_grid *g, const fv_image *src, const fv_ima
 static fv_status
 cpu_init (fv_conv_grid *g, int device, void *stream)
 {
-  return make_cells (g, device, stream);
+  return make_cells (g, FV_BACKEND_CPU, device, stream);
 }
 
 #if FV_HAVE_CUDA
@@ -98,7 +97,7 @@ cuda_init (fv_conv_grid *g, int device, void *stream)
 {
   fv_status st = fv_conv_cuda_grid_init (&g->cuda, &g->p, device, stream);
   if (st == FV_OK)
-    st = make_cells (g, device, fv_conv_cuda_grid_stream (g->cuda));
+    st = make_cells (g, FV_BACKEND_CUDA, device, fv_conv_cuda_grid_stream (g->cuda));
   return st == FV_OK ? fv_conv_cuda_grid_share (g->cuda, &g->p, g->cells, g->cols, g->rows)
       : st;
 }
@@ -163,7 +162,6 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
   g->p = *base;
   g->cols = cols;
   g->rows = rows;
-  g->backend = backend;
   g->be = &grid_backends[backend];
   g->kernels = kernels;
   g->kw = kw;

@@ -208,17 +208,24 @@ pass_stages (int nstages, int *a, int *b)
 
 /* HAAR stumps with their feature inline (with the model's offsets); NULL
  * when memory runs out. */
+FStump
+fast_stump (const fv_vj_model *m, int i)
+{
+  FStump f;
+  memset (&f, 0, sizeof f);   /* padding zeroed */
+  f.f = m->haar[m->stump[i].feature];
+  f.threshold = m->stump[i].threshold;
+  f.left = m->stump[i].left;
+  f.right = m->stump[i].right;
+  return f;
+}
+
 FStump *
 fast_stumps (const fv_vj_model_host *mh)
 {
-  const fv_vj_model *m = &mh->m;
-  FStump *fs = (FStump *) calloc (mh->nweak + 1, sizeof (FStump));   /* padding zeroed */
-  for (int i = 0; fs && i < mh->nweak; i++) {
-    fs[i].f = m->haar[m->stump[i].feature];
-    fs[i].threshold = m->stump[i].threshold;
-    fs[i].left = m->stump[i].left;
-    fs[i].right = m->stump[i].right;
-  }
+  FStump *fs = (FStump *) calloc (mh->nweak + 1, sizeof (FStump));
+  for (int i = 0; fs && i < mh->nweak; i++)
+    fs[i] = fast_stump (&mh->m, i);
   return fs;
 }
 
@@ -426,14 +433,10 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
   d.exact_sums = sums_are_exact (mh);
   c->s0.n = 0;   /* stage 0 from the parameters when it fits them */
   if (!m->lbp && m->stumps && m->nstages > 0 && m->stages[0].count <= STAGE0_MAX) {
-    FStump *fs = fast_stumps (mh);
-    if (!fs)
-      return FV_ERR_NOMEM;
     for (int i = 0; i < m->stages[0].count; i++)
-      c->s0.s[i] = fs[m->stages[0].first + i];
+      c->s0.s[i] = fast_stump (m, m->stages[0].first + i);
     c->s0.n = m->stages[0].count;
     c->s0.threshold = m->stages[0].threshold;
-    free (fs);
   }
   for (int i = 0; c->profile && i < 7; i++)
     FV_CUDA_TRY (cudaEventCreate (&c->ev[i]));

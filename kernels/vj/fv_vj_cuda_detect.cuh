@@ -137,8 +137,8 @@ first_stage (Geometry g, Detect d, const uint32_t *planes, const Stage0 s0)
     return;
   const int lo = word_level (g, word);
   const DevLevel &L = g.lv[lo];
-  const unsigned wi = (unsigned) (word - L.word_base), wpr = (unsigned) L.wpr;
-  const int row = (int) (wi / wpr), col = (int) (wi % wpr) * 32 + lane;
+  const unsigned k = (unsigned) (word - L.word_base), wpr = (unsigned) L.wpr;
+  const int row = (int) (k / wpr), col = (int) (k % wpr) * 32 + lane;
   bool fail = false, pass = false;
   if (col < L.cols) {
     const int32_t wi = (int32_t) L.origin + row * L.step * g.stride + col * L.step;
@@ -179,9 +179,9 @@ window_at (const Geometry &g, const uint32_t *planes, uint32_t pos)
   Window w;
   w.l = word_level (g, word);
   const DevLevel &L = g.lv[w.l];
-  const unsigned wi = (unsigned) (word - L.word_base), wpr = (unsigned) L.wpr;
-  w.y = (int) (wi / wpr) * L.step;
-  w.x = ((int) (wi % wpr) * 32 + (int) (pos & 31)) * L.step;
+  const unsigned k = (unsigned) (word - L.word_base), wpr = (unsigned) L.wpr;
+  w.y = (int) (k / wpr) * L.step;
+  w.x = ((int) (k % wpr) * 32 + (int) (pos & 31)) * L.step;
   w.i = (int32_t) L.origin + w.y * g.stride + w.x;
   w.p = planes + w.i;
   return w;
