@@ -31,10 +31,10 @@
  * (box and id) and holes on the output. The CPU measures the runs its fill
  * labelled; the GPU labels and sums on the device and copies back only the
  * table of regions; both give the same integers, hence the same features.
- * With several `cuda-device-ids` and `measure`, each frame is filled and
- * measured on the element's own GPU (a warning says so once); a frame
- * beyond one GPU's `max-device-memory` cannot be measured on the GPU (the
- * start fails with the reason). docs/autofill.md has the definitions.
+ * Spread over several `cuda-device-ids`, or in chunks beyond one GPU's
+ * `max-device-memory`, each chunk is measured on its GPU and the regions
+ * are joined across the seams: the same integers as one GPU's.
+ * docs/autofill.md has the definitions.
  *
  * ## Example launch lines
  * |[

@@ -36,9 +36,9 @@ typedef struct {
    * reconciled (fv_fill_chunked.c), exactly */
   fv_spread spread;
   /* also measure every frame (fv_fill_measure_what: holes, parts or both,
-   * fv_fill_regions and fv_fill_parts). CUDA: over several devices the
-   * frame is filled on the plan's device alone (spread.note says so), and
-   * a frame that does not fit one device's budget is refused */
+   * fv_fill_regions and fv_fill_parts). CUDA: chunked or spread plans
+   * measure each chunk on its device and join the regions across the
+   * seams, the same integers as one plan's */
   int measure;
 } fv_fill_params;
 

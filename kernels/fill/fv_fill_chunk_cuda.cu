@@ -202,3 +202,36 @@ fv_fill_cuda_second (fv_fill_plan *pl, const unsigned char *outside, const fv_im
   FV_CUDA_TRY (cudaGetLastError ());
   return FV_OK;   /* queued */
 }
+
+extern "C" fv_status
+fv_fill_cuda_chunk_measure (fv_fill_plan *pl, int *w, int *h)
+{
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
+  pl->nregions = pl->nparts = 0;
+  *w = c->w;
+  *h = c->h;
+  if (!c->measure) {
+    fv_set_last_error ("the chunk's plan was made without measuring");
+    return FV_ERR_INVALID;
+  }
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  return fv_fill_measure_dev_run (c->measure, pl, c->w, c->h, c->bits, c->filled,
+      c->ps.stream);
+}
+
+extern "C" fv_status
+fv_fill_cuda_chunk_pieces (fv_fill_plan *pl, int k, int *first, int *edge, int *ncontacts)
+{
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  return fv_fill_measure_dev_pieces (c->measure, k, k ? pl->nparts : pl->nregions, first, edge,
+      ncontacts, c->ps.stream);
+}
+
+extern "C" fv_status
+fv_fill_cuda_chunk_contacts (fv_fill_plan *pl, int *list, int n)
+{
+  fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  return fv_fill_measure_dev_contacts (c->measure, list, n, c->ps.stream);
+}

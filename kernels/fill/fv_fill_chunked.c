@@ -53,6 +53,11 @@ typedef struct {
   size_t edge_len;          /* each chunk's edges: room for the largest it may be */
   fv_fill_plan *whole;      /* over several devices: the frame on the plan's own, for when
                              * the runner finds that faster (NULL where it does not fit) */
+  int whole_ran;            /* the last frame went to it */
+  /* measuring: each chunk's regions, measured after its second pass and
+   * joined across the seams after the frame (fv_fill_chunk_measure.c) */
+  fv_fill_plan *owner;
+  fv_fill_pieces *pieces;
 } FillChunks;
 
 /* A chunk's edge pixels, in the order top, bottom, left, right */
@@ -102,8 +107,11 @@ sub_destroy (void *plan, void *user)
 static size_t
 sub_bytes (int width, int height, void *user)
 {
-  (void) user;
-  return fv_fill_cuda_bytes (width, height);
+  FillChunks *f = user;
+  fv_fill_plan probe = { .p = f->sub };
+  probe.p.width = width;
+  probe.p.height = height;
+  return fv_fill_cuda_plan_bytes (&probe);
 }
 
 static fv_status
@@ -116,11 +124,99 @@ sub_first (void *plan, int c, const fv_image *in, const fv_image *out, void *use
   return fv_fill_cuda_first (plan, in, sides, f->edges[c], out);
 }
 
+/* Room for n more of what a chunk's measure gives, counted against the
+ * frame plan's budget. */
+static int
+pieces_grow (fv_fill_plan *owner, fv_fill_pieces *pc, int k, int n, size_t edge)
+{
+  if (n > pc->cap[k]) {
+    const size_t more = ((size_t) n - pc->cap[k]) * (sizeof (fv_fill_region) + sizeof (int));
+    if (!fv_fill_grow (owner, more))
+      return 0;
+    pc->counted += more;
+    fv_fill_region *rows = realloc (pc->rows[k], sizeof *rows * (size_t) n);
+    if (rows)
+      pc->rows[k] = rows;
+    int *first = realloc (pc->first[k], sizeof *first * (size_t) n);
+    if (first)
+      pc->first[k] = first;
+    if (!rows || !first)
+      return 0;
+    pc->cap[k] = n;
+  }
+  if (edge > pc->edge_cap) {
+    const size_t more = 2 * (edge - pc->edge_cap) * sizeof (int);
+    if (!fv_fill_grow (owner, more))
+      return 0;
+    pc->counted += more;
+    for (int j = 0; j < 2; j++) {
+      int *e = realloc (pc->edge[j], sizeof *e * edge);
+      if (!e)
+        return 0;
+      pc->edge[j] = e;
+    }
+    pc->edge_cap = edge;
+  }
+  return 1;
+}
+
+/* Chunk c measured as a frame of its own, its regions kept for the join */
+static fv_status
+measure_chunk (FillChunks *f, fv_fill_plan *plan, int c)
+{
+  fv_fill_pieces *pc = &f->pieces[c];
+  const fv_chunk_rect *o = &f->plan->chunk[c].out;   /* resized only between frames */
+  fv_status st = fv_fill_cuda_chunk_measure (plan, &pc->w, &pc->h);
+  if (st != FV_OK)
+    return st;
+  if (pc->w != o->w || pc->h != o->h) {
+    fv_set_last_error ("chunk %d was filled at %dx%d, not its %dx%d", c, pc->w, pc->h, o->w,
+        o->h);
+    return FV_ERR_INVALID;
+  }
+  pc->x = o->x;
+  pc->y = o->y;
+  const int kinds = (f->sub.measure & FV_FILL_MEASURE_PARTS) ? 2 : 1;
+  for (int k = 0; k < kinds; k++) {
+    const int n = k ? plan->nparts : plan->nregions;
+    if (!pieces_grow (f->owner, pc, k, n, 2 * ((size_t) pc->w + pc->h)))
+      return fv_fill_over_budget (f->owner, "the chunks' measured regions");
+    memcpy (pc->rows[k], k ? plan->shown_parts : plan->shown_regions,
+        sizeof (fv_fill_region) * (size_t) n);
+    pc->n[k] = n;
+    /* the kind joined 4-ways: holes of a 4-connected background, parts of an
+     * 8-connected one */
+    const int four = (f->sub.connectivity == 4) == (k == 0);
+    int nc = 0;
+    if ((st = fv_fill_cuda_chunk_pieces (plan, k, pc->first[k], pc->edge[k],
+            four ? &nc : NULL)) != FV_OK)
+      return st;
+    if (!four)
+      continue;
+    if (nc > pc->contacts_cap) {
+      const size_t more = 3 * sizeof (int) * ((size_t) nc - pc->contacts_cap);
+      if (!fv_fill_grow (f->owner, more))
+        return fv_fill_over_budget (f->owner, "the chunks' measured regions");
+      pc->counted += more;
+      int *list = realloc (pc->contacts, 3 * sizeof (int) * (size_t) nc);
+      if (!list)
+        return FV_ERR_NOMEM;
+      pc->contacts = list;
+      pc->contacts_cap = nc;
+    }
+    if ((st = fv_fill_cuda_chunk_contacts (plan, pc->contacts, nc)) != FV_OK)
+      return st;
+    pc->ncontacts = nc;
+  }
+  return FV_OK;
+}
+
 static fv_status
 sub_second (void *plan, int c, const fv_image *out, void *user)
 {
   FillChunks *f = user;
-  return fv_fill_cuda_second (plan, f->outside[c], out);
+  fv_status st = fv_fill_cuda_second (plan, f->outside[c], out);
+  return st == FV_OK && f->pieces ? measure_chunk (f, plan, c) : st;
 }
 
 /* The node of frame pixel (x, y), on the given side (TOP or LEFT) of its
@@ -201,6 +297,7 @@ whole (const fv_image *src, const fv_image *dst, void *user)
     fv_set_last_error ("no whole-frame fill plan on this device");
     return FV_ERR_INVALID;
   }
+  f->whole_ran = 1;
   return fv_fill_execute (f->whole, src, dst);
 }
 
@@ -224,6 +321,16 @@ chunks_free (FillChunks *f)
     if (f->outside)
       fv_cuda_host_free (f->outside[c]);
   }
+  for (int c = 0; f->pieces && c < n; c++) {
+    for (int k = 0; k < 2; k++) {
+      free (f->pieces[c].rows[k]);
+      free (f->pieces[c].first[k]);
+      free (f->pieces[c].edge[k]);
+    }
+    free (f->pieces[c].contacts);
+    __atomic_sub_fetch (&f->owner->held, f->pieces[c].counted, __ATOMIC_RELAXED);
+  }
+  free (f->pieces);
   free (f->edges);
   free (f->outside);
   free (f->base);
@@ -248,6 +355,7 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   if (!f)
     return FV_ERR_NOMEM;
   pl->state = f;
+  f->owner = pl;
   f->sub = *p;
   fv_spread_whole (&f->sub.spread);
   f->W = p->width;
@@ -285,6 +393,8 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   f->base = calloc (n, sizeof *f->base);
   f->col_of = calloc (f->W, sizeof *f->col_of);
   f->row_of = calloc (f->H, sizeof *f->row_of);
+  if (p->measure && !(f->pieces = calloc (n, sizeof *f->pieces)))
+    return FV_ERR_NOMEM;
   if (!f->edges || !f->outside || !f->base || !f->col_of || !f->row_of)
     return FV_ERR_NOMEM;
   /* room for each chunk's edges at the largest it may be resized to */
@@ -320,7 +430,26 @@ fv_status
 fv_fill_chunked_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
 {
   FillChunks *f = pl->state;
-  return fv_chunk_run_execute (f->run, src, dst);
+  f->whole_ran = 0;
+  fv_status st = fv_chunk_run_execute (f->run, src, dst);
+  if (st != FV_OK || !pl->p.measure)
+    return st;
+  if (f->whole_ran) {   /* the whole frame's plan measured it: its tables handed out */
+    const fv_fill_region *list;
+    if ((st = fv_fill_regions (f->whole, &list, &pl->nregions)) != FV_OK)
+      return st;
+    pl->shown_regions = list;
+    if (pl->p.measure & FV_FILL_MEASURE_PARTS) {
+      if ((st = fv_fill_parts (f->whole, &list, &pl->nparts)) != FV_OK)
+        return st;
+      pl->shown_parts = list;
+    }
+  } else if ((st = fv_fill_pieces_join (pl, f->plan->cols, f->plan->rows, f->pieces))
+      != FV_OK) {
+    return st;
+  }
+  pl->measured = 1;   /* measured here, not when first asked */
+  return FV_OK;
 }
 
 void

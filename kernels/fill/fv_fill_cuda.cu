@@ -26,7 +26,8 @@ fv_fill_cuda_regions (fv_fill_plan *pl)
   if (!c || !c->measure)
     return FV_ERR_INVALID;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  return fv_fill_measure_dev_run (c->measure, pl, c->bits, c->filled, c->ps.stream);
+  return fv_fill_measure_dev_run (c->measure, pl, pl->p.width, pl->p.height, c->bits,
+      c->filled, c->ps.stream);
 }
 
 /* What fv_fill_cuda_init below allocates on the device: the edge slots and

@@ -404,12 +404,86 @@ finish (const DevRegion *t, int n, fv_fill_region *out, const int *part_labels,
   }
 }
 
+/* the region of each of the frame's edge pixels, in the order top, bottom,
+ * left, right (-1: not set), for joining a chunk's regions to its
+ * neighbours' (fv_fill_chunk_measure.c) */
+__global__ void
+edge_regions (Bits b, const int *L, int *out)
+{
+  const int w = b.width, h = b.height;
+  int p = blockIdx.x * blockDim.x + threadIdx.x, x, y;
+  if (p >= 2 * (w + h))
+    return;
+  const int i = p;
+  if (p < w) {
+    x = p; y = 0;
+  } else if ((p -= w) < w) {
+    x = p; y = h - 1;
+  } else if ((p -= w) < h) {
+    x = 0; y = p;
+  } else {
+    x = w - 1; y = p - h;
+  }
+  out[i] = b.at (x, y) ? number_of (L, y * w + x) : -1;
+}
+
+/* touch[r]: 1 for the regions r on the frame's edge (edge_regions' list) */
+__global__ void
+mark_touch (const int *edges, int n, unsigned char *touch)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && edges[i] >= 0)
+    touch[edges[i]] = 1;
+}
+
+/* A plane joined 4-ways: pixels diagonal to each other, neither other pixel
+ * of their 2x2 block set, of two regions on the frame's edge (which seams
+ * to other chunks may join): a triple each into list (the regions, and 2
+ * for the diagonal (x,y)-(x+1,y+1), 3 for the anti-diagonal), counted in
+ * *count even past cap */
+__global__ void
+contacts (Bits b, const int *L, const unsigned char *touch, int *list, int cap, int *count)
+{
+  const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x + 1 >= b.width || y + 1 >= b.height)
+    return;
+  const int W = b.width;
+  const bool p = b.at (x, y), q = b.at (x + 1, y + 1), r = b.at (x + 1, y), t = b.at (x, y + 1);
+  int u, v, dir;
+  if (p && q && !r && !t) {
+    u = number_of (L, y * W + x);
+    v = number_of (L, (y + 1) * W + x + 1);
+    dir = 2;
+  } else if (r && t && !p && !q) {
+    u = number_of (L, y * W + x + 1);
+    v = number_of (L, (y + 1) * W + x);
+    dir = 3;
+  } else {
+    return;
+  }
+  if (u == v || !touch[u] || !touch[v])
+    return;
+  const int i = atomicAdd (count, 1);
+  if (i < cap) {
+    list[3 * i] = u;
+    list[3 * i + 1] = v;
+    list[3 * i + 2] = dir;
+  }
+}
+
 constexpr int ROWS = 8;   /* rows a block: 32 x 8 threads */
 
 }  // namespace
 
 struct fv_fill_measure_dev {
-  int width, height, tiles_x;
+  int max_w, max_h;         /* the largest frame it measures */
+  int width, height, tiles_x;   /* the last frame's */
+  const unsigned *bits[2];  /* the last frame's planes */
+  int *edges;               /* 2 (max_w + max_h): edge_regions' */
+  unsigned char *touch;     /* a byte a region: on the edge */
+  int touch_cap;
+  int *contacts;            /* triples (contacts ()) */
+  int contacts_cap;
   int *labels[2];           /* holes, parts */
   int *roots[2];            /* each plane's, up to width x height / 2 + 1, in raster order */
   int *count;               /* two counters */
@@ -525,7 +599,8 @@ fv_fill_measure_dev_bytes (int width, int height, int parts)
   cub::DeviceSelect::If ((void *) nullptr, temp, thrust::counting_iterator<int> (0),
       (int *) nullptr, (int *) nullptr, (int) px, IsRoot {}, (cudaStream_t) 0);
   return (px + roots) * sizeof (int) * (parts ? 2 : 1) + temp
-      + 2 * 1024 * (sizeof (DevRegion) + sizeof (fv_fill_region));
+      + 2 * 1024 * (sizeof (DevRegion) + sizeof (fv_fill_region))
+      + 2 * ((size_t) width + height) * sizeof (int);
 }
 
 extern "C" fv_status
@@ -535,9 +610,10 @@ fv_fill_measure_dev_init (fv_fill_measure_dev **out, int width, int height, int 
   *out = m;
   if (!m)
     return FV_ERR_NOMEM;
-  m->width = width;
-  m->height = height;
+  m->max_w = m->width = width;
+  m->max_h = m->height = height;
   m->tiles_x = (width + 31) / 32;
+  FV_CUDA_TRY (cudaMalloc (&m->edges, 2 * ((size_t) width + height) * sizeof (int)));
   const size_t px = (size_t) width * height, roots = most_roots (width, height);
   FV_CUDA_TRY (cudaMalloc (&m->labels[0], px * sizeof (int)));
   if (parts)
@@ -545,8 +621,8 @@ fv_fill_measure_dev_init (fv_fill_measure_dev **out, int width, int height, int 
   FV_CUDA_TRY (cudaMalloc (&m->roots[0], roots * sizeof (int)));
   if (parts)
     FV_CUDA_TRY (cudaMalloc (&m->roots[1], roots * sizeof (int)));
-  FV_CUDA_TRY (cudaMalloc (&m->count, 2 * sizeof (int)));
-  FV_CUDA_TRY (cudaMallocHost (&m->host_count, 2 * sizeof (int)));
+  FV_CUDA_TRY (cudaMalloc (&m->count, 3 * sizeof (int)));   /* holes, parts, contacts */
+  FV_CUDA_TRY (cudaMallocHost (&m->host_count, 3 * sizeof (int)));
   FV_CUDA_TRY (cub::DeviceSelect::If ((void *) nullptr, m->temp_bytes,
       thrust::counting_iterator<int> (0), m->roots[0], m->count, (int) px, IsRoot {},
       (cudaStream_t) 0));
@@ -555,10 +631,20 @@ fv_fill_measure_dev_init (fv_fill_measure_dev **out, int width, int height, int 
 }
 
 extern "C" fv_status
-fv_fill_measure_dev_run (fv_fill_measure_dev *m, fv_fill_plan *pl, const unsigned *hole_bits,
-    const unsigned *filled_bits, void *stream)
+fv_fill_measure_dev_run (fv_fill_measure_dev *m, fv_fill_plan *pl, int width, int height,
+    const unsigned *hole_bits, const unsigned *filled_bits, void *stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
+  if (width < 1 || height < 1 || width > m->max_w || height > m->max_h) {
+    fv_set_last_error ("a %dx%d frame to measure in a %dx%d plan", width, height, m->max_w,
+        m->max_h);
+    return FV_ERR_INVALID;
+  }
+  m->width = width;
+  m->height = height;
+  m->tiles_x = (width + 31) / 32;
+  m->bits[0] = hole_bits;
+  m->bits[1] = filled_bits;
   const bool conn8 = pl->p.connectivity == 8;
   int nh = 0, np = 0;
   static const bool profile = fv_env_set (FV_ENV_FILL_MEASURE_PROFILE);
@@ -603,11 +689,82 @@ fv_fill_measure_dev_run (fv_fill_measure_dev *m, fv_fill_plan *pl, const unsigne
   return FV_OK;
 }
 
+extern "C" fv_status
+fv_fill_measure_dev_pieces (fv_fill_measure_dev *m, int k, int n, int *first, int *edge,
+    int *ncontacts, void *stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  if (!m->bits[k]) {
+    fv_set_last_error ("no %s measured", k ? "parts" : "holes");
+    return FV_ERR_INVALID;
+  }
+  const int ne = 2 * (m->width + m->height);
+  const Bits b = { m->bits[k], m->width, m->height, m->tiles_x };
+  edge_regions<<<(ne + 255) / 256, 256, 0, s>>> (b, m->labels[k], m->edges);
+  FV_CUDA_TRY (cudaGetLastError ());
+  FV_CUDA_TRY (cudaMemcpyAsync (edge, m->edges, sizeof (int) * ne, cudaMemcpyDeviceToHost, s));
+  if (n > 0)
+    FV_CUDA_TRY (cudaMemcpyAsync (first, m->roots[k], sizeof (int) * n, cudaMemcpyDeviceToHost,
+        s));
+  if (ncontacts) {
+    *ncontacts = 0;
+    if (n > m->touch_cap) {
+      cudaFree (m->touch);
+      m->touch = nullptr;
+      m->touch_cap = 0;
+      FV_CUDA_TRY (cudaMalloc (&m->touch, n));
+      m->touch_cap = n;
+    }
+    if (n > 0) {
+      FV_CUDA_TRY (cudaMemsetAsync (m->touch, 0, n, s));
+      mark_touch<<<(ne + 255) / 256, 256, 0, s>>> (m->edges, ne, m->touch);
+    }
+    const dim3 block (32, ROWS), grid (m->tiles_x, (m->height + ROWS - 1) / ROWS);
+    for (int round = 0; n > 0 && round < 2; round++) {   /* again when the list was short */
+      FV_CUDA_TRY (cudaMemsetAsync (&m->count[2], 0, sizeof (int), s));
+      contacts<<<grid, block, 0, s>>> (b, m->labels[k], m->touch, m->contacts, m->contacts_cap,
+          &m->count[2]);
+      FV_CUDA_TRY (cudaGetLastError ());
+      FV_CUDA_TRY (cudaMemcpyAsync (&m->host_count[2], &m->count[2], sizeof (int),
+          cudaMemcpyDeviceToHost, s));
+      FV_CUDA_TRY (fv_cuda_sync (s));
+      *ncontacts = m->host_count[2];
+      if (*ncontacts <= m->contacts_cap)
+        break;
+      cudaFree (m->contacts);
+      m->contacts = nullptr;
+      m->contacts_cap = 0;
+      FV_CUDA_TRY (cudaMalloc (&m->contacts, 3 * sizeof (int) * (size_t) *ncontacts));
+      m->contacts_cap = *ncontacts;
+    }
+  }
+  FV_CUDA_TRY (fv_cuda_sync (s));
+  return FV_OK;
+}
+
+extern "C" fv_status
+fv_fill_measure_dev_contacts (fv_fill_measure_dev *m, int *list, int n, void *stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  if (n > m->contacts_cap) {
+    fv_set_last_error ("%d contacts asked for, %d found", n, m->contacts_cap);
+    return FV_ERR_INVALID;
+  }
+  if (n > 0)
+    FV_CUDA_TRY (cudaMemcpyAsync (list, m->contacts, 3 * sizeof (int) * (size_t) n,
+        cudaMemcpyDeviceToHost, s));
+  FV_CUDA_TRY (fv_cuda_sync (s));
+  return FV_OK;
+}
+
 extern "C" void
 fv_fill_measure_dev_free (fv_fill_measure_dev *m)
 {
   if (!m)
     return;
+  cudaFree (m->edges);
+  cudaFree (m->touch);
+  cudaFree (m->contacts);
   for (int k = 0; k < 2; k++) {
     cudaFree (m->labels[k]);
     cudaFree (m->roots[k]);

@@ -155,6 +155,46 @@ fv_status fv_fill_cuda_seams (void *stream, int *parent, int *ed, const fv_fill_
     int nsides, const fv_fill_seam *seams, int nseams, const fv_fill_pair *pairs, int npairs,
     int longest, int conn8);
 
+/* A chunk measured after its second pass, as a frame of its own (its
+ * plan made with measure): its holes and parts into the plan's shown
+ * tables (coordinates in the chunk; every pixel outside it counted as not
+ * in a region), its size in w, h. Then, for plane k (holes 0, parts 1),
+ * into host memory: each region's first pixel (y * w + x in the chunk) and
+ * the region of each of the chunk's edge pixels, top, bottom, left, right
+ * (-1: none; 2 (w + h) ints). They return when the results are there. */
+fv_status fv_fill_cuda_chunk_measure (fv_fill_plan *plan, int *w, int *h);
+fv_status fv_fill_cuda_chunk_pieces (fv_fill_plan *plan, int k, int *first, int *edge,
+    int *ncontacts);
+/* The kind joined 4-ways (ncontacts not NULL above): the contacts of
+ * fv_fill_pieces, n triples, into host memory. */
+fv_status fv_fill_cuda_chunk_contacts (fv_fill_plan *plan, int *list, int n);
+
+/* What measuring a chunk gave (fv_fill_cuda_chunk_measure and _pieces), in
+ * host memory, k: holes 0, parts 1. */
+typedef struct {
+  int x, y, w, h;            /* the chunk measured, in the frame */
+  fv_fill_region *rows[2];
+  int *first[2];
+  int *edge[2];              /* 2 (w + h) each */
+  int n[2], cap[2];
+  size_t edge_cap;
+  /* the kind joined 4-ways (holes of a 4-connected background, or parts of
+   * an 8-connected one): its pixels diagonal to each other with neither
+   * pixel of their 2x2 block between them set, in two different regions
+   * that both reach the chunk's edge (the seams may join them): a triple
+   * each, the two regions and DIR_D 2 or DIR_A 3 (fv_fill_chunk_measure.c) */
+  int *contacts;
+  int ncontacts, contacts_cap;
+  size_t counted;            /* bytes counted against the frame's plan */
+} fv_fill_pieces;
+
+/* The regions of a grid of cols x rows chunks (row-major, tiling pl's
+ * frame; their rows and columns line up) joined across the seams into
+ * pl->regions and pl->parts, exactly the whole frame's
+ * (fv_fill_chunk_measure.c). */
+fv_status fv_fill_pieces_join (fv_fill_plan *pl, int cols, int rows,
+    const fv_fill_pieces *pieces);
+
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);
 fv_status fv_fill_chunked_execute (fv_fill_plan *plan, const fv_image *src,

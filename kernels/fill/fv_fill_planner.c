@@ -85,32 +85,6 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
         backends[FV_BACKEND_CUDA].bytes (&whole), &chunked);
     if (st != FV_OK)
       return st;
-    if (chunked && p->measure) {
-      /* the measurements come from one plan's labels: over several
-       * devices, the whole frame on this one where it fits, said once */
-      int alone = 0, listed = 0;
-      for (int i = 0; i < p->spread.ndevices; i++)
-        listed |= p->spread.devices[i] == device;
-      if (px < (1LL << 31) && p->spread.ndevices > 1 && listed)
-        st = fv_spread_fits_alone (&q.spread, device, backends[FV_BACKEND_CUDA].bytes (&whole),
-            &alone);
-      if (st != FV_OK)
-        return st;
-      if (!alone) {
-        fv_set_last_error ("measuring regions needs the whole %dx%d frame on one GPU, and it "
-            "does not fit one (device memory budget, or 2^31 pixels and more): measure on "
-            "the CPU, or allow more device memory", p->width, p->height);
-        return FV_ERR_INVALID;
-      }
-      if (p->spread.note) {
-        char why[160];
-        snprintf (why, sizeof why, "measure: the fill runs on CUDA device %d alone (the "
-            "measurements come from one GPU's labels)", device);
-        p->spread.note (p->spread.note_user, why);
-      }
-      q.spread.ndevices = 0;
-      chunked = 0;
-    }
   }
   if (!fv_memory_check ((double) fv_fill_plan_bytes (&q, chunked ? FV_BACKEND_CUDA : backend),
           "the fill's plan"))
@@ -171,7 +145,8 @@ measured (fv_fill_plan *pl, int what, const char *name)
     return FV_ERR_INVALID;
   }
 #if FV_HAVE_CUDA
-  if (pl->backend == FV_BACKEND_CUDA && !pl->measured) {
+  /* the chunked back end measures every frame as it runs (fv_fill_chunked.c) */
+  if (pl->be == &backends[FV_BACKEND_CUDA] && !pl->measured) {
     fv_status st = fv_fill_cuda_regions (pl);
     if (st != FV_OK)
       return st;

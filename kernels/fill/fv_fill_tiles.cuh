@@ -336,8 +336,9 @@ join_edges (Frame f, int *slots)
 /* How write_tiles runs: a whole frame; a chunk's first pass, while the
  * roots of components on the chunk's edges are claimed (edge_claim: below
  * WALL), noting in `seamed` the tiles that reach one; a chunk's second pass,
- * writing again only those tiles with an edge pixel whose root is NEWLY (the
- * rest are as the first pass wrote them). */
+ * in the tiles with an edge pixel whose root is NEWLY, turning off the
+ * pixels those components hold (everything else is as the first pass wrote
+ * it; measuring, the bits it kept lose them too). */
 enum WriteMode { WRITE_WHOLE, WRITE_FIRST, WRITE_FIX };
 
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
@@ -385,9 +386,19 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
   const Columns c = columns (m, lane);
   const unsigned out = flood (seed & m, m, c, lane, f.conn8);
   if (keep_enclosed)
-    *own = m & ~out;
+    *own = m & ~out;   /* measuring, m is what the first pass left enclosed */
   if (filled)   /* contour, or background the outside never reached */
-    filled[(size_t) tile * T + lane] = ~out;
+    filled[(size_t) tile * T + lane] = mode == WRITE_FIX ? filled[(size_t) tile * T + lane] & ~out
+        : ~out;
+  if (mode == WRITE_FIX) {   /* the components the seams showed outside, off */
+    for (int r = 0; r < T; r++) {
+      const unsigned o = __shfl_sync (ALL, out, r);
+      const int x = x0 + lane, y = y0 + r;
+      if (x < f.w && y < f.h && (o >> lane & 1))
+        dst[(size_t) y * dstride + x] = 0;
+    }
+    return;
+  }
   if (aligned) {   /* four rows at a time, four pixels a lane */
     const int q = lane % 8 * 4, x = x0 + q;
     for (int r0 = 0; r0 < T; r0 += 4) {

@@ -273,8 +273,8 @@ fvt_summary (const char *name)
 /* The regions of the pixels where in[] is set, joined in conn, numbered in
  * raster order of their first pixel, each pixel's region in label[] (-1:
  * none), every field of fv_fill_region counted pixel by pixel. */
-static int
-ref_label (int W, int H, const uint8_t *in, int conn, int *label, fvt_region **out)
+int
+fvt_ref_label (int W, int H, const uint8_t *in, int conn, int *label, fvt_region **out)
 {
   int *queue = malloc (sizeof (int) * (size_t) W * H);
   int n = 0, cap = 16;
@@ -354,7 +354,7 @@ fvt_ref_regions (const fv_image *src, unsigned thr, int conn, const uint8_t *wan
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
       in[(size_t) y * W + x] = REF_PIX (src, x, y) <= thr && want[(size_t) y * W + x];
-  const int n = ref_label (W, H, in, conn, label, out);
+  const int n = fvt_ref_label (W, H, in, conn, label, out);
   free (in);
   free (label);
   return n;
@@ -370,14 +370,14 @@ fvt_ref_parts (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
       in[(size_t) y * W + x] = REF_PIX (src, x, y) > thr || want[(size_t) y * W + x];
-  const int n = ref_label (W, H, in, conn == 8 ? 4 : 8, label, out);
+  const int n = fvt_ref_label (W, H, in, conn == 8 ? 4 : 8, label, out);
   /* the holes' own labels, to find each one's first pixel */
   int *hole_label = malloc (sizeof (int) * (size_t) W * H);
   fvt_region *again;
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
       in[(size_t) y * W + x] = REF_PIX (src, x, y) <= thr && want[(size_t) y * W + x];
-  ref_label (W, H, in, conn, hole_label, &again);
+  fvt_ref_label (W, H, in, conn, hole_label, &again);
   free (again);
   for (int k = 0; k < nholes; k++) {
     int x = 0;

@@ -66,6 +66,11 @@ int fvt_ref_regions (const fv_image *src, unsigned thr, int conn, const uint8_t 
     fvt_region **out);
 int fvt_ref_parts (const fv_image *src, unsigned thr, int conn, const uint8_t *want,
     fvt_region *holes, int nholes, fvt_region **out);
+/* The regions of the pixels where in[] (W x H) is set, joined in conn,
+ * numbered in raster order of their first pixel, each pixel's region in
+ * label[] (-1: none), every field but the links counted pixel by pixel (the
+ * frame's edge counts as not in a region); returns how many. */
+int fvt_ref_label (int W, int H, const uint8_t *in, int conn, int *label, fvt_region **out);
 
 double fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c);
 

@@ -69,9 +69,149 @@ check_regions (const char *name, fv_fill_plan *plan, const fv_image *src, unsign
   free (ref_parts);
 }
 
+/* ---- regions of chunks joined across their seams ----
+ * What a chunked CUDA plan does (fv_fill_chunked.c), with the chunks'
+ * regions from the reference instead of the GPU, so that the join
+ * (fv_fill_chunk_measure.c) is tested everywhere: each chunk of a grid
+ * labelled as a frame of its own from the whole frame's fill, joined, and
+ * every field of every hole and part compared with the whole frame's. */
+
+/* Chunk (x, y, w, h)'s pieces from the reference (want: the whole frame's
+ * fill, on where filled) */
+static void
+ref_pieces (const fv_image *src, unsigned thr, int conn, const uint8_t *want, int x0, int y0,
+    int w, int h, fv_fill_pieces *pc)
+{
+  *pc = (fv_fill_pieces) { .x = x0, .y = y0, .w = w, .h = h };
+  uint8_t *in = malloc ((size_t) w * h);
+  int *label[2] = { malloc (sizeof (int) * w * h), malloc (sizeof (int) * w * h) };
+  for (int k = 0; k < 2; k++) {
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        const int c = fvt_get (src, x0 + x, y0 + y, 0) > thr;
+        const int on = want[(size_t) (y0 + y) * src->width + x0 + x] != 0;
+        in[(size_t) y * w + x] = k ? c || on : !c && on;
+      }
+    pc->n[k] = fvt_ref_label (w, h, in, k ? 12 - conn : conn, label[k], &pc->rows[k]);
+    pc->first[k] = malloc (sizeof (int) * (pc->n[k] + 1));
+    for (int i = w * h - 1; i >= 0; i--)   /* the first pixel of each, last written */
+      if (label[k][i] >= 0)
+        pc->first[k][label[k][i]] = i;
+    pc->edge[k] = malloc (sizeof (int) * 2 * (w + h));
+    for (int i = 0; i < w; i++) {
+      pc->edge[k][i] = label[k][i];
+      pc->edge[k][w + i] = label[k][(size_t) (h - 1) * w + i];
+    }
+    for (int i = 0; i < h; i++) {
+      pc->edge[k][2 * w + i] = label[k][(size_t) i * w];
+      pc->edge[k][2 * w + h + i] = label[k][(size_t) i * w + w - 1];
+    }
+  }
+  for (int i = 0; i < pc->n[0]; i++)   /* a hole's part: the one under its first pixel */
+    pc->rows[0][i].part = label[1][pc->first[0][i]];
+  /* the kind joined 4-ways: diagonal pixels of two of its regions with
+   * neither other pixel of their 2x2 block set (every one, not only those
+   * of regions on the chunk's edge: the join must ignore the rest) */
+  const int *L = label[conn == 4 ? 0 : 1];
+  pc->contacts = malloc (sizeof (int) * 3 * (size_t) w * h + 1);
+  for (int y = 0; y + 1 < h; y++)
+    for (int x = 0; x + 1 < w; x++) {
+      const int p = L[(size_t) y * w + x], q = L[(size_t) (y + 1) * w + x + 1];
+      const int r = L[(size_t) y * w + x + 1], t = L[(size_t) (y + 1) * w + x];
+      int *c = &pc->contacts[3 * pc->ncontacts];
+      if (p >= 0 && q >= 0 && r < 0 && t < 0 && p != q) {
+        c[0] = p; c[1] = q; c[2] = 2;
+        pc->ncontacts++;
+      } else if (r >= 0 && t >= 0 && p < 0 && q < 0 && r != t) {
+        c[0] = r; c[1] = t; c[2] = 3;
+        pc->ncontacts++;
+      }
+    }
+  free (in);
+  free (label[0]);
+  free (label[1]);
+}
+
+static void
+pieces_free (fv_fill_pieces *pc)
+{
+  for (int k = 0; k < 2; k++) {
+    free (pc->rows[k]);
+    free (pc->first[k]);
+    free (pc->edge[k]);
+  }
+  free (pc->contacts);
+}
+
+/* The grid's cuts: columns (or rows) starting at cut[0] = 0 < cut[1] < ...,
+ * n of them */
+static void
+joined_grid (const char *name, const fv_image *src, unsigned thr, int conn, int measure,
+    const int *xs, int cols, const int *ys, int rows)
+{
+  const int W = src->width, H = src->height;
+  uint8_t *want = malloc ((size_t) W * H);
+  fvt_ref_fill (src, thr, conn, FV_FILL_FILLED, 255, want);
+  fv_fill_pieces *pc = calloc ((size_t) cols * rows, sizeof *pc);
+  for (int r = 0; r < rows; r++)
+    for (int i = 0; i < cols; i++) {
+      const int x1 = i + 1 < cols ? xs[i + 1] : W, y1 = r + 1 < rows ? ys[r + 1] : H;
+      ref_pieces (src, thr, conn, want, xs[i], ys[r], x1 - xs[i], y1 - ys[r], &pc[r * cols + i]);
+    }
+  fv_fill_params p = { W, H, thr, 255, conn, FV_FILL_FILLED, 0, 1 };
+  p.measure = measure;
+  fv_fill_plan *plan;
+  FVT_CHECK (fv_fill_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "plan");
+  char what[160];
+  snprintf (what, sizeof what, "%s, %dx%d chunks joined, measure %d", name, cols, rows,
+      measure);
+  fv_status st = fv_fill_pieces_join (plan, cols, rows, pc);
+  FVT_CHECK (st == FV_OK, "%s: %s", what, fv_last_error ());
+  if (st == FV_OK)
+    check_regions (what, plan, src, thr, conn, want, measure);
+  /* chunks that do not tile the frame: refused */
+  if (cols > 1) {
+    pc[1].x++;
+    FVT_CHECK (fv_fill_pieces_join (plan, cols, rows, pc) == FV_ERR_INVALID
+        && strstr (fv_last_error (), "tile"), "%s: a gap between chunks: %s", what,
+        fv_last_error ());
+    pc[1].x--;
+  }
+  fv_fill_plan_destroy (plan);
+  for (int c = 0; c < cols * rows; c++)
+    pieces_free (&pc[c]);
+  free (pc);
+  free (want);
+}
+
+static void
+joined (const char *name, const fv_image *src, unsigned thr)
+{
+  const int W = src->width, H = src->height;
+  /* cuts at a third, one pixel after it (a chunk one pixel wide), and two
+   * thirds, where the frame allows */
+  int xs[4] = { 0 }, ys[4] = { 0 }, cols = 1, rows = 1;
+  const int xc[] = { W / 3, W / 3 + 1, 2 * W / 3 }, yc[] = { H / 3, H / 3 + 1, 2 * H / 3 };
+  for (int i = 0; i < 3; i++) {
+    if (xc[i] > xs[cols - 1] && xc[i] < W)
+      xs[cols++] = xc[i];
+    if (yc[i] > ys[rows - 1] && yc[i] < H)
+      ys[rows++] = yc[i];
+  }
+  const int zero = 0;
+  for (int conn = 4; conn <= 8; conn += 4) {
+    joined_grid (name, src, thr, conn, FV_FILL_MEASURE_BOTH, xs, cols, ys, rows);
+    joined_grid (name, src, thr, conn, FV_FILL_MEASURE_HOLES, xs, cols, ys, rows);
+    joined_grid (name, src, thr, conn, FV_FILL_MEASURE_BOTH, &zero, 1, ys, rows);   /* bands */
+    joined_grid (name, src, thr, conn, FV_FILL_MEASURE_BOTH, xs, cols, &zero, 1);
+  }
+}
+
 static void
 check (const char *name, const fv_image *src, unsigned thr)
 {
+  if (backend == FV_BACKEND_CPU)
+    joined (name, src, thr);
   const int W = src->width, H = src->height;
   uint8_t *want = malloc ((size_t) W * H);
   for (int conn = 4; conn <= 8; conn += 4)
