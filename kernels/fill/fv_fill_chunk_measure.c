@@ -51,8 +51,17 @@ typedef struct {
   Acc *acc;
   int nacc;
   int32_t *number;      /* an accumulator's region number */
+  uint32_t *order;      /* 2 a node: the accumulators in raster order, and room to sort */
+  size_t cap;           /* nodes the arrays hold (kept from frame to frame) */
   size_t counted;       /* bytes counted against the plan's budget */
 } Join;
+
+/* What the join keeps in its plan from frame to frame (each kind's
+ * arrays, grown to the largest frame's): allocating them anew each frame
+ * cost as much as the join's work (the pages' first touch). */
+struct fv_fill_join_state {
+  Join kind[2];
+};
 
 static int
 node_at (const Join *j, int x, int y, int side)
@@ -110,11 +119,34 @@ seams (Join *j, int pass)
   }
 }
 
+/* idx[0..n) (accumulators) ordered by their first pixels, which are
+ * distinct and below 2^32 (frames of at most 65536 x 65536): two passes of
+ * a radix sort, 16 bits each, through tmp */
 static int
-by_first (const void *a, const void *b)
+by_first (const Acc *acc, int n, uint32_t *idx, uint32_t *tmp)
 {
-  const int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-  return x < y ? -1 : x > y;
+  enum { BITS = 16 };
+  size_t *count = malloc (sizeof *count << BITS);
+  if (!count)
+    return 0;
+  for (int pass = 0; pass < 2; pass++) {
+    const int shift = pass * BITS;
+    const uint32_t *from = pass ? tmp : idx;
+    uint32_t *to = pass ? idx : tmp;
+    memset (count, 0, sizeof *count << BITS);
+    for (int i = 0; i < n; i++)
+      count[(uint64_t) acc[from[i]].first >> shift & 0xffff]++;
+    size_t sum = 0;
+    for (size_t d = 0; d < (size_t) 1 << BITS; d++) {
+      const size_t c = count[d];
+      count[d] = sum;
+      sum += c;
+    }
+    for (int i = 0; i < n; i++)
+      to[count[(uint64_t) acc[from[i]].first >> shift & 0xffff]++] = from[i];
+  }
+  free (count);
+  return 1;
 }
 
 static void
@@ -124,8 +156,50 @@ join_free (fv_fill_plan *pl, Join *j)
   free (j->acc_of);
   free (j->acc);
   free (j->number);
+  free (j->order);
   __atomic_sub_fetch (&pl->held, j->counted, __ATOMIC_RELAXED);
-  j->counted = 0;
+  *j = (Join) { 0 };
+}
+
+void
+fv_fill_pieces_join_free (fv_fill_plan *pl)
+{
+  if (!pl->join_state)
+    return;
+  for (int k = 0; k < 2; k++)
+    join_free (pl, &pl->join_state->kind[k]);
+  free (pl->join_state);
+  pl->join_state = NULL;
+}
+
+/* Room for `nodes` in j's arrays (grown, counted against pl's budget) */
+static fv_status
+join_reserve (fv_fill_plan *pl, Join *j, size_t nodes)
+{
+  if (nodes <= j->cap && j->parent)
+    return FV_OK;
+  const size_t per = 4 * sizeof (uint32_t) + 2 * sizeof (int32_t) + sizeof (Acc);
+  const size_t bytes = nodes * per + ((size_t) 1 << 16) * sizeof (size_t);
+  if (bytes > j->counted && !fv_fill_grow (pl, bytes - j->counted))
+    return fv_fill_over_budget (pl, "joining the chunks' regions");
+  if (bytes > j->counted)
+    j->counted = bytes;
+  free (j->parent);
+  free (j->acc_of);
+  free (j->acc);
+  free (j->number);
+  free (j->order);
+  j->parent = malloc (nodes * sizeof *j->parent + 1);
+  j->acc_of = malloc (nodes * sizeof *j->acc_of + 1);
+  j->acc = malloc (nodes * sizeof *j->acc + 1);
+  j->number = malloc (nodes * sizeof *j->number + 1);
+  j->order = malloc (nodes * 2 * sizeof *j->order + 1);
+  j->cap = nodes;
+  if (!j->parent || !j->acc_of || !j->acc || !j->number || !j->order) {
+    j->cap = 0;
+    return FV_ERR_NOMEM;
+  }
+  return FV_OK;
 }
 
 /* kind j->k's regions joined into *out (of *cap), numbered by first pixel;
@@ -143,20 +217,10 @@ join_kind (fv_fill_plan *pl, Join *j, fv_fill_region **out, int *cap, int *nout)
       return FV_ERR_INVALID;
     }
   }
-  const size_t bytes = nodes * (sizeof (uint32_t) + 2 * sizeof (int32_t) + 2 * sizeof (int64_t)
-      + sizeof (Acc));
-  if (!fv_fill_grow (pl, bytes))
-    return fv_fill_over_budget (pl, "joining the chunks' regions");
-  j->counted = bytes;
-  j->parent = malloc (nodes * sizeof *j->parent + 1);
-  j->acc_of = malloc (nodes * sizeof *j->acc_of + 1);
-  j->acc = malloc (nodes * sizeof *j->acc + 1);
-  j->number = malloc (nodes * sizeof *j->number + 1);
-  int64_t *order = malloc (nodes * 2 * sizeof *order + 1);
-  if (!j->parent || !j->acc_of || !j->acc || !j->number || !order) {
-    free (order);
-    return FV_ERR_NOMEM;
-  }
+  fv_status st = join_reserve (pl, j, nodes);
+  if (st != FV_OK)
+    return st;
+  uint32_t *order = j->order;
   for (size_t i = 0; i < nodes; i++)
     j->parent[i] = (uint32_t) i;
   seams (j, 0);
@@ -210,15 +274,13 @@ join_kind (fv_fill_plan *pl, Join *j, fv_fill_region **out, int *cap, int *nout)
           && (t[2] == DIR_D || t[2] == DIR_A))
         pair (j, 1, t[2], j->base[c] + t[0], j->base[c] + t[1]);
     }
-  for (int i = 0; i < nacc; i++) {
-    order[2 * i] = j->acc[i].first;
-    order[2 * i + 1] = i;
-  }
-  qsort (order, (size_t) nacc, 2 * sizeof *order, by_first);
-  fv_status st = fv_fill_regions_reserve (out, cap, (size_t) nacc) ? FV_OK : FV_ERR_NOMEM;
+  for (int i = 0; i < nacc; i++)
+    order[i] = (uint32_t) i;
+  st = by_first (j->acc, nacc, order, order + nacc)
+      && fv_fill_regions_reserve (out, cap, (size_t) nacc) ? FV_OK : FV_ERR_NOMEM;
   for (int n = 0; st == FV_OK && n < nacc; n++) {
-    const Acc *a = &j->acc[order[2 * n + 1]];
-    j->number[order[2 * n + 1]] = n;
+    const Acc *a = &j->acc[order[n]];
+    j->number[order[n]] = n;
     (*out)[n] = (fv_fill_region) { a->xmin, a->ymin, a->xmax - a->xmin + 1,
       a->ymax - a->ymin + 1, a->area, a->sx, a->sy, a->sxx, a->syy, a->sxy,
       2 * a->area - 2 * a->pairs[DIR_H], 2 * a->area - 2 * a->pairs[DIR_V],
@@ -226,7 +288,6 @@ join_kind (fv_fill_plan *pl, Join *j, fv_fill_region **out, int *cap, int *nout)
   }
   j->nacc = nacc;
   *nout = st == FV_OK ? nacc : 0;
-  free (order);
   return st;
 }
 
@@ -278,11 +339,26 @@ fv_fill_pieces_join (fv_fill_plan *pl, int cols, int rows, const fv_fill_pieces 
     fv_set_last_error ("the measured chunks do not tile the %dx%d frame as a grid", W, H);
     return FV_ERR_INVALID;
   }
-  Join kind[2];
-  for (int k = 0; k < 2; k++)
-    kind[k] = (Join) { .n = n, .cols = cols, .rows = rows, .W = W, .H = H, .pc = pc,
-      .row_of = row_of, .col_of = col_of, .k = k,
-      .conn8 = (pl->p.connectivity == 8) == (k == 0), .base = base + k * n };
+  if (!pl->join_state && !(pl->join_state = calloc (1, sizeof *pl->join_state))) {
+    free (base);
+    return FV_ERR_NOMEM;
+  }
+  Join *kind = pl->join_state->kind;
+  for (int k = 0; k < 2; k++) {
+    Join *j = &kind[k];
+    j->n = n;
+    j->cols = cols;
+    j->rows = rows;
+    j->W = W;
+    j->H = H;
+    j->pc = pc;
+    j->row_of = row_of;
+    j->col_of = col_of;
+    j->k = k;
+    j->conn8 = (pl->p.connectivity == 8) == (k == 0);
+    j->base = base + k * n;
+    j->nacc = 0;
+  }
   fv_status st = join_kind (pl, &kind[0], &pl->regions, &pl->regions_cap, &pl->nregions);
   if (st == FV_OK && parts)
     st = join_kind (pl, &kind[1], &pl->parts, &pl->parts_cap, &pl->nparts);
@@ -300,8 +376,10 @@ fv_fill_pieces_join (fv_fill_plan *pl, int cols, int rows, const fv_fill_pieces 
     pl->parts[h->part].holes++;
     pl->parts[h->part].hole_area += h->area;
   }
-  join_free (pl, &kind[0]);
-  join_free (pl, &kind[1]);
+  for (int k = 0; k < 2; k++) {   /* what lives past this call: the arrays */
+    kind[k].base = NULL;
+    kind[k].row_of = kind[k].col_of = NULL;
+  }
   free (base);
   if (st != FV_OK)
     pl->nregions = pl->nparts = 0;

@@ -37,6 +37,7 @@ struct fv_fill_plan {
    * the CPU, the CUDA back end's pinned tables there */
   const fv_fill_region *shown_regions, *shown_parts;
   struct fv_fill_measure_state *measure_state;   /* the CPU measure's tables, kept */
+  struct fv_fill_join_state *join_state;   /* chunks' regions joined: the arrays, kept */
   /* CUDA */
   void *state;          /* the back end's own (made by its init, freed by its free) */
 };
@@ -194,6 +195,8 @@ typedef struct {
  * (fv_fill_chunk_measure.c). */
 fv_status fv_fill_pieces_join (fv_fill_plan *pl, int cols, int rows,
     const fv_fill_pieces *pieces);
+/* What fv_fill_pieces_join kept in the plan, freed. */
+void fv_fill_pieces_join_free (fv_fill_plan *pl);
 
 /* Frames beyond the budget or over several devices (fv_fill_chunked.c). */
 fv_status fv_fill_chunked_init (fv_fill_plan *plan, int device, void *stream);

@@ -195,6 +195,7 @@ fv_fill_plan_destroy (fv_fill_plan *pl)
   if (pl->be)
     pl->be->free (pl);
   fv_fill_measure_free (pl);
+  fv_fill_pieces_join_free (pl);
   free (pl->regions);
   free (pl->parts);
   free (pl);
