@@ -40,10 +40,15 @@ typedef struct {
   int first_chunk, first_piece;
 } Acc;
 
+/* The frame's grid of chunks and what each one measured */
 typedef struct {
   int n, cols, rows, W, H;
   const fv_fill_pieces *pc;
   const int *row_of, *col_of;   /* the chunk row of each frame row, column of each column */
+} Grid;
+
+typedef struct {
+  const Grid *g;
   int k, conn8;
   int *base;            /* per chunk: its first piece's node */
   uint32_t *parent;     /* a node a piece */
@@ -66,11 +71,11 @@ struct fv_fill_join_state {
 static int
 node_at (const Join *j, int x, int y, int side)
 {
-  const int c = j->row_of[y] * j->cols + j->col_of[x];
-  const fv_fill_pieces *o = &j->pc[c];
+  const int c = j->g->row_of[y] * j->g->cols + j->g->col_of[x];
+  const fv_fill_pieces *o = &j->g->pc[c];
   const int i = side == TOP ? x - o->x : side == BOTTOM ? o->w + x - o->x
       : side == LEFT ? 2 * o->w + y - o->y : 2 * o->w + o->h + y - o->y;
-  const int v = j->pc[c].edge[j->k][i];
+  const int v = j->g->pc[c].edge[j->k][i];
   return v < 0 ? -1 : j->base[c] + v;
 }
 
@@ -94,9 +99,9 @@ pair (Join *j, int pass, int dir, int a, int b)
 static void
 seams (Join *j, int pass)
 {
-  const int W = j->W, H = j->H;
-  for (int r = 1; r < j->rows; r++) {   /* a row of seams: rows y - 1 and y */
-    const int y = j->pc[r * j->cols].y;
+  const int W = j->g->W, H = j->g->H;
+  for (int r = 1; r < j->g->rows; r++) {   /* a row of seams: rows y - 1 and y */
+    const int y = j->g->pc[r * j->g->cols].y;
     for (int x = 0; x < W; x++) {
       const int up = node_at (j, x, y - 1, BOTTOM), down = node_at (j, x, y, TOP);
       pair (j, pass, DIR_V, up, down);
@@ -106,12 +111,12 @@ seams (Join *j, int pass)
       }
     }
   }
-  for (int i = 1; i < j->cols; i++) {   /* a column of seams: columns x - 1 and x */
-    const int x = j->pc[i].x;
+  for (int i = 1; i < j->g->cols; i++) {   /* a column of seams: columns x - 1 and x */
+    const int x = j->g->pc[i].x;
     for (int y = 0; y < H; y++) {
       const int left = node_at (j, x - 1, y, RIGHT), right = node_at (j, x, y, LEFT);
       pair (j, pass, DIR_H, left, right);
-      if (y + 1 < H && j->row_of[y + 1] == j->row_of[y]) {
+      if (y + 1 < H && j->g->row_of[y + 1] == j->g->row_of[y]) {
         pair (j, pass, DIR_D, left, node_at (j, x, y + 1, LEFT));
         pair (j, pass, DIR_A, right, node_at (j, x - 1, y + 1, RIGHT));
       }
@@ -207,11 +212,11 @@ join_reserve (fv_fill_plan *pl, Join *j, size_t nodes)
 static fv_status
 join_kind (fv_fill_plan *pl, Join *j, fv_fill_region **out, int *cap, int *nout)
 {
-  const int W = j->W;
+  const int W = j->g->W;
   size_t nodes = 0;
-  for (int c = 0; c < j->n; c++) {
+  for (int c = 0; c < j->g->n; c++) {
     j->base[c] = (int) nodes;
-    nodes += (size_t) j->pc[c].n[j->k];
+    nodes += (size_t) j->g->pc[c].n[j->k];
     if (nodes >= INT_MAX) {
       fv_set_last_error ("more than %d regions in a frame", INT_MAX - 1);
       return FV_ERR_INVALID;
@@ -232,8 +237,8 @@ join_kind (fv_fill_plan *pl, Join *j, fv_fill_region **out, int *cap, int *nout)
         .first = INT64_MAX };
       j->acc_of[i] = nacc++;
     }
-  for (int c = 0; c < j->n; c++) {
-    const fv_fill_pieces *pc = &j->pc[c], *o = pc;
+  for (int c = 0; c < j->g->n; c++) {
+    const fv_fill_pieces *pc = &j->g->pc[c], *o = pc;
     const int64_t x0 = o->x, y0 = o->y;
     for (int i = 0; i < pc->n[j->k]; i++) {
       const fv_fill_region *r = &pc->rows[j->k][i];
@@ -267,10 +272,10 @@ join_kind (fv_fill_plan *pl, Join *j, fv_fill_region **out, int *cap, int *nout)
   seams (j, 1);   /* the pairs across the seams inside one region */
   /* diagonal pairs inside a chunk that the seams joined (pieces of a kind
    * joined 4-ways): contacts only between pieces both on the chunk's edge */
-  for (int c = 0; !j->conn8 && c < j->n; c++)
-    for (int i = 0; i < j->pc[c].ncontacts; i++) {
-      const int *t = &j->pc[c].contacts[3 * i];
-      if (t[0] >= 0 && t[1] >= 0 && t[0] < j->pc[c].n[j->k] && t[1] < j->pc[c].n[j->k]
+  for (int c = 0; !j->conn8 && c < j->g->n; c++)
+    for (int i = 0; i < j->g->pc[c].ncontacts; i++) {
+      const int *t = &j->g->pc[c].contacts[3 * i];
+      if (t[0] >= 0 && t[1] >= 0 && t[0] < j->g->pc[c].n[j->k] && t[1] < j->g->pc[c].n[j->k]
           && (t[2] == DIR_D || t[2] == DIR_A))
         pair (j, 1, t[2], j->base[c] + t[0], j->base[c] + t[1]);
     }
@@ -344,16 +349,10 @@ fv_fill_pieces_join (fv_fill_plan *pl, int cols, int rows, const fv_fill_pieces 
     return FV_ERR_NOMEM;
   }
   Join *kind = pl->join_state->kind;
+  const Grid g = { n, cols, rows, W, H, pc, row_of, col_of };
   for (int k = 0; k < 2; k++) {
     Join *j = &kind[k];
-    j->n = n;
-    j->cols = cols;
-    j->rows = rows;
-    j->W = W;
-    j->H = H;
-    j->pc = pc;
-    j->row_of = row_of;
-    j->col_of = col_of;
+    j->g = &g;
     j->k = k;
     j->conn8 = (pl->p.connectivity == 8) == (k == 0);
     j->base = base + k * n;
@@ -378,7 +377,7 @@ fv_fill_pieces_join (fv_fill_plan *pl, int cols, int rows, const fv_fill_pieces 
   }
   for (int k = 0; k < 2; k++) {   /* what lives past this call: the arrays */
     kind[k].base = NULL;
-    kind[k].row_of = kind[k].col_of = NULL;
+    kind[k].g = NULL;
   }
   free (base);
   if (st != FV_OK)
