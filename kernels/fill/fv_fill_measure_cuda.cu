@@ -38,6 +38,9 @@
 #include <thrust/iterator/counting_iterator.h>
 #include "fv_fill_plan.h"
 #include "fv_fill_measure_cuda.h"
+#include "fv_fill_measure_dev.cuh"
+
+using namespace fv_measure;
 #include "../common/fv_cuda_check.cuh"
 #include "../common/fv_env.h"
 
@@ -45,30 +48,6 @@ namespace {
 
 constexpr unsigned ALL = 0xffffffffu;
 
-/* A region as the device sums it. */
-struct DevRegion {
-  unsigned long long area, sx, sy, sxx, syy, sxy, ph, pv, pd, pa;
-  int xmin, ymin, xmax, ymax;
-  int first;   /* its first pixel, y * width + x */
-  int part;    /* a hole's part */
-};
-
-struct Bits {
-  const unsigned *w;
-  int width, height, tiles_x;
-
-  __device__ __forceinline__ unsigned word (int tx, int y) const
-  {
-    return w[((size_t) (y / 32) * tiles_x + tx) * 32 + y % 32];
-  }
-  /* pixel (x, y), 0 outside the frame */
-  __device__ __forceinline__ bool at (int x, int y) const
-  {
-    if (x < 0 || y < 0 || x >= width || y >= height)
-      return false;
-    return word (x / 32, y) >> (x % 32) & 1;
-  }
-};
 
 __device__ __forceinline__ int
 find (const int *L, int a)
@@ -97,15 +76,6 @@ unite (int *L, int a, int b)
       done = true;
     }
   }
-}
-
-/* the frame's bits in valid columns only (the last word's tail is not) */
-__device__ __forceinline__ unsigned
-row_word (const Bits &b, int tx, int y)
-{
-  const unsigned w = b.word (tx, y);
-  const int valid = b.width - tx * 32;
-  return valid >= 32 ? w : w & ((1u << valid) - 1);
 }
 
 __global__ void
@@ -189,21 +159,6 @@ name_roots (int *L, const int *sorted, int n, DevRegion *t)
   z.first = sorted[i];
   z.part = -1;
   t[i] = z;
-}
-
-/* the root of p (a pixel index) and its region's number */
-__device__ __forceinline__ int
-root_of (const int *L, int p)
-{
-  const int v = L[p];
-  return v < 0 ? p : v;
-}
-
-__device__ __forceinline__ int
-number_of (const int *L, int p)
-{
-  const int v = L[p];
-  return v < 0 ? -v - 1 : -L[v] - 1;
 }
 
 /* A region's partial sums: in a block's shared table, then added to the
@@ -404,97 +359,8 @@ finish (const DevRegion *t, int n, fv_fill_region *out, const int *part_labels,
   }
 }
 
-/* the region of each of the frame's edge pixels, in the order top, bottom,
- * left, right (-1: not set), for joining a chunk's regions to its
- * neighbours' (fv_fill_chunk_measure.c) */
-__global__ void
-edge_regions (Bits b, const int *L, int *out)
-{
-  const int w = b.width, h = b.height;
-  int p = blockIdx.x * blockDim.x + threadIdx.x, x, y;
-  if (p >= 2 * (w + h))
-    return;
-  const int i = p;
-  if (p < w) {
-    x = p; y = 0;
-  } else if ((p -= w) < w) {
-    x = p; y = h - 1;
-  } else if ((p -= w) < h) {
-    x = 0; y = p;
-  } else {
-    x = w - 1; y = p - h;
-  }
-  out[i] = b.at (x, y) ? number_of (L, y * w + x) : -1;
-}
-
-/* touch[r]: 1 for the regions r on the frame's edge (edge_regions' list) */
-__global__ void
-mark_touch (const int *edges, int n, unsigned char *touch)
-{
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && edges[i] >= 0)
-    touch[edges[i]] = 1;
-}
-
-/* A plane joined 4-ways: pixels diagonal to each other, neither other pixel
- * of their 2x2 block set, of two regions on the frame's edge (which seams
- * to other chunks may join): a triple each into list (the regions, and 2
- * for the diagonal (x,y)-(x+1,y+1), 3 for the anti-diagonal), counted in
- * *count even past cap */
-__global__ void
-contacts (Bits b, const int *L, const unsigned char *touch, int *list, int cap, int *count)
-{
-  const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x + 1 >= b.width || y + 1 >= b.height)
-    return;
-  const int W = b.width;
-  const bool p = b.at (x, y), q = b.at (x + 1, y + 1), r = b.at (x + 1, y), t = b.at (x, y + 1);
-  int u, v, dir;
-  if (p && q && !r && !t) {
-    u = number_of (L, y * W + x);
-    v = number_of (L, (y + 1) * W + x + 1);
-    dir = 2;
-  } else if (r && t && !p && !q) {
-    u = number_of (L, y * W + x + 1);
-    v = number_of (L, (y + 1) * W + x);
-    dir = 3;
-  } else {
-    return;
-  }
-  if (u == v || !touch[u] || !touch[v])
-    return;
-  const int i = atomicAdd (count, 1);
-  if (i < cap) {
-    list[3 * i] = u;
-    list[3 * i + 1] = v;
-    list[3 * i + 2] = dir;
-  }
-}
-
-constexpr int ROWS = 8;   /* rows a block: 32 x 8 threads */
 
 }  // namespace
-
-struct fv_fill_measure_dev {
-  int max_w, max_h;         /* the largest frame it measures */
-  int width, height, tiles_x;   /* the last frame's */
-  const unsigned *bits[2];  /* the last frame's planes */
-  int *edges;               /* 2 (max_w + max_h): edge_regions' */
-  unsigned char *touch;     /* a byte a region: on the edge */
-  int touch_cap;
-  int *contacts;            /* triples (contacts ()) */
-  int contacts_cap;
-  int *labels[2];           /* holes, parts */
-  int *roots[2];            /* each plane's, up to width x height / 2 + 1, in raster order */
-  int *count;               /* two counters */
-  int *host_count;          /* pinned */
-  void *temp;               /* CUB's */
-  size_t temp_bytes;
-  DevRegion *table[2];      /* the sums, on the device */
-  fv_fill_region *rows[2];  /* the rows, on the device */
-  fv_fill_region *host_rows[2];   /* pinned: what fv_fill_regions hands out */
-  int cap[2];
-};
 
 namespace {
 
@@ -686,74 +552,6 @@ fv_fill_measure_dev_run (fv_fill_measure_dev *m, fv_fill_plan *pl, int width, in
   pl->shown_parts = m->host_rows[1];
   pl->nregions = nh;
   pl->nparts = np;
-  return FV_OK;
-}
-
-extern "C" fv_status
-fv_fill_measure_dev_pieces (fv_fill_measure_dev *m, int k, int n, int *first, int *edge,
-    int *ncontacts, void *stream)
-{
-  cudaStream_t s = (cudaStream_t) stream;
-  if (!m->bits[k]) {
-    fv_set_last_error ("no %s measured", k ? "parts" : "holes");
-    return FV_ERR_INVALID;
-  }
-  const int ne = 2 * (m->width + m->height);
-  const Bits b = { m->bits[k], m->width, m->height, m->tiles_x };
-  edge_regions<<<(ne + 255) / 256, 256, 0, s>>> (b, m->labels[k], m->edges);
-  FV_CUDA_TRY (cudaGetLastError ());
-  FV_CUDA_TRY (cudaMemcpyAsync (edge, m->edges, sizeof (int) * ne, cudaMemcpyDeviceToHost, s));
-  if (n > 0)
-    FV_CUDA_TRY (cudaMemcpyAsync (first, m->roots[k], sizeof (int) * n, cudaMemcpyDeviceToHost,
-        s));
-  if (ncontacts) {
-    *ncontacts = 0;
-    if (n > m->touch_cap) {
-      cudaFree (m->touch);
-      m->touch = nullptr;
-      m->touch_cap = 0;
-      FV_CUDA_TRY (cudaMalloc (&m->touch, n));
-      m->touch_cap = n;
-    }
-    if (n > 0) {
-      FV_CUDA_TRY (cudaMemsetAsync (m->touch, 0, n, s));
-      mark_touch<<<(ne + 255) / 256, 256, 0, s>>> (m->edges, ne, m->touch);
-    }
-    const dim3 block (32, ROWS), grid (m->tiles_x, (m->height + ROWS - 1) / ROWS);
-    for (int round = 0; n > 0 && round < 2; round++) {   /* again when the list was short */
-      FV_CUDA_TRY (cudaMemsetAsync (&m->count[2], 0, sizeof (int), s));
-      contacts<<<grid, block, 0, s>>> (b, m->labels[k], m->touch, m->contacts, m->contacts_cap,
-          &m->count[2]);
-      FV_CUDA_TRY (cudaGetLastError ());
-      FV_CUDA_TRY (cudaMemcpyAsync (&m->host_count[2], &m->count[2], sizeof (int),
-          cudaMemcpyDeviceToHost, s));
-      FV_CUDA_TRY (fv_cuda_sync (s));
-      *ncontacts = m->host_count[2];
-      if (*ncontacts <= m->contacts_cap)
-        break;
-      cudaFree (m->contacts);
-      m->contacts = nullptr;
-      m->contacts_cap = 0;
-      FV_CUDA_TRY (cudaMalloc (&m->contacts, 3 * sizeof (int) * (size_t) *ncontacts));
-      m->contacts_cap = *ncontacts;
-    }
-  }
-  FV_CUDA_TRY (fv_cuda_sync (s));
-  return FV_OK;
-}
-
-extern "C" fv_status
-fv_fill_measure_dev_contacts (fv_fill_measure_dev *m, int *list, int n, void *stream)
-{
-  cudaStream_t s = (cudaStream_t) stream;
-  if (n > m->contacts_cap) {
-    fv_set_last_error ("%d contacts asked for, %d found", n, m->contacts_cap);
-    return FV_ERR_INVALID;
-  }
-  if (n > 0)
-    FV_CUDA_TRY (cudaMemcpyAsync (list, m->contacts, 3 * sizeof (int) * (size_t) n,
-        cudaMemcpyDeviceToHost, s));
-  FV_CUDA_TRY (fv_cuda_sync (s));
   return FV_OK;
 }
 
