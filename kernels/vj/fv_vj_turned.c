@@ -372,63 +372,6 @@ overlap_half (const fv_rect *a, const fv_rect *b)
   return fv_overlap_of_smaller (da, db) >= 0.5;
 }
 
-/* The turned scans' boxes of one object (overlapping by half of the
- * smaller, transitively: fv_overlap.h) as one: their bounding box, the
- * neighbours summed, the angle of the turn that saw it best, and how many
- * angles saw it. */
-int
-fv_vj_merge_turns (const fv_vj_turned_det *in, int n, fv_vj_turned_det *out)
-{
-  int *root = malloc (sizeof (int) * 3 * (size_t) (n + 1)), *slot = root + n + 1;
-  int *best = slot + n + 1;
-  double (*box)[4] = malloc (sizeof *box * (size_t) (n + 1));
-  if (!root || !box) {
-    free (root);
-    free (box);
-    return -1;
-  }
-  for (int i = 0; i < n; i++) {
-    box[i][0] = in[i].box.x;
-    box[i][1] = in[i].box.y;
-    box[i][2] = in[i].box.width;
-    box[i][3] = in[i].box.height;
-  }
-  fv_group_overlapping (n, (const double (*)[4]) box, 0.5, root);
-  int nout = 0;
-  for (int i = 0; i < n; i++) {
-    const int r = root[i];
-    const fv_vj_turned_det *d = &in[i];
-    if (r == i) {
-      slot[i] = nout;
-      best[i] = d->neighbors;
-      out[nout] = *d;
-      out[nout++].nangles = 1;
-      continue;
-    }
-    fv_vj_turned_det *m = &out[slot[r]];
-    int seen_angle = 0;   /* an earlier member of the group at this angle */
-    for (int j = r; j < i && !seen_angle; j++)
-      seen_angle = root[j] == r && in[j].angle == d->angle;
-    m->nangles += !seen_angle;
-    if (d->neighbors > best[r]) {   /* the turn that saw it best */
-      best[r] = d->neighbors;
-      m->angle = d->angle;
-    }
-    const int x1 = m->box.x + m->box.width > d->box.x + d->box.width
-        ? m->box.x + m->box.width : d->box.x + d->box.width;
-    const int y1 = m->box.y + m->box.height > d->box.y + d->box.height
-        ? m->box.y + m->box.height : d->box.y + d->box.height;
-    m->box.x = m->box.x < d->box.x ? m->box.x : d->box.x;
-    m->box.y = m->box.y < d->box.y ? m->box.y : d->box.y;
-    m->box.width = x1 - m->box.x;
-    m->box.height = y1 - m->box.y;
-    m->neighbors += d->neighbors;
-  }
-  free (box);
-  free (root);
-  return nout;
-}
-
 /* The raw windows of one scan grouped, a turned scan's weak boxes dropped,
  * and each box mapped back to the frame (the bounding box of its corners,
  * clipped) into t->all. */
