@@ -125,14 +125,15 @@ sub_first (void *plan, int c, const fv_image *in, const fv_image *out, void *use
 }
 
 /* Room for n more of what a chunk's measure gives, counted against the
- * frame plan's budget. */
-static int
+ * frame plan's budget: FV_ERR_INVALID (with the reason) past it,
+ * FV_ERR_NOMEM when the host has no more. */
+static fv_status
 pieces_grow (fv_fill_plan *owner, fv_fill_pieces *pc, int k, int n, size_t edge)
 {
   if (n > pc->cap[k]) {
     const size_t more = ((size_t) n - pc->cap[k]) * (sizeof (fv_fill_region) + sizeof (int));
     if (!fv_fill_grow (owner, more))
-      return 0;
+      return fv_fill_over_budget (owner, "the chunks' measured regions");
     pc->counted += more;
     fv_fill_region *rows = realloc (pc->rows[k], sizeof *rows * (size_t) n);
     if (rows)
@@ -141,23 +142,23 @@ pieces_grow (fv_fill_plan *owner, fv_fill_pieces *pc, int k, int n, size_t edge)
     if (first)
       pc->first[k] = first;
     if (!rows || !first)
-      return 0;
+      return FV_ERR_NOMEM;
     pc->cap[k] = n;
   }
   if (edge > pc->edge_cap) {
     const size_t more = 2 * (edge - pc->edge_cap) * sizeof (int);
     if (!fv_fill_grow (owner, more))
-      return 0;
+      return fv_fill_over_budget (owner, "the chunks' measured regions");
     pc->counted += more;
     for (int j = 0; j < 2; j++) {
       int *e = realloc (pc->edge[j], sizeof *e * edge);
       if (!e)
-        return 0;
+        return FV_ERR_NOMEM;
       pc->edge[j] = e;
     }
     pc->edge_cap = edge;
   }
-  return 1;
+  return FV_OK;
 }
 
 /* Chunk c measured as a frame of its own, its regions kept for the join */
@@ -179,8 +180,8 @@ measure_chunk (FillChunks *f, fv_fill_plan *plan, int c)
   const int kinds = (f->sub.measure & FV_FILL_MEASURE_PARTS) ? 2 : 1;
   for (int k = 0; k < kinds; k++) {
     const int n = k ? plan->nparts : plan->nregions;
-    if (!pieces_grow (f->owner, pc, k, n, 2 * ((size_t) pc->w + pc->h)))
-      return fv_fill_over_budget (f->owner, "the chunks' measured regions");
+    if ((st = pieces_grow (f->owner, pc, k, n, 2 * ((size_t) pc->w + pc->h))) != FV_OK)
+      return st;
     memcpy (pc->rows[k], k ? plan->shown_parts : plan->shown_regions,
         sizeof (fv_fill_region) * (size_t) n);
     pc->n[k] = n;
