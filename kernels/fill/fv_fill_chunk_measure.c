@@ -29,9 +29,9 @@
 #include <string.h>
 #include "fv_fill_plan.h"
 
-/* the two kinds: holes (k 0) and parts (k 1) */
-enum { TOP, BOTTOM, LEFT, RIGHT };
-enum { DIR_H, DIR_V, DIR_D, DIR_A };   /* DIR_D and DIR_A as fv_fill_pieces says */
+/* the four directions of pixel pairs; DIR_D and DIR_A as fv_fill_pieces
+ * says. The two kinds (k): holes 0, parts 1. */
+enum { DIR_H, DIR_V, DIR_D, DIR_A };
 
 typedef struct {
   int64_t area, sx, sy, sxx, syy, sxy, pairs[4];
@@ -73,9 +73,9 @@ node_at (const Join *j, int x, int y, int side)
 {
   const int c = j->g->row_of[y] * j->g->cols + j->g->col_of[x];
   const fv_fill_pieces *o = &j->g->pc[c];
-  const int i = side == TOP ? x - o->x : side == BOTTOM ? o->w + x - o->x
-      : side == LEFT ? 2 * o->w + y - o->y : 2 * o->w + o->h + y - o->y;
-  const int v = j->g->pc[c].edge[j->k][i];
+  const int i = fv_fill_edge_start (o->w, o->h, side)
+      + (side == FV_FILL_TOP || side == FV_FILL_BOTTOM ? x - o->x : y - o->y);
+  const int v = o->edge[j->k][i];
   return v < 0 ? -1 : j->base[c] + v;
 }
 
@@ -103,22 +103,24 @@ seams (Join *j, int pass)
   for (int r = 1; r < j->g->rows; r++) {   /* a row of seams: rows y - 1 and y */
     const int y = j->g->pc[r * j->g->cols].y;
     for (int x = 0; x < W; x++) {
-      const int up = node_at (j, x, y - 1, BOTTOM), down = node_at (j, x, y, TOP);
+      const int up = node_at (j, x, y - 1, FV_FILL_BOTTOM);
+      const int down = node_at (j, x, y, FV_FILL_TOP);
       pair (j, pass, DIR_V, up, down);
       if (x + 1 < W) {
-        pair (j, pass, DIR_D, up, node_at (j, x + 1, y, TOP));
-        pair (j, pass, DIR_A, node_at (j, x + 1, y - 1, BOTTOM), down);
+        pair (j, pass, DIR_D, up, node_at (j, x + 1, y, FV_FILL_TOP));
+        pair (j, pass, DIR_A, node_at (j, x + 1, y - 1, FV_FILL_BOTTOM), down);
       }
     }
   }
   for (int i = 1; i < j->g->cols; i++) {   /* a column of seams: columns x - 1 and x */
     const int x = j->g->pc[i].x;
     for (int y = 0; y < H; y++) {
-      const int left = node_at (j, x - 1, y, RIGHT), right = node_at (j, x, y, LEFT);
+      const int left = node_at (j, x - 1, y, FV_FILL_RIGHT);
+      const int right = node_at (j, x, y, FV_FILL_LEFT);
       pair (j, pass, DIR_H, left, right);
       if (y + 1 < H && j->g->row_of[y + 1] == j->g->row_of[y]) {
-        pair (j, pass, DIR_D, left, node_at (j, x, y + 1, LEFT));
-        pair (j, pass, DIR_A, right, node_at (j, x - 1, y + 1, RIGHT));
+        pair (j, pass, DIR_D, left, node_at (j, x, y + 1, FV_FILL_LEFT));
+        pair (j, pass, DIR_A, right, node_at (j, x - 1, y + 1, FV_FILL_RIGHT));
       }
     }
   }

@@ -60,13 +60,14 @@ typedef struct {
   fv_fill_pieces *pieces;
 } FillChunks;
 
-/* A chunk's edge pixels, in the order top, bottom, left, right */
-enum { TOP, BOTTOM, LEFT, RIGHT };
+/* A chunk's edge pixels, in the order top, bottom, left, right
+ * (fv_fill_plan.h) */
+enum { TOP = FV_FILL_TOP, BOTTOM = FV_FILL_BOTTOM, LEFT = FV_FILL_LEFT, RIGHT = FV_FILL_RIGHT };
 
 static int
 side_start (const fv_chunk_rect *o, int side)
 {
-  return side == TOP ? 0 : side == BOTTOM ? o->w : side == LEFT ? 2 * o->w : 2 * o->w + o->h;
+  return fv_fill_edge_start (o->w, o->h, side);
 }
 
 static int
@@ -124,38 +125,44 @@ sub_first (void *plan, int c, const fv_image *in, const fv_image *out, void *use
   return fv_fill_cuda_first (plan, in, sides, f->edges[c], out);
 }
 
-/* Room for n more of what a chunk's measure gives, counted against the
- * frame plan's budget: FV_ERR_INVALID (with the reason) past it,
- * FV_ERR_NOMEM when the host has no more. */
+/* *p from `have` bytes to `want`, counted against the frame plan's budget:
+ * FV_ERR_INVALID (with the reason) past it, FV_ERR_NOMEM when the host has
+ * no more */
 static fv_status
-pieces_grow (fv_fill_plan *owner, fv_fill_pieces *pc, int k, int n, size_t edge)
+pieces_grow (fv_fill_plan *owner, fv_fill_pieces *pc, void *p, size_t have, size_t want)
 {
+  if (want <= have)
+    return FV_OK;
+  if (!fv_fill_grow (owner, want - have))
+    return fv_fill_over_budget (owner, "the chunks' measured regions");
+  pc->counted += want - have;
+  void *q = realloc (*(void **) p, want);
+  if (!q)
+    return FV_ERR_NOMEM;
+  *(void **) p = q;
+  return FV_OK;
+}
+
+/* Room for n regions of kind k and the chunk's edge pixels */
+static fv_status
+pieces_reserve (fv_fill_plan *owner, fv_fill_pieces *pc, int k, int n, size_t edge)
+{
+  fv_status st = FV_OK;
   if (n > pc->cap[k]) {
-    const size_t more = ((size_t) n - pc->cap[k]) * (sizeof (fv_fill_region) + sizeof (int));
-    if (!fv_fill_grow (owner, more))
-      return fv_fill_over_budget (owner, "the chunks' measured regions");
-    pc->counted += more;
-    fv_fill_region *rows = realloc (pc->rows[k], sizeof *rows * (size_t) n);
-    if (rows)
-      pc->rows[k] = rows;
-    int *first = realloc (pc->first[k], sizeof *first * (size_t) n);
-    if (first)
-      pc->first[k] = first;
-    if (!rows || !first)
-      return FV_ERR_NOMEM;
+    const size_t have = (size_t) pc->cap[k], want = (size_t) n;
+    if ((st = pieces_grow (owner, pc, &pc->rows[k], have * sizeof (fv_fill_region),
+            want * sizeof (fv_fill_region))) != FV_OK
+        || (st = pieces_grow (owner, pc, &pc->first[k], have * sizeof (int),
+            want * sizeof (int))) != FV_OK)
+      return st;
     pc->cap[k] = n;
   }
   if (edge > pc->edge_cap) {
-    const size_t more = 2 * (edge - pc->edge_cap) * sizeof (int);
-    if (!fv_fill_grow (owner, more))
-      return fv_fill_over_budget (owner, "the chunks' measured regions");
-    pc->counted += more;
-    for (int j = 0; j < 2; j++) {
-      int *e = realloc (pc->edge[j], sizeof *e * edge);
-      if (!e)
-        return FV_ERR_NOMEM;
-      pc->edge[j] = e;
-    }
+    for (int j = 0; j < 2 && st == FV_OK; j++)
+      st = pieces_grow (owner, pc, &pc->edge[j], pc->edge_cap * sizeof (int),
+          edge * sizeof (int));
+    if (st != FV_OK)
+      return st;
     pc->edge_cap = edge;
   }
   return FV_OK;
@@ -180,7 +187,7 @@ measure_chunk (FillChunks *f, fv_fill_plan *plan, int c)
   const int kinds = (f->sub.measure & FV_FILL_MEASURE_PARTS) ? 2 : 1;
   for (int k = 0; k < kinds; k++) {
     const int n = k ? plan->nparts : plan->nregions;
-    if ((st = pieces_grow (f->owner, pc, k, n, 2 * ((size_t) pc->w + pc->h))) != FV_OK)
+    if ((st = pieces_reserve (f->owner, pc, k, n, 2 * ((size_t) pc->w + pc->h))) != FV_OK)
       return st;
     memcpy (pc->rows[k], k ? plan->shown_parts : plan->shown_regions,
         sizeof (fv_fill_region) * (size_t) n);
@@ -195,14 +202,10 @@ measure_chunk (FillChunks *f, fv_fill_plan *plan, int c)
     if (!four)
       continue;
     if (nc > pc->contacts_cap) {
-      const size_t more = 3 * sizeof (int) * ((size_t) nc - pc->contacts_cap);
-      if (!fv_fill_grow (f->owner, more))
-        return fv_fill_over_budget (f->owner, "the chunks' measured regions");
-      pc->counted += more;
-      int *list = realloc (pc->contacts, 3 * sizeof (int) * (size_t) nc);
-      if (!list)
-        return FV_ERR_NOMEM;
-      pc->contacts = list;
+      if ((st = pieces_grow (f->owner, pc, &pc->contacts,
+              3 * sizeof (int) * (size_t) pc->contacts_cap,
+              3 * sizeof (int) * (size_t) nc)) != FV_OK)
+        return st;
       pc->contacts_cap = nc;
     }
     if ((st = fv_fill_cuda_chunk_contacts (plan, pc->contacts, nc)) != FV_OK)

@@ -156,6 +156,19 @@ fv_status fv_fill_cuda_seams (void *stream, int *parent, int *ed, const fv_fill_
     int nsides, const fv_fill_seam *seams, int nseams, const fv_fill_pair *pairs, int npairs,
     int longest, int conn8);
 
+/* A chunk's edge pixels in one list, as the first pass's `edges`, the
+ * measure's edge regions and the seams' nodes all order them: the top row,
+ * the bottom row, the left column, the right column; fv_fill_edge_start
+ * gives where a side's first pixel lies in that list for a w x h chunk. */
+enum { FV_FILL_TOP, FV_FILL_BOTTOM, FV_FILL_LEFT, FV_FILL_RIGHT };
+
+static inline int
+fv_fill_edge_start (int w, int h, int side)
+{
+  return side == FV_FILL_TOP ? 0 : side == FV_FILL_BOTTOM ? w
+      : side == FV_FILL_LEFT ? 2 * w : 2 * w + h;
+}
+
 /* A chunk measured after its second pass, as a frame of its own (its
  * plan made with measure): its holes and parts into the plan's shown
  * tables (coordinates in the chunk; every pixel outside it counted as not

@@ -342,6 +342,17 @@ fvt_ref_label (int W, int H, const uint8_t *in, int conn, int *label, fvt_region
   return n;
 }
 
+void
+fvt_print_region (const char *what, const fvt_region *r)
+{
+  fprintf (stderr, "    %s (%d,%d %dx%d) area %lld sums %lld %lld %lld %lld %lld crossings %lld "
+      "%lld %lld %lld part %d holes %d of %lld\n", what, r->x, r->y, r->width, r->height,
+      (long long) r->area, (long long) r->sum_x, (long long) r->sum_y, (long long) r->sum_xx,
+      (long long) r->sum_yy, (long long) r->sum_xy, (long long) r->cross_h,
+      (long long) r->cross_v, (long long) r->cross_d, (long long) r->cross_a, r->part, r->holes,
+      (long long) r->hole_area);
+}
+
 #define REF_PIX(im, x, y) (((uint8_t *) (im)->data)[(size_t) (y) * (im)->stride + (x)])
 
 int

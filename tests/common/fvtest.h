@@ -71,6 +71,8 @@ int fvt_ref_parts (const fv_image *src, unsigned thr, int conn, const uint8_t *w
  * label[] (-1: none), every field but the links counted pixel by pixel (the
  * frame's edge counts as not in a region); returns how many. */
 int fvt_ref_label (int W, int H, const uint8_t *in, int conn, int *label, fvt_region **out);
+/* Every field of a region on one line of stderr, after `what` (failures). */
+void fvt_print_region (const char *what, const fvt_region *r);
 
 double fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c);
 

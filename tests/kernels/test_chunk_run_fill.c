@@ -70,14 +70,9 @@ same_measure (fv_fill_plan *gpu, const fv_image *src, const fv_fill_params *p, c
     int bad = na != nb;
     for (int i = 0; !bad && i < na; i++)
       if (memcmp (&a[i], &b[i], sizeof *a)) {
-        fprintf (stderr, "  %s %d: (%d,%d %dx%d) area %lld cross %lld %lld %lld %lld part %d "
-            "holes %d, CPU (%d,%d %dx%d) area %lld cross %lld %lld %lld %lld part %d holes %d\n",
-            parts ? "part" : "hole", i, b[i].x, b[i].y, b[i].width, b[i].height,
-            (long long) b[i].area, (long long) b[i].cross_h, (long long) b[i].cross_v,
-            (long long) b[i].cross_d, (long long) b[i].cross_a, b[i].part, b[i].holes, a[i].x,
-            a[i].y, a[i].width, a[i].height, (long long) a[i].area, (long long) a[i].cross_h,
-            (long long) a[i].cross_v, (long long) a[i].cross_d, (long long) a[i].cross_a,
-            a[i].part, a[i].holes);
+        fprintf (stderr, "  %s %d:\n", parts ? "part" : "hole", i);
+        fvt_print_region ("GPU", &b[i]);
+        fvt_print_region ("CPU", &a[i]);
         bad = 1;
       }
     FVT_CHECK (st == FV_OK && !bad, "%s: %d %s, the CPU %d (or a field differs)", what, nb,

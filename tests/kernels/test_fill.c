@@ -15,17 +15,6 @@
 
 static fv_backend backend = FV_BACKEND_CPU;
 
-static void
-print_region (const char *what, const fv_fill_region *r)
-{
-  fprintf (stderr, "    %s (%d,%d %dx%d) area %lld sums %lld %lld %lld %lld %lld crossings %lld "
-      "%lld %lld %lld part %d holes %d of %lld\n", what, r->x, r->y, r->width, r->height,
-      (long long) r->area, (long long) r->sum_x, (long long) r->sum_y, (long long) r->sum_xx,
-      (long long) r->sum_yy, (long long) r->sum_xy, (long long) r->cross_h,
-      (long long) r->cross_v, (long long) r->cross_d, (long long) r->cross_a, r->part, r->holes,
-      (long long) r->hole_area);
-}
-
 /* Every field of every region, in order, against the reference's. */
 static void
 same_regions (const char *name, const char *what, const fv_image *src, int conn,
@@ -37,8 +26,8 @@ same_regions (const char *name, const char *what, const fv_image *src, int conn,
   for (int i = 0; i < n && i < nref; i++)
     if (memcmp (&got[i], &ref[i], sizeof got[i]) && bad++ < 3) {
       fprintf (stderr, "  %s %s %d:\n", name, what, i);
-      print_region ("got ", &got[i]);
-      print_region ("want", &ref[i]);
+      fvt_print_region ("got ", &got[i]);
+      fvt_print_region ("want", &ref[i]);
     }
   FVT_CHECK (bad == 0, "%s %dx%d conn %d: %d %s differ", name, src->width, src->height, conn,
       bad, what);
