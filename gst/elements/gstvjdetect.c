@@ -97,6 +97,7 @@ enum {
   PROP_TURNED_MIN_NEIGHBORS,
   PROP_TURNED_INTERVAL,
   PROP_TURNED_AGREEMENT,
+  PROP_TURNED_EDGE,
 };
 
 #define FORMATS "{ GRAY8, I420, NV12, Y444, RGB, BGR, RGBA, BGRA, RGBx, BGRx }"
@@ -318,6 +319,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
   tp.turned_min_neighbors = self->turned_min_neighbors;
   tp.interval = (int) self->turned_interval;
   tp.agreement = (int) self->turned_agreement;
+  tp.edge = self->turned_edge;
   if (angles) {
     tp.nangles = (int) MIN (angles->len, FV_VJ_MAX_ANGLES);
     for (gint k = 0; k < tp.nangles; k++)
@@ -453,6 +455,10 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
       self->turned_agreement = g_value_get_uint (value);
       replan = FALSE;
       break;
+    case PROP_TURNED_EDGE:
+      self->turned_edge = g_value_get_double (value);
+      replan = FALSE;
+      break;
     case PROP_TURNED_MIN_NEIGHBORS:
       self->turned_min_neighbors = g_value_get_int (value);
       replan = FALSE;
@@ -519,6 +525,7 @@ gst_vj_detect_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_INTERVAL: g_value_set_uint (value, self->interval); break;
     case PROP_TURNED_INTERVAL: g_value_set_uint (value, self->turned_interval); break;
     case PROP_TURNED_AGREEMENT: g_value_set_uint (value, self->turned_agreement); break;
+    case PROP_TURNED_EDGE: g_value_set_double (value, self->turned_edge); break;
     case PROP_TURNED_MIN_NEIGHBORS: g_value_set_int (value, self->turned_min_neighbors); break;
     case PROP_ANGLES: g_value_set_string (value, self->angles_text ? self->angles_text : "0"); break;
     default:
@@ -637,6 +644,14 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
           "frame (with turned-interval > 1, the frame after its first whole scan, when the "
           "window around it is scanned at every angle). 1: every turned box",
           1, FV_VJ_MAX_ANGLES, 1, FV_PARAM_CONTROLLABLE));
+
+  g_object_class_install_property (gobject_class, PROP_TURNED_EDGE,
+      g_param_spec_double ("turned-edge", "Turned edge", "With turned-interval > 1, each "
+          "turned angle also scans, between its whole scans, the bands along the frame's "
+          "four edges this share of the frame's shorter side wide, for faces up to that "
+          "width: a turned face entering the frame is found on its first searched frame "
+          "inside instead of at its angle's next whole scan. 0: none",
+          0, FV_VJ_MAX_EDGE, 0, FV_PARAM_CONTROLLABLE));
 
   gst_type_mark_as_plugin_api (GST_TYPE_VJ_DETECT_UPDATES, 0);
   gst_element_class_set_static_metadata (element_class, "Viola-Jones detector",

@@ -32,6 +32,7 @@ struct _GstVjDetect {
   guint interval;              /* detect on every interval-th frame */
   guint turned_interval;       /* each turned angle's whole scan every this many searches */
   guint turned_agreement;      /* angles that must see a box only turned scans see */
+  gdouble turned_edge;         /* bands along the edges turned scans search in between */
   GArray *angles;              /* of gdouble: the turns scanned (0: upright only) */
   gchar *angles_text;
   gchar *angles_refused;   /* a list refused while stopped: an error at start */

@@ -21,6 +21,7 @@ typedef struct {
   uint64_t *row;
   int *xs;
   uint8_t *scratch;             /* the level build's */
+  int *spans;                   /* a row's column spans, with a restriction */
 } thread_state;
 
 typedef struct {
@@ -100,26 +101,58 @@ fv_vj_cpu_init (fv_vj_plan *pl)
   return FV_OK;
 }
 
-/* Windows of one row in OpenCV's order: after a window fails the first
- * stage the next one is skipped. Keys (level, y, x) go to out; xs is
+/* The element of window x in a level's rows: levels of step 2 are built
+ * split for the SIMD scan (eight neighbouring windows are eight
+ * neighbouring elements), with the split model's offsets. */
+static inline int
+window_index (const cpu_state *cs, const fv_vj_level *lv, int x)
+{
+  return cs->simd ? x / lv->step : x;
+}
+
+static inline const fv_vj_model *
+row_model (const cpu_state *cs, const fv_vj_model *m, const fv_vj_level *lv)
+{
+  return cs->simd && lv->step == 2 ? &cs->split.m : m;
+}
+
+/* The first window at or before x whose visit does not depend on the
+ * windows before it: OpenCV skips a window after one that passes the
+ * variance test and fails the first stage, so walk back over such
+ * windows; the window after the last of them is always visited. */
+static int
+walk_start (const cpu_state *cs, const fv_vj_model *m, const fv_vj_level *lv,
+    const uint32_t *row, int x)
+{
+  const fv_vj_model *mm = row_model (cs, m, lv);
+  while (x > 0 && fv_vj_window (mm, row + window_index (cs, lv, x - lv->step)) == 0)
+    x -= lv->step;
+  return x;
+}
+
+/* Windows x in [xa, xb) of one row (xa a multiple of the step) in OpenCV's
+ * order: after a window fails the first stage the next one is skipped, the
+ * walk starting at walk_start so that the visits are the whole row's.
+ * Keys (level, y, x) of those at or after `report` go to out; xs is
  * scratch for the SIMD scan. */
 static int
-scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, int l, int y,
-    int ya, uint64_t *out, int *xs)
+scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_level *lv, int l, int y,
+    const uint32_t *row, int xa, int xb, int report, uint64_t *out, int *xs)
 {
-  const fv_vj_level *lv = &py->lv[l];
-  /* the level's sums start at its row ya (all of it built: 0) */
-  const uint32_t *row = cs->planes + lv->origin + (int64_t) (y - ya) * py->stride;
+  const int x0 = xa > 0 ? walk_start (cs, m, lv, row, xa) : 0;
   int n = 0;
   if (cs->simd) {
-    n = cs->simd (lv->step == 2 ? &cs->split.m : m, lv, row, xs);
-    for (int i = 0; i < n; i++)
-      out[i] = fv_vj_key (l, y, xs[i]);
+    fv_vj_level part = *lv;
+    part.work_w = xb - x0;
+    const int k = cs->simd (row_model (cs, m, lv), &part, row + window_index (cs, lv, x0), xs);
+    for (int i = 0; i < k; i++)
+      if (x0 + xs[i] >= report)
+        out[n++] = fv_vj_key (l, y, x0 + xs[i]);
     return n;
   }
-  for (int x = 0; x < lv->work_w; x += lv->step) {
+  for (int x = x0; x < xb; x += lv->step) {
     int r = fv_vj_window (m, row + x);
-    if (r > 0)
+    if (r > 0 && x >= report)
       out[n++] = fv_vj_key (l, y, x);
     else if (r == 0)
       x += lv->step;
@@ -127,14 +160,69 @@ scan_row (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, in
   return n;
 }
 
-/* Scans window row y of level l (built from its row ya) into the calling
- * thread's keys. */
+/* The columns of window row y of level l that a restriction to parts
+ * (fv_vj_rows) needs: merged spans [x, x') of window positions, a
+ * superset (the caller keeps what it asked for). Returns their count. */
+static int
+row_spans (const fv_vj_level *lv, int y, const fv_vj_rows *rows, int nrows, int *span)
+{
+  const fv_rect q = fv_vj_window_rect (lv, 0, y);
+  int n = 0;
+  for (int b = 0; b < nrows; b++) {
+    const fv_vj_rows *o = &rows[b];
+    if (q.width < o->min_w || q.width > o->max_w || q.y < o->y0 || q.y + q.height > o->y1)
+      continue;
+    /* window x has its rectangle at lrintf (x * scale): one position of slack */
+    int a = (int) floorf ((float) o->x0 / lv->scale) - lv->step;
+    int e = (int) ceilf ((float) (o->x1 - lv->win_w) / lv->scale) + 2 * lv->step;
+    a = a < 0 ? 0 : a / lv->step * lv->step;
+    e = e > lv->work_w ? lv->work_w : e;
+    if (a >= e)
+      continue;
+    int i = n++;   /* insertion by start */
+    while (i > 0 && span[2 * (i - 1)] > a) {
+      span[2 * i] = span[2 * (i - 1)];
+      span[2 * i + 1] = span[2 * (i - 1) + 1];
+      i--;
+    }
+    span[2 * i] = a;
+    span[2 * i + 1] = e;
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (m > 0 && span[2 * i] <= span[2 * (m - 1) + 1]) {
+      if (span[2 * i + 1] > span[2 * (m - 1) + 1])
+        span[2 * (m - 1) + 1] = span[2 * i + 1];
+    } else {
+      span[2 * m] = span[2 * i];
+      span[2 * m + 1] = span[2 * i + 1];
+      m++;
+    }
+  return m;
+}
+
+/* Scans window row y of level l (built from its row ya), all of it or
+ * only the columns the restriction needs, into the calling thread's keys. */
 static void
 scan_into (const cpu_state *cs, const fv_vj_model *m, const fv_vj_pyramid *py, int l, int y,
-    int ya, int me)
+    int ya, const fv_vj_rows *rows, int nrows, int me)
 {
   thread_state *ts = &cs->ts[me];
-  const int k = scan_row (cs, m, py, l, y, ya, ts->row, ts->xs);
+  const fv_vj_level *lv = &py->lv[l];
+  /* the level's sums start at its row ya (all of it built: 0) */
+  const uint32_t *row = cs->planes + lv->origin + (int64_t) (y - ya) * py->stride;
+  int k = 0;
+  if (nrows > 0) {
+    const int ns = row_spans (lv, y, rows, nrows, ts->spans);
+    for (int i = 0, report = 0; i < ns; i++) {
+      const int xa = ts->spans[2 * i], xb = ts->spans[2 * i + 1];
+      k += scan_row (cs, m, lv, l, y, row, xa, xb, xa > report ? xa : report, ts->row + k,
+          ts->xs);
+      report = xb;
+    }
+  } else {
+    k = scan_row (cs, m, lv, l, y, row, 0, lv->work_w, 0, ts->row, ts->xs);
+  }
   if (ts->n + k > ts->cap) {
     int cap = ts->cap;
     while (ts->n + k > cap)
@@ -162,6 +250,8 @@ typedef struct {
   int has_tilted;
   const unsigned char *keep;
   const int *span;
+  const fv_vj_rows *rows;   /* the restriction's parts (nrows 0: none) */
+  int nrows;
   int *builds;
   int nbuilds;
   int *bunch;
@@ -198,7 +288,7 @@ scan_part (void *ctx, int me, int parts)
     const int r1 = r0 + ROWS_A_TASK < lv->rows ? r0 + ROWS_A_TASK : lv->rows;
     for (int r = r0; r < r1; r++)
       if (!sj->keep || sj->keep[sj->at[l] + r])
-        scan_into (cs, sj->m, py, l, r * lv->step, ya, me);
+        scan_into (cs, sj->m, py, l, r * lv->step, ya, sj->rows, sj->nrows, me);
   }
 }
 
@@ -216,14 +306,19 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
   /* a restriction to rows: each level's rows to build and window rows to scan */
   unsigned char *keep = NULL;
   int *span = NULL;
+  int *spans = NULL;
   if (pl->nrows > 0) {
     keep = malloc ((size_t) py->rows + 1);
     span = malloc (sizeof *span * 2 * (size_t) py->nlevels);
-    if (!keep || !span) {
+    spans = malloc (sizeof *spans * 2 * (size_t) pl->nrows * (size_t) cs->threads);
+    if (!keep || !span || !spans) {
       free (keep);
       free (span);
+      free (spans);
       return FV_ERR_NOMEM;
     }
+    for (int t = 0; t < cs->threads; t++)
+      cs->ts[t].spans = spans + 2 * (size_t) pl->nrows * (size_t) t;
     for (int l = 0, at = 0; l < py->nlevels; at += py->lv[l].rows, l++)
       fv_vj_rows_of_level (py, pl->cascade, l, pl->rows, pl->nrows, keep + at, &span[2 * l],
           &span[2 * l + 1]);
@@ -240,9 +335,11 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
   if (!work) {
     free (keep);
     free (span);
+    free (spans);
     return FV_ERR_NOMEM;
   }
-  scan_job sj = { cs, m, py, gray, has_tilted, keep, span, work, nb, work + nb, nc,
+  scan_job sj = { cs, m, py, gray, has_tilted, keep, span, pl->rows, pl->nrows, work, nb,
+    work + nb, nc,
     work + nb + 2 * nc, work + nb + 2 * nc + L, 0, 0 };
   for (int l = 0, b = 0, at = 0; l < L; at += py->lv[l].rows, l++) {
     sj.at[l] = at;
@@ -262,6 +359,7 @@ fv_vj_cpu_execute (fv_vj_plan *pl, const fv_image *gray)
   fv_team_end (team);
   free (keep);
   free (span);
+  free (spans);
 
   int nkeys = 0, failed = 0;
   for (int t = 0; t < cs->threads; t++) {

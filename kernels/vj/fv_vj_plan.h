@@ -133,12 +133,14 @@ void fv_vj_level_build_rows (const fv_vj_pyramid *py, int l, const uint8_t *src,
     size_t src_stride, uint8_t *tmp, uint32_t *base, int tilted, int split, int ya, int yb);
 void fv_vj_level_source_rows (const fv_vj_pyramid *py, int l, int ya, int yb, int *s0, int *s1);
 
-/* Rows of the frame to search (an execute's restriction): only windows
- * whose rectangle's rows lie in [y0, y1) and whose width is in
- * [min_w, max_w]. The CPU back end builds and scans only the level rows
- * such windows need; the others search everything (the caller keeps the
- * windows it asked for: the same). */
-typedef struct { int y0, y1, min_w, max_w; } fv_vj_rows;
+/* A part of the frame to search (an execute's restriction): only windows
+ * whose rectangle lies in the columns [x0, x1) and rows [y0, y1) and whose
+ * width is in [min_w, max_w]. The CPU back end builds only the level rows
+ * such windows need and scans only their columns (from a window whose
+ * visit OpenCV's walk along the row does not depend on, so that the
+ * windows it finds are the whole scan's); the others search everything
+ * (the caller keeps the windows it asked for: the same). */
+typedef struct { int y0, y1, min_w, max_w, x0, x1; } fv_vj_rows;
 
 /* For each level, the window rows the restriction keeps: [*ya, *yb) level
  * rows to build (ya == yb: none) and keep[r] for window row r. */

@@ -44,6 +44,11 @@ struct fv_vj_turns {
   int groups_cap;
   fv_vj_turned_det *all, *out;
   int nall, nout, all_cap;
+  fv_vj_turn_window *win;   /* this frame's windows: remembered boxes, then edges */
+  int win_cap;
+  fv_rect *on;              /* a scan's windows on the turned frame */
+  fv_vj_rows *rows;
+  int on_cap;
   seen_box seen[REMEMBERED];
   int nseen;
   long frame;
@@ -108,9 +113,11 @@ fv_vj_turns_create (fv_vj_turns **out, fv_vj_plan *plan, const fv_vj_turn_params
   *out = NULL;
   if (!plan || !tp || tp->nangles < 1 || tp->nangles > FV_VJ_MAX_ANGLES || tp->interval < 1
       || tp->interval > FV_VJ_MAX_INTERVAL || tp->turned_min_neighbors < 0
-      || tp->agreement < 1 || tp->agreement > FV_VJ_MAX_ANGLES) {
+      || tp->agreement < 1 || tp->agreement > FV_VJ_MAX_ANGLES
+      || !(tp->edge >= 0 && tp->edge <= FV_VJ_MAX_EDGE)) {
     fv_set_last_error ("turned scans: 1 to %d angles, an interval of 1 to %d, an agreement "
-        "of 1 to %d angles", FV_VJ_MAX_ANGLES, FV_VJ_MAX_INTERVAL, FV_VJ_MAX_ANGLES);
+        "of 1 to %d angles, edges of 0 to %g", FV_VJ_MAX_ANGLES, FV_VJ_MAX_INTERVAL,
+        FV_VJ_MAX_ANGLES, FV_VJ_MAX_EDGE);
     return FV_ERR_INVALID;
   }
   for (int k = 0; k < tp->nangles; k++)
@@ -161,6 +168,9 @@ fv_vj_turns_destroy (fv_vj_turns *t)
   free (t->groups);
   free (t->all);
   free (t->out);
+  free (t->win);
+  free (t->on);
+  free (t->rows);
   free (t);
 }
 
@@ -311,12 +321,11 @@ fv_vj_turns_scan (fv_vj_turns *t, const fv_image *gray, double degrees, const fv
   t->nraw = 0;
   fv_vj_plan *pl = t->plan;
   const fv_rotation r = fv_rotation_of (degrees);
-  fv_rect on[FV_VJ_MAX_ANGLES > REMEMBERED ? FV_VJ_MAX_ANGLES : REMEMBERED];
   if (nw > 0) {   /* the levels the windows' sizes need */
-    if (nw > (int) (sizeof on / sizeof on[0])) {
-      fv_set_last_error ("turned scans: at most %d windows", (int) (sizeof on / sizeof on[0]));
-      return FV_ERR_INVALID;
-    }
+    int cap = t->on_cap;
+    if (!grow ((void **) &t->on, &cap, nw, sizeof *t->on)
+        || !grow ((void **) &t->rows, &t->on_cap, nw, sizeof *t->rows))
+      return FV_ERR_NOMEM;
     int i0 = t->nlevels, i1 = -1;
     for (int k = 0; k < nw; k++) {
       const int a = level_from (t, w[k].min_w), b = level_to (t, w[k].max_w);
@@ -324,7 +333,7 @@ fv_vj_turns_scan (fv_vj_turns *t, const fv_image *gray, double degrees, const fv
         i0 = a < i0 ? a : i0;
         i1 = b > i1 ? b : i1;
       }
-      on[k] = fv_vj_turn_window_rect (&w[k], r, gray->width, gray->height);
+      t->on[k] = fv_vj_turn_window_rect (&w[k], r, gray->width, gray->height);
     }
     if (i0 > i1)   /* no level holds a window of these sizes */
       return FV_OK;
@@ -333,9 +342,11 @@ fv_vj_turns_scan (fv_vj_turns *t, const fv_image *gray, double degrees, const fv
       return st;
   }
   /* the rows the windows take (a CPU plan builds and scans only those) */
-  fv_vj_rows rows[sizeof on / sizeof on[0]];
+  fv_rect *on = t->on;
+  fv_vj_rows *rows = t->rows;
   for (int k = 0; k < nw; k++)
-    rows[k] = (fv_vj_rows) { on[k].y, on[k].y + on[k].height, w[k].min_w, w[k].max_w };
+    rows[k] = (fv_vj_rows) { on[k].y, on[k].y + on[k].height, w[k].min_w, w[k].max_w, on[k].x,
+      on[k].x + on[k].width };
   int s0 = 0, s1 = gray->height;
   if (nw > 0)
     fv_vj_rows_source (pl, rows, nw, &s0, &s1);
@@ -423,11 +434,44 @@ whole_due (const fv_vj_turns *t, int k, int n)
   return K <= 1 || (t->frame + (long) k * K / n) % K == 0;
 }
 
-/* Windows around the boxes remembered that the upright boxes of this
- * frame (t->all so far) do not find again. */
+/* Windows tiling the bands along the frame's edges (fv_vj_turn_params's
+ * edge): 1.5 bands deep and two long, a band apart, so that a face up to a
+ * band wide inside a band lies inside one of them; they reach past the
+ * frame's corners as the steered windows do. Returns their count, or the
+ * count it would need (w NULL). */
 static int
-steer_windows (const fv_vj_turns *t, fv_vj_turn_window *w)
+edge_windows (const fv_vj_turns *t, fv_vj_turn_window *w)
 {
+  const int W = t->plan->p.width, H = t->plan->p.height;
+  const int b = (int) lrint (t->tp.edge * (W < H ? W : H));
+  if (b < t->lw[0])   /* no window of the cascade fits */
+    return 0;
+  const int deep = b + b / 2;
+  int n = 0;
+  for (int side = 0; side < 4; side++) {
+    const int along = side < 2 ? H : W;
+    for (int a = -b / 2; a < along; a += b, n++) {
+      if (!w)
+        continue;
+      fv_rect r = side < 2 ? (fv_rect) { side ? W - deep : 0, a, deep, 2 * b }
+          : (fv_rect) { a, side == 3 ? H - deep : 0, 2 * b, deep };
+      w[n] = (fv_vj_turn_window) { r, 0, b };
+    }
+  }
+  return n;
+}
+
+/* Windows around the boxes remembered that the upright boxes of this
+ * frame (t->all so far) do not find again, then the edges' (into t->win).
+ * Returns their count, or -1 out of memory; *edges: how many tile the
+ * edges. */
+static int
+steer_windows (fv_vj_turns *t, int *edges)
+{
+  *edges = edge_windows (t, NULL);
+  if (!grow ((void **) &t->win, &t->win_cap, t->nseen + *edges + 1, sizeof *t->win))
+    return -1;
+  fv_vj_turn_window *w = t->win;
   int nw = 0;
   for (int i = 0; i < t->nseen; i++) {
     const seen_box *s = &t->seen[i];
@@ -447,7 +491,7 @@ steer_windows (const fv_vj_turns *t, fv_vj_turn_window *w)
     w[nw++] = (fv_vj_turn_window) { { x0, y0, x1 - x0, y1 - y0 }, (int) (0.4 * size),
       (int) ceil (1.5 * size) };
   }
-  return nw;
+  return nw + edge_windows (t, w + nw);
 }
 
 /* The merged boxes of this frame become the boxes remembered; those not
@@ -502,8 +546,10 @@ fv_vj_turns_execute (fv_vj_turns *t, const fv_image *gray, const fv_vj_turned_de
       t->stats.whole_scans++;
       break;
     }
-  fv_vj_turn_window w[REMEMBERED];
-  const int nw = st == FV_OK && t->tp.interval > 1 ? steer_windows (t, w) : 0;
+  int nw = 0, edges = 0;
+  if (st == FV_OK && t->tp.interval > 1 && (nw = steer_windows (t, &edges)) < 0)
+    return FV_ERR_NOMEM;
+  const fv_vj_turn_window *w = t->win;
   for (int k = 0, turned = 0; st == FV_OK && k < t->tp.nangles; k++) {
     const double a = t->tp.angles[k];
     if (a == 0)
@@ -530,6 +576,7 @@ fv_vj_turns_execute (fv_vj_turns *t, const fv_image *gray, const fv_vj_turned_de
     return FV_ERR_NOMEM;
   t->nout = m;
   t->stats.windows = nw;
+  t->stats.edge_windows = edges;
   remember (t);
   /* boxes only turned scans saw, at too few angles: remembered, not returned */
   int kept = 0;

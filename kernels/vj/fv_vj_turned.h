@@ -46,7 +46,15 @@ typedef struct {
    * it is only remembered, so that the next frame's windows look at it at
    * every angle. 1 .. FV_VJ_MAX_ANGLES */
   int agreement;
+  /* between an angle's whole scans, also the bands along the frame's four
+   * edges, this share of its shorter side wide (as windows of that width
+   * tiling them), for faces up to that width: a turned face entering the
+   * frame is found on its first searched frame inside, not at its angle's
+   * next whole scan. 0: none; at most FV_VJ_MAX_EDGE */
+  double edge;
 } fv_vj_turn_params;
+
+#define FV_VJ_MAX_EDGE 0.5
 
 typedef struct {
   fv_rect box;        /* in the frame */
@@ -89,6 +97,7 @@ fv_rect fv_vj_turn_window_rect (const fv_vj_turn_window *win, fv_rotation r, int
 /* What the last execute did (benchmarks, logs). */
 typedef struct {
   int whole_scans, steered_scans, windows, remembered;
+  int edge_windows;   /* of the windows, those tiling the edges */
   int held;   /* turned boxes not returned: too few angles agreed */
 } fv_vj_turn_stats;
 fv_vj_turn_stats fv_vj_turns_stats (const fv_vj_turns *t);

@@ -9,7 +9,8 @@
  *
  *   bench_vj [--cuda|--device] [--threads N] [--iters N] [--print|--raw]
  *            [--scale F] [--min-neighbors N] [--min-size N] [--streams N]
- *            [--angles A,B,... [--turned-interval K] [--turned-agreement N]]
+ *            [--angles A,B,... [--turned-interval K] [--turned-agreement N]
+ *             [--turned-edge E]]
  *            [--turn DEG]
  *            CASCADE IMAGE.pgm...
  *
@@ -115,9 +116,11 @@ bench_turned (fv_vj_plan *plan, const fv_vj_turn_params *tp, const fv_image *in,
     steered += ts.steered_scans;
     windows += ts.windows;
   }
-  printf ("# %s %dx%d: %d angles, turned-interval %d: %d boxes, %.3f ms a frame (mean of "
-      "%d), %.3f ms at most, %.2f whole scans, %.2f steered to %.2f windows a frame (%s)\n",
-      name, in->width, in->height, tp->nangles, tp->interval, n, sum / iters, iters, worst,
+  printf ("# %s %dx%d: %d angles, turned-interval %d, turned-edge %g: %d boxes, %.3f ms a "
+      "frame (mean of %d), %.3f ms at most, %.2f whole scans, %.2f steered to %.2f windows a "
+      "frame (%s)\n",
+      name, in->width, in->height, tp->nangles, tp->interval, tp->edge, n, sum / iters, iters,
+      worst,
       whole / iters, steered / iters, windows / iters, cuda ? "cuda" : "cpu");
   fv_vj_turns_destroy (tu);
   return 0;
@@ -167,6 +170,8 @@ main (int argc, char **argv)
       tp.agreement = atoi (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--turned-interval"))
       tp.interval = atoi (argv[++i]);
+    else if (i + 1 < argc && !strcmp (a, "--turned-edge"))
+      tp.edge = atof (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--min-size"))
       p.min_width = p.min_height = atoi (argv[++i]);
     else {

@@ -401,6 +401,18 @@ GST_START_TEST (test_turned_faces)
     gst_buffer_unref (out);
   }
   vjt_vj_set_arg (h, "turned-agreement", "1");
+  /* turned-edge=0.5: bands along the edges half the frame wide take in the
+   * face, so the first steered frame (the scans start again with the new
+   * setting: only -45 whole, which misses it) finds it in them */
+  vjt_vj_set_arg (h, "turned-edge", "0.5");
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (tilted));
+  n = vjt_metas (out, "face", b, 8);
+  gint in_band = 0;
+  for (gint i = 0; i < n; i++)
+    in_band |= b[i].x <= cx && cx <= b[i].x + b[i].w && b[i].y <= cy && cy <= b[i].y + b[i].h;
+  fail_unless (in_band, "turned-edge=0.5, first steered frame: face missed");
+  gst_buffer_unref (out);
+  vjt_vj_set_arg (h, "turned-edge", "0");
   vjt_vj_set_arg (h, "turned-interval", "1");
   /* a list that does not parse: a warning, the old list stays */
   vjt_vj_set_arg (h, "angles", "10,abc");

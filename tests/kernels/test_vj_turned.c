@@ -4,7 +4,10 @@
  * reference of the definition), for random windows and sizes and the four
  * kinds of cascade; a turned face is found on every frame of a sequence,
  * whether its angle's whole scan is due or only a window; the stagger of
- * whole scans; merging turns. With --cuda the same on the GPU plan, which
+ * whole scans; a turned face at the frame's edge found on the first frame
+ * with bands along the edges (turned-edge) and not without; the CPU's
+ * column runs starting just before each raw window of the whole scan (the
+ * walk along a row as the whole scan's); merging turns. With --cuda the same on the GPU plan, which
  * must equal the CPU's (steered scans and the turned boxes of a sequence).
  *
  *   test_vj_turned [--cuda] DATA_DIR */
@@ -107,6 +110,59 @@ turned_windows_case (const fv_cascade *c, const char *name, const fv_image *im, 
   fv_vj_plan_destroy (plan);
 }
 
+/* A window starting at each column just before a raw window of the whole
+ * upright scan: the CPU scans only the window's columns, from a window
+ * whose visit does not depend on those before it (OpenCV skips the window
+ * after one that fails the first stage), so each such raw window is found
+ * as the whole scan finds it, and nothing the whole scan does not. */
+static void
+column_starts_case (const fv_cascade *c, const char *name, const fv_image *im, int *total)
+{
+  fv_vj_params p = { im->width, im->height, 1.1, 3, 0, 0, 0, 0, 2 };
+  fv_vj_plan *plan;
+  FVT_CHECK (fv_vj_plan_create (&plan, c, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "plan: %s",
+      fv_last_error ());
+  fv_vj_turn_params tp = { 1, { 0 }, 0, 4, 1 };
+  fv_vj_turns *t;
+  FVT_CHECK (fv_vj_turns_create (&t, plan, &tp, 0, NULL) == FV_OK, "turns: %s", fv_last_error ());
+  const fv_rect *raw;
+  int nwhole;
+  FVT_CHECK (fv_vj_turns_scan (t, im, 0, NULL, 0, &raw, &nwhole) == FV_OK, "whole: %s",
+      fv_last_error ());
+  fv_rect *whole = copy_sorted (raw, nwhole);
+  for (int i = 0; i < nwhole && i < 400; i += 1 + nwhole / 400) {
+    const fv_rect *q = &whole[i];
+    for (int d = 0; d < 9; d++) {
+      /* columns from just before the window to the frame's right edge, its
+       * rows and size only */
+      const fv_vj_turn_window w = { { q->x - d, q->y, im->width - (q->x - d), q->height },
+        q->width, q->width };
+      const fv_rect *got;
+      int n;
+      FVT_CHECK (fv_vj_turns_scan (t, im, 0, &w, 1, &got, &n) == FV_OK, "part: %s",
+          fv_last_error ());
+      int nref = 0, found = 0, extra = 0;
+      for (int j = 0; j < nwhole; j++)
+        nref += whole[j].width == q->width && whole[j].y == q->y && whole[j].x >= q->x - d;
+      for (int j = 0; j < n; j++) {
+        found |= !memcmp (&got[j], q, sizeof *q);
+        int in_whole = 0;
+        for (int k = 0; k < nwhole && !in_whole; k++)
+          in_whole = !memcmp (&got[j], &whole[k], sizeof *q);
+        extra += !in_whole;
+      }
+      FVT_CHECK (found && extra == 0 && n == nref, "%s %dx%d: columns from x %d: the whole "
+          "scan's window %d,%d %dx%d %s, %d raw windows not the whole scan's, %d of %d", name,
+          im->width, im->height, q->x - d, q->x, q->y, q->width, q->height,
+          found ? "found" : "missed", extra, n, nref);
+      *total += 1;
+    }
+  }
+  free (whole);
+  fv_vj_turns_destroy (t);
+  fv_vj_plan_destroy (plan);
+}
+
 static void
 turned_windows_one (const fv_cascade *c, const char *name, size_t k, const fv_image *photo,
     fvt_rng *rng)
@@ -114,6 +170,9 @@ turned_windows_one (const fv_cascade *c, const char *name, size_t k, const fv_im
   fv_image im = mixed_frame (k & 1 ? 331 : 481, k & 1 ? 207 : 359, rng, photo);
   int total = 0;
   turned_windows_case (c, name, &im, FV_BACKEND_CPU, 5 + k, &total);
+  int starts = 0;
+  column_starts_case (c, name, &im, &starts);
+  FVT_CHECK (starts > 0, "%s: no upright raw window to start columns at", name);
   FVT_CHECK (total > 0, "%s: no raw window inside any window: nothing compared", name);
   if (backend == FV_BACKEND_CUDA) {
     int cuda_total = 0;
@@ -131,6 +190,65 @@ overlaps_half (const fv_rect *a, const fv_rect *b)
   const int iy = fmin (a->y + a->height, b->y + b->height) - fmax (a->y, b->y);
   return ix > 0 && iy > 0 && 2.0 * ix * iy >= fmin ((double) a->width * a->height,
       (double) b->width * b->height);
+}
+
+/* The turned face moved to the frame's left edge (the frame shifted, grey
+ * where it came in), as a face entering: with K = 4 only -30 is due on the
+ * first frame, so the steered scans find it there only with bands along
+ * the edges (turned-edge) at least its size wide, and not with none. The
+ * boxes of that frame go to out (CPU and CUDA compared by the caller). */
+static void
+edge_case (fv_vj_plan *plan, const fv_image *im, const fv_vj_turn_params *stag,
+    const char *be, fv_vj_turned_det *out, int *nout)
+{
+  fv_vj_turn_params every = *stag;
+  every.interval = 1;
+  fv_vj_turns *te;
+  FVT_CHECK (fv_vj_turns_create (&te, plan, &every, 0, NULL) == FV_OK, "edge: turns");
+  const fv_vj_turned_det *d;
+  int n, face = -1;
+  FVT_CHECK (fv_vj_turns_execute (te, im, &d, &n) == FV_OK, "edge: %s", fv_last_error ());
+  for (int i = 0; i < n; i++)
+    if (d[i].angle != 0 && (face < 0 || d[i].neighbors > d[face].neighbors))
+      face = i;
+  FVT_CHECK (face >= 0, "%s edges: no turned face to move", be);
+  if (face < 0) {
+    fv_vj_turns_destroy (te);
+    return;
+  }
+  const fv_rect f = d[face].box;
+  const int shift = f.x - 6;
+  fv_image sh = fvt_image_new (im->width, im->height, 1, FV_U8, 0, NULL);
+  for (int y = 0; y < im->height; y++)   /* im is on the host (CUDA plans upload it) */
+    for (int x = 0; x < im->width; x++)
+      ((uint8_t *) sh.data)[(size_t) y * sh.stride + x] = x + shift < im->width
+          ? ((const uint8_t *) im->data)[(size_t) y * im->stride + x + shift] : 128;
+  const fv_rect moved = { 6, f.y, f.width, f.height };
+  const int size = f.width > f.height ? f.width : f.height;
+  const int shorter = im->width < im->height ? im->width : im->height;
+  for (int with = 0; with < 2; with++) {
+    fv_vj_turn_params tp = *stag;
+    tp.edge = with ? fmin (FV_VJ_MAX_EDGE, 1.6 * size / shorter) : 0;
+    fv_vj_turns *ts;
+    FVT_CHECK (fv_vj_turns_create (&ts, plan, &tp, 0, NULL) == FV_OK, "edge: %s",
+        fv_last_error ());
+    FVT_CHECK (fv_vj_turns_execute (ts, &sh, &d, &n) == FV_OK, "edge: %s", fv_last_error ());
+    const fv_vj_turn_stats st = fv_vj_turns_stats (ts);
+    int found = 0;
+    for (int i = 0; i < n; i++)
+      found |= d[i].angle != 0 && overlaps_half (&d[i].box, &moved);
+    FVT_CHECK (found == with && (st.edge_windows > 0) == with && st.whole_scans == 2,
+        "%s, face %dx%d at the left edge, bands of %g: %s on the first frame (%d whole "
+        "scans, %d steered, %d edge windows)", be, f.width, f.height, tp.edge,
+        found ? "found" : "not found", st.whole_scans, st.steered_scans, st.edge_windows);
+    if (with) {
+      *nout = n < 16 ? n : 16;
+      memcpy (out, d, sizeof *d * *nout);
+    }
+    fv_vj_turns_destroy (ts);
+  }
+  fv_vj_turns_destroy (te);
+  fvt_image_free (&sh);
 }
 
 /* A face turned by 20 degrees (the upright scan misses it) on a still
@@ -156,8 +274,8 @@ turned_sequence (void)
   FVT_CHECK (fv_rotate_u8 (&up, &im, fv_rotation_of (-20), 1, NULL) == FV_OK, "rotate");
   fv_vj_params p = { 640, 480, 1.1, 3, 0, 0, 0, 0, 2 };
   const fv_backend bes[] = { FV_BACKEND_CPU, FV_BACKEND_CUDA };
-  fv_vj_turned_det first[2][8][16];
-  int nfirst[2][8];
+  fv_vj_turned_det first[2][8][16], edge_boxes[2][16];
+  int nfirst[2][8], nedge[2] = { 0, 0 };
   for (int b = 0; b < (backend == FV_BACKEND_CUDA ? 2 : 1); b++) {
     fv_vj_plan *plan;
     FVT_CHECK (fv_vj_plan_create (&plan, c, &p, bes[b], 0, NULL) == FV_OK, "plan: %s",
@@ -229,10 +347,18 @@ turned_sequence (void)
           "of one angle", b ? "CUDA" : "CPU", f, found ? "found" : "not found", single);
     }
     fv_vj_turns_destroy (ta);
+    edge_case (plan, &im, &stag, b ? "CUDA" : "CPU", edge_boxes[b], &nedge[b]);
     fv_vj_turns_reset (ts);
     fv_vj_turns_destroy (te);
     fv_vj_turns_destroy (ts);
     fv_vj_plan_destroy (plan);
+  }
+  if (backend == FV_BACKEND_CUDA) {
+    int same = nedge[0] == nedge[1];
+    for (int i = 0; same && i < nedge[0]; i++)
+      same = !memcmp (&edge_boxes[0][i].box, &edge_boxes[1][i].box, sizeof (fv_rect))
+          && edge_boxes[0][i].neighbors == edge_boxes[1][i].neighbors;
+    FVT_CHECK (same, "edges: CUDA %d boxes, CPU %d, or other boxes", nedge[1], nedge[0]);
   }
   /* merging: two turns of one face become their bounding box, the angle of the surer */
   fv_vj_turned_det in[] = { { { 10, 10, 40, 40 }, 5, -15 }, { { 20, 12, 40, 44 }, 9, 15 },
@@ -246,9 +372,10 @@ turned_sequence (void)
   /* bad parameters */
   fv_vj_plan *plan;
   if (fv_vj_plan_create (&plan, c, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK) {
-    fv_vj_turn_params bad[4] = { { 0, { 0 }, 8, 1, 1 }, { 1, { 91 }, 8, 1, 1 },
-      { 1, { 10 }, 8, 0, 1 }, { 1, { 10 }, 8, 1, 0 } };
-    for (int i = 0; i < 4; i++) {
+    fv_vj_turn_params bad[6] = { { 0, { 0 }, 8, 1, 1 }, { 1, { 91 }, 8, 1, 1 },
+      { 1, { 10 }, 8, 0, 1 }, { 1, { 10 }, 8, 1, 0 }, { 1, { 10 }, 8, 4, 1, -0.1 },
+      { 1, { 10 }, 8, 4, 1, NAN } };
+    for (int i = 0; i < 6; i++) {
       fv_vj_turns *t = (fv_vj_turns *) 1;
       FVT_CHECK (fv_vj_turns_create (&t, plan, &bad[i], 0, NULL) == FV_ERR_INVALID && !t,
           "bad turn parameters %d accepted", i);
