@@ -24,3 +24,7 @@ for k in 4 8; do for a in 1 2; do
   b "vjdetect angles=-30,-15,0,15,30 turned-interval=$k turned-agreement=$a ! roitrack delay=4" \
     "$vj angles=-30,-15,0,15,30 turned-interval=$k turned-agreement=$a ! roitrack delay=4 post-messages=false"
 done; done
+for e in 0.25 0.45; do
+  b "vjdetect angles=-30,-15,0,15,30 turned-interval=4 turned-edge=$e ! roitrack delay=4" \
+    "$vj angles=-30,-15,0,15,30 turned-interval=4 turned-edge=$e ! roitrack delay=4 post-messages=false"
+done
