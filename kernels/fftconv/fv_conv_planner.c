@@ -11,6 +11,7 @@
 #include "fv_conv_cuda.h"
 #include "fv_file.h"
 #include "fv_memory.h"
+#include "../common/fv_planner.h"
 #include "../common/fv_parallel.h"
 #if FV_HAVE_CUDA
 #include "../common/fv_chunked.h"
@@ -217,18 +218,17 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
           && fv_conv_separable_check (p->kernel, p->kernel_width, p->kernel_height,
               p->kernel_rounding) != FV_OK))
     return FV_ERR_INVALID;
-  const fv_conv_backend *be = backends[backend];
-  if (backend == FV_BACKEND_CUDA && !p->roi_width) {   /* chunks: see fv_conv_cuda_plan.c */
-    int chunked = 0;
-    const fv_conv_plan whole = { .p = *p };
-    fv_status st = fv_spread_chunked (&p->spread, device, be->bytes (&whole), &chunked);
-    if (st != FV_OK)
-      return st;
-    be = chunked ? chunked_backend : be;
-  }
-  if (be != chunked_backend
-      && !fv_memory_check (fv_conv_plan_estimate (p), "the convolution plan"))
-    return FV_ERR_NOMEM;
+  /* the order every kernel's planner keeps (fv_planner.h); chunks: see
+   * fv_conv_cuda_plan.c, whose sub-plans come back here at their size */
+  const fv_conv_plan whole = { .p = *p };
+  const fv_plan_choice choice = { backend, backends[backend], !p->roi_width, &p->spread,
+    backend == FV_BACKEND_CUDA ? backends[backend]->bytes (&whole) : 0,
+    { fv_conv_plan_estimate (p), 0 }, "the convolution plan" };
+  int chunked = 0;
+  fv_status cst = fv_plan_choose (&choice, device, &chunked);
+  if (cst != FV_OK)
+    return cst;
+  const fv_conv_backend *be = chunked ? chunked_backend : backends[backend];
   fv_conv_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;

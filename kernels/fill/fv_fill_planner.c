@@ -8,6 +8,7 @@
 #include "fv_fill_plan.h"
 #include "../common/fv_file.h"
 #include "../common/fv_memory.h"
+#include "../common/fv_planner.h"
 
 static fv_status
 check_image (const fv_fill_params *p, const fv_image *im, const char *what)
@@ -70,25 +71,23 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     fv_set_last_error ("invalid fill parameters");
     return FV_ERR_INVALID;
   }
-  fv_status bst = FV_PLAN_CHECK (backend, backends);
+  fv_fill_params q = *p;
+  /* labels are 32-bit: frames of 2^31 pixels and more go in chunks under it */
+  const long long px = (long long) p->width * p->height;
+  if (backend == FV_BACKEND_CUDA && px >= (1LL << 31) && q.spread.min_chunks < (int) (px >> 30) + 1)
+    q.spread.min_chunks = (int) (px >> 30) + 1;
+  /* the order every kernel's planner keeps (fv_planner.h) */
+  const fv_fill_plan whole = { .p = *p };
+  const int known = (unsigned) backend < FV_PLAN_ROWS (backends);
+  const fv_plan_choice choice = { backend, known ? (const void *) backends[backend].init : NULL,
+    1, &q.spread, backend == FV_BACKEND_CUDA && known && backends[backend].bytes
+        ? backends[backend].bytes (&whole) : 0,
+    { (double) fv_fill_plan_bytes (&q, backend), (double) fv_fill_plan_bytes (&q,
+          FV_BACKEND_CUDA) }, "the fill's plan" };
+  int chunked = 0;
+  fv_status bst = fv_plan_choose (&choice, device, &chunked);
   if (bst != FV_OK)
     return bst;
-  int chunked = 0;
-  fv_fill_params q = *p;
-  if (backend == FV_BACKEND_CUDA) {
-    /* labels are 32-bit: frames of 2^31 pixels and more go in chunks under it */
-    const long long px = (long long) p->width * p->height;
-    if (px >= (1LL << 31) && q.spread.min_chunks < (int) (px >> 30) + 1)
-      q.spread.min_chunks = (int) (px >> 30) + 1;
-    const fv_fill_plan whole = { .p = *p };
-    fv_status st = fv_spread_chunked (&q.spread, device,
-        backends[FV_BACKEND_CUDA].bytes (&whole), &chunked);
-    if (st != FV_OK)
-      return st;
-  }
-  if (!fv_memory_check ((double) fv_fill_plan_bytes (&q, chunked ? FV_BACKEND_CUDA : backend),
-          "the fill's plan"))
-    return FV_ERR_INVALID;
   fv_fill_plan *pl = calloc (1, sizeof *pl);
   if (!pl)
     return FV_ERR_NOMEM;

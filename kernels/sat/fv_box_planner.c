@@ -6,7 +6,7 @@
 #include <string.h>
 #include "fv_box_plan.h"
 #include "../common/fv_file.h"
-#include "../common/fv_memory.h"
+#include "../common/fv_planner.h"
 #if FV_HAVE_CUDA
 #include "../common/fv_chunked.h"
 #endif
@@ -179,26 +179,23 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
   *out = NULL;
   if ((st = fv_box_params_validate (params)) != FV_OK)
     return st;
-  if ((st = FV_PLAN_CHECK (backend, backends)) != FV_OK)
+  /* the order every kernel's planner keeps (fv_planner.h), with no
+   * whole-frame device bytes: the budget is the whole-frame plan's to meet,
+   * in bands of rows, and only when not even those fit (its init says
+   * FV_ERR_NOMEM) do chunks take over below */
+  const double host = (double) fv_box_plan_bytes (params, backend);
+  const fv_plan_choice choice = { backend, (unsigned) backend < FV_PLAN_ROWS (backends)
+      ? (const void *) backends[backend].init : NULL, !params->roi_width, &params->spread, 0,
+    { host, host }, "the box filter's plan" };
+  int chunked = 0;
+  if ((st = fv_plan_choose (&choice, device, &chunked)) != FV_OK)
     return st;
-  if (!fv_memory_check ((double) fv_box_plan_bytes (params, backend), "the box filter's plan"))
-    return FV_ERR_INVALID;
   fv_box_plan *plan = calloc (1, sizeof *plan);
   if (!plan)
     return FV_ERR_NOMEM;
   plan->p = *params;
   plan->backend = backend;
   plan->whole = &whole_api;
-  /* chunks by the rule every kernel follows (fv_spread_chunked: several
-   * device entries, another device, forced chunks); the budget itself is
-   * the whole-frame plan's to meet, in bands of rows, and only when not even
-   * those fit (its init says FV_ERR_NOMEM) do chunks take over below */
-  int chunked = 0;
-  if (backend == FV_BACKEND_CUDA && !params->roi_width
-      && (st = fv_spread_chunked (&params->spread, device, 0, &chunked)) != FV_OK) {
-    free (plan);
-    return st;
-  }
   plan->be = params->roi_width ? &window_backend : chunked ? &chunked_backend
       : &backends[backend];
   plan->acc64 = fv_box_needs_acc64 (params);

@@ -7,6 +7,7 @@
 #include "fv_vj_plan.h"
 #include "../common/fv_file.h"
 #include "../common/fv_memory.h"
+#include "../common/fv_planner.h"
 
 /* The back ends, chosen once per plan. */
 static fv_status
@@ -72,35 +73,37 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
   pl->be = &backends[backend];
   pl->cascade = c;
   fv_status st = fv_vj_pyramid_init (&pl->py, c, p, &pl->part, backend == FV_BACKEND_CPU);
+  /* offsets are 32-bit: the model (its offsets, and which planes the CPU's
+   * sums need) only for sums that fit them */
+  const int fits32 = pl->py.plane * 3 < INT32_MAX;
+  if (st == FV_OK && fits32)
+    st = fv_vj_model_init (&pl->mh, c, pl->py.stride, pl->py.plane);
   int chunked = 0;
-  if (st == FV_OK && backend == FV_BACKEND_CUDA) {
+  if (st == FV_OK) {
     /* plans whose level groups' sums need 32-bit offsets past 2^31 chunk too */
-    const fv_spread *sp = &p->spread;
-    fv_spread forced = *sp;
-    if (pl->py.plane * 3 >= INT32_MAX && sp->max_device_bytes != (size_t) -1
-        && forced.min_chunks < 2)
-      forced.min_chunks = 2;
-    st = fv_spread_chunked (&forced, device, pl->be->bytes (pl), &chunked);
-    pl->p.spread = forced;
+    if (backend == FV_BACKEND_CUDA && !fits32 && p->spread.max_device_bytes != (size_t) -1
+        && pl->p.spread.min_chunks < 2)
+      pl->p.spread.min_chunks = 2;
+    /* the order every kernel's planner keeps (fv_planner.h); the sums of
+     * every level (the bulk, on the CPU) only after it */
+    const size_t own = sizeof *pl + pl->py.table_bytes;
+    char what[160];
+    snprintf (what, sizeof what, "the detector's plan for %dx%d at scale factor %g (%d levels)",
+        p->width, p->height, p->scale_factor, pl->py.nlevels);
+    const fv_plan_choice choice = { backend, (const void *) pl->be->init, 1, &pl->p.spread,
+      backend == FV_BACKEND_CUDA ? pl->be->bytes (pl) : 0,
+      { (double) (own + (backend == FV_BACKEND_CPU ? pl->be->bytes (pl) : 0)), (double) own },
+      what };
+    st = fv_plan_choose (&choice, device, &chunked);
+    pl->host_bytes = (size_t) choice.host_bytes[chunked];
   }
-  if (chunked) {   /* the groups' plans hold the model; this one only merges */
+  if (st == FV_OK && chunked) {   /* the groups' plans hold the model; this one only merges */
+    fv_vj_model_clear (&pl->mh);
     pl->be = &chunked_backend;
-  } else if (st == FV_OK && pl->py.plane * 3 >= INT32_MAX) {   /* offsets are 32-bit */
+  } else if (st == FV_OK && !fits32) {
     fv_set_last_error ("%dx%d at scale factor %g makes %d levels of %lld MB of sums: too many "
         "(raise the scale factor or the minimum size)", p->width, p->height, p->scale_factor,
         pl->py.nlevels, (long long) (pl->py.plane * 4 >> 20));
-    st = FV_ERR_INVALID;
-  }
-  if (st == FV_OK && !chunked)
-    st = fv_vj_model_init (&pl->mh, c, pl->py.stride, pl->py.plane);
-  /* the sums of every level (the bulk, on the CPU) only after this */
-  pl->host_bytes = sizeof *pl + pl->py.table_bytes
-      + (backend == FV_BACKEND_CPU ? pl->be->bytes (pl) : 0);
-  if (st == FV_OK && !fv_memory_check ((double) pl->host_bytes, "the detector's plan")) {
-    char why[512];
-    snprintf (why, sizeof why, "%s", fv_last_error ());
-    fv_set_last_error ("%dx%d at scale factor %g (%d levels): %s", p->width, p->height,
-        p->scale_factor, pl->py.nlevels, why);
     st = FV_ERR_INVALID;
   }
   if (st == FV_OK)

@@ -4,12 +4,16 @@
  * by the halo and clipped to the frame; every chunk fits the budget;
  * bands of whole rows whenever a band fits, and then the fewest; every
  * device gets work when the frame allows; a budget that holds nothing is
- * refused with the figures. */
+ * refused with the figures; and the order every kernel's planner keeps
+ * (fv_plan_choose). */
 #include <stdlib.h>
 #include <string.h>
 #include "fvtest.h"
 #include "fv_window.h"
 #include "fv_chunk.h"
+#include "fv_planner.h"
+#include "fv_config.h"
+#include <glib.h>
 
 static void
 check_plan (const fv_chunk_params *p, const char *what)
@@ -112,9 +116,62 @@ check_windows (void)
         }
 }
 
+/* fv_plan_choose, the one order of every kernel's planner (fv_planner.h):
+ * a back end not in the build or unknown is refused; chunks only for a
+ * CUDA plan of a whole frame whose spread asks for them (forced chunks,
+ * several devices) or whose device bytes pass the budget; the host bytes
+ * of the row chosen against FASTVISION_MAX_MEMORY_MB, refused naming the
+ * plan. No device is asked: every case here decides without one. */
+static void
+plan_choose (void)
+{
+  static const int leaf = 1;   /* a table entry that exists */
+  fv_spread forced = { 0 };
+  forced.min_chunks = 2;
+  int chunked = -1;
+  fv_plan_choice c = { FV_BACKEND_CPU, &leaf, 1, &forced, 0, { 1000, 1000 }, "a test plan" };
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 0,
+      "CPU: %d chunked, %s", chunked, fv_last_error ());
+  c.backend = (fv_backend) 7;
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_ERR_INVALID, "backend 7 accepted");
+  c.backend = FV_BACKEND_CUDA;
+  c.leaf_init = NULL;
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_ERR_NO_CUDA, "CUDA absent, not refused");
+#if FV_HAVE_CUDA
+  fv_spread none = { 0 }, two = { 0 }, never = { 0 };
+  two.ndevices = 2;
+  two.devices[1] = 1;
+  never.max_device_bytes = (size_t) -1;
+  c.leaf_init = &leaf;
+  g_setenv ("FASTVISION_MAX_MEMORY_MB", "1", TRUE);
+  c.host_bytes[0] = 1e12;   /* the whole-frame plan would not fit; its chunked row does */
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 1,
+      "forced chunks: %d chunked, %s", chunked, fv_last_error ());
+  c.spread = &two;
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 1, "two devices: %d",
+      chunked);
+  c.can_chunk = 0;   /* a window: the leaf, whose host bytes pass the limit */
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_ERR_INVALID && chunked == 0
+      && strstr (fv_last_error (), "a test plan") && strstr (fv_last_error (), "more than the 1 MB"),
+      "a window over the limit: %s", fv_last_error ());
+  c.can_chunk = 1;
+  c.spread = &never;
+  c.device_bytes = (size_t) 1 << 50;   /* never chunked, however large */
+  c.host_bytes[0] = 1000;
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 0, "never: %d chunked",
+      chunked);
+  c.spread = &none;
+  c.device_bytes = 0;   /* no device bytes: chunks only where the spread asks */
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 0, "none: %d chunked",
+      chunked);
+  g_unsetenv ("FASTVISION_MAX_MEMORY_MB");
+#endif
+}
+
 int
 main (void)
 {
+  plan_choose ();
   /* the whole frame fits: one chunk, no redundancy */
   fv_chunk_params p = { 640, 480, 5, 0, 15, 15, (size_t) 640 * 480 * 5, 1 };
   fv_chunk_plan plan;
