@@ -44,6 +44,13 @@
  * frame every fourth frame, the angles taking turns, and in between only
  * windows around faces the upright scan no longer finds.
  * |[
+ * gst-launch-1.0 rtspsrc location=rtsp://camera/stream ! decodebin ! videoconvert ! \
+ *     vjdetect angles=-30,-15,0,15,30 turned-interval=4 turned-edge=0.1 ! \
+ *     roitrack delay=4 ! satfilter roi-type=face radius=12 ! videoconvert ! autovideosink
+ * ]| A wide view with small faces: between their whole scans, the turned
+ * angles also search bands a tenth of the frame's height wide along its
+ * edges, so that a turned face walking in is found on its first frame inside.
+ * |[
  * gst-launch-1.0 -m filesrc location=clip.webm ! decodebin ! videoconvert ! \
  *     vjdetect cascade=/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml \
  *     min-size-width=48 min-size-height=48 backend=cuda ! fakesink
