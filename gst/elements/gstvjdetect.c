@@ -44,7 +44,7 @@
  * frame every fourth frame, the angles taking turns, and in between only
  * windows around faces the upright scan no longer finds.
  * |[
- * gst-launch-1.0 rtspsrc location=rtsp://camera/stream ! decodebin ! videoconvert ! \
+ * gst-launch-1.0 filesrc location=clip.webm ! decodebin ! videoconvert ! \
  *     vjdetect angles=-30,-15,0,15,30 turned-interval=4 turned-edge=0.1 ! \
  *     roitrack delay=4 ! satfilter roi-type=face radius=12 ! videoconvert ! autovideosink
  * ]| A wide view with small faces: between their whole scans, the turned
