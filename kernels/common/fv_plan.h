@@ -54,12 +54,16 @@ fv_status fv_plan_backend_check (fv_backend backend, const void *init);
 /* The check for a front file's table of back ends, indexed by backend:
  * rows of entries, or (FV_PLAN_CHECK_PTR) pointers to them. */
 #define FV_PLAN_ROWS(table) (sizeof (table) / sizeof (table)[0])
+/* The table's init for backend, NULL where the table has no such row or
+ * this build lacks it (what fv_plan_backend_check and fv_plan_choose take). */
+#define FV_PLAN_INIT(backend, table)                                            \
+  ((unsigned) (backend) < FV_PLAN_ROWS (table) ? (const void *) (table)[backend].init : NULL)
+#define FV_PLAN_INIT_PTR(backend, table)                                        \
+  ((unsigned) (backend) < FV_PLAN_ROWS (table) ? (const void *) (table)[backend] : NULL)
 #define FV_PLAN_CHECK(backend, table)                                           \
-  fv_plan_backend_check ((backend), (unsigned) (backend) < FV_PLAN_ROWS (table) \
-      ? (const void *) (table)[backend].init : NULL)
+  fv_plan_backend_check ((backend), FV_PLAN_INIT (backend, table))
 #define FV_PLAN_CHECK_PTR(backend, table)                                       \
-  fv_plan_backend_check ((backend), (unsigned) (backend) < FV_PLAN_ROWS (table) \
-      ? (const void *) (table)[backend] : NULL)
+  fv_plan_backend_check ((backend), FV_PLAN_INIT_PTR (backend, table))
 
 #ifdef __cplusplus
 }

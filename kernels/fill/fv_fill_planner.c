@@ -78,10 +78,9 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     q.spread.min_chunks = (int) (px >> 30) + 1;
   /* the order every kernel's planner keeps (fv_planner.h) */
   const fv_fill_plan whole = { .p = *p };
-  const int known = (unsigned) backend < FV_PLAN_ROWS (backends);
-  const fv_plan_choice choice = { backend, known ? (const void *) backends[backend].init : NULL,
-    1, &q.spread, backend == FV_BACKEND_CUDA && known && backends[backend].bytes
-        ? backends[backend].bytes (&whole) : 0,
+  const void *init = FV_PLAN_INIT (backend, backends);
+  const fv_plan_choice choice = { backend, init, 1, &q.spread,
+    backend == FV_BACKEND_CUDA && init ? backends[backend].bytes (&whole) : 0,
     { (double) fv_fill_plan_bytes (&q, backend), (double) fv_fill_plan_bytes (&q,
           FV_BACKEND_CUDA) }, "the fill's plan" };
   int chunked = 0;

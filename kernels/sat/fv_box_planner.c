@@ -184,9 +184,8 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
    * in bands of rows, and only when not even those fit (its init says
    * FV_ERR_NOMEM) do chunks take over below */
   const double host = (double) fv_box_plan_bytes (params, backend);
-  const fv_plan_choice choice = { backend, (unsigned) backend < FV_PLAN_ROWS (backends)
-      ? (const void *) backends[backend].init : NULL, !params->roi_width, &params->spread, 0,
-    { host, host }, "the box filter's plan" };
+  const fv_plan_choice choice = { backend, FV_PLAN_INIT (backend, backends),
+    !params->roi_width, &params->spread, 0, { host, host }, "the box filter's plan" };
   int chunked = 0;
   if ((st = fv_plan_choose (&choice, device, &chunked)) != FV_OK)
     return st;

@@ -47,8 +47,9 @@ struct fv_vj_turns {
   fv_vj_turn_window *win;   /* this frame's windows: remembered boxes, then edges */
   int win_cap;
   fv_rect *on;              /* a scan's windows on the turned frame */
-  fv_vj_rows *rows;
   int on_cap;
+  fv_vj_rows *rows;         /* and the parts of the frame they search */
+  int rows_cap;
   seen_box seen[REMEMBERED];
   int nseen;
   long frame;
@@ -322,9 +323,8 @@ fv_vj_turns_scan (fv_vj_turns *t, const fv_image *gray, double degrees, const fv
   fv_vj_plan *pl = t->plan;
   const fv_rotation r = fv_rotation_of (degrees);
   if (nw > 0) {   /* the levels the windows' sizes need */
-    int cap = t->on_cap;
-    if (!grow ((void **) &t->on, &cap, nw, sizeof *t->on)
-        || !grow ((void **) &t->rows, &t->on_cap, nw, sizeof *t->rows))
+    if (!grow ((void **) &t->on, &t->on_cap, nw, sizeof *t->on)
+        || !grow ((void **) &t->rows, &t->rows_cap, nw, sizeof *t->rows))
       return FV_ERR_NOMEM;
     int i0 = t->nlevels, i1 = -1;
     for (int k = 0; k < nw; k++) {

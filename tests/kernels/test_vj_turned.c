@@ -192,6 +192,17 @@ overlaps_half (const fv_rect *a, const fv_rect *b)
       (double) b->width * b->height);
 }
 
+/* The surest turned box of n, the test frames' face (-1: none). */
+static int
+surest_turned (const fv_vj_turned_det *d, int n)
+{
+  int face = -1;
+  for (int i = 0; i < n; i++)
+    if (d[i].angle != 0 && (face < 0 || d[i].neighbors > d[face].neighbors))
+      face = i;
+  return face;
+}
+
 /* The turned face moved to the frame's left edge (the frame shifted, grey
  * where it came in), as a face entering: with K = 4 only -30 is due on the
  * first frame, so the steered scans find it there only with bands along
@@ -206,11 +217,9 @@ edge_case (fv_vj_plan *plan, const fv_image *im, const fv_vj_turn_params *stag,
   fv_vj_turns *te;
   FVT_CHECK (fv_vj_turns_create (&te, plan, &every, 0, NULL) == FV_OK, "edge: turns");
   const fv_vj_turned_det *d;
-  int n, face = -1;
+  int n;
   FVT_CHECK (fv_vj_turns_execute (te, im, &d, &n) == FV_OK, "edge: %s", fv_last_error ());
-  for (int i = 0; i < n; i++)
-    if (d[i].angle != 0 && (face < 0 || d[i].neighbors > d[face].neighbors))
-      face = i;
+  const int face = surest_turned (d, n);
   FVT_CHECK (face >= 0, "%s edges: no turned face to move", be);
   if (face < 0) {
     fv_vj_turns_destroy (te);
@@ -289,11 +298,7 @@ turned_sequence (void)
       const fv_vj_turned_det *de, *ds;
       int ne, ns;
       FVT_CHECK (fv_vj_turns_execute (te, &im, &de, &ne) == FV_OK, "every: %s", fv_last_error ());
-      /* the face: the surest box */
-      int face = -1;
-      for (int i = 0; i < ne; i++)
-        if (de[i].angle != 0 && (face < 0 || de[i].neighbors > de[face].neighbors))
-          face = i;
+      const int face = surest_turned (de, ne);
       FVT_CHECK (face >= 0, "%s frame %d: the turned face not found by whole scans",
           b ? "CUDA" : "CPU", f);
       const fv_vj_turn_stats se = fv_vj_turns_stats (te);
