@@ -182,7 +182,7 @@ kind_metas (GstAutoFill *self, GstBuffer *buf, Kind *k, const Kind *parts, gbool
 static void
 draw_kinds (GstAutoFill *self, GstVideoFrame *frame, const Kind *holes, const Kind *parts)
 {
-  gpointer stream = gst_fv_filter_device (GST_FV_FILTER (self))->stream;
+  gpointer stream = gst_fv_base_device (GST_FV_BASE (self))->stream;
   const gint H = GST_VIDEO_FRAME_HEIGHT (frame);
   for (gint i = 0; holes && i < holes->n; i++)
     if (holes->meta_id[i] >= 0) {

@@ -227,17 +227,17 @@ gst_auto_fill_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_MEASURE: self->measure = g_value_get_enum (value); break;
     case PROP_ROI_TYPE:
       g_free (self->roi_type);
-      self->roi_type = gst_fv_filter_dup_nonempty (value);
+      self->roi_type = gst_fv_dup_nonempty (value);
       replan = FALSE;
       break;
     case PROP_PART_ROI_TYPE:
       g_free (self->part_roi_type);
-      self->part_roi_type = gst_fv_filter_dup_nonempty (value);
+      self->part_roi_type = gst_fv_dup_nonempty (value);
       replan = FALSE;
       break;
     case PROP_UNIT:
       g_free (self->unit);
-      self->unit = gst_fv_filter_dup_nonempty (value);
+      self->unit = gst_fv_dup_nonempty (value);
       replan = FALSE;
       break;
     case PROP_SCALE: self->scale = g_value_get_double (value); replan = FALSE; break;
@@ -255,7 +255,7 @@ gst_auto_fill_set_property (GObject *object, guint prop_id, const GValue *value,
   }
   GST_OBJECT_UNLOCK (self);
   if (replan)
-    gst_fv_filter_settings_changed (GST_FV_FILTER (self));
+    gst_fv_base_mark_changed (GST_FV_BASE (self));
 }
 
 static void
@@ -366,7 +366,7 @@ gst_auto_fill_class_init (GstAutoFillClass *klass)
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_auto_fill_debug, "autofill", 0, "autofill");
-  GST_FV_FILTER_CLASS (klass)->debug = gst_auto_fill_debug;
+  GST_FV_BASE_CLASS (klass)->debug = gst_auto_fill_debug;
   gobject_class->set_property = gst_auto_fill_set_property;
   gobject_class->get_property = gst_auto_fill_get_property;
   gobject_class->finalize = gst_auto_fill_finalize;
@@ -428,7 +428,7 @@ gst_auto_fill_class_init (GstAutoFillClass *klass)
       "Fills closed contours with no seed: everything that cannot reach the frame border "
       "through background is filled (parallel reverse fill with union-find on the CPU, "
       "tiled union-find labelling on an NVIDIA GPU)", FV_AUTHOR);
-  gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
+  gst_fv_base_class_add_templates (GST_FV_BASE_CLASS (klass),
       FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), FV_FILL_MAX_SIDE);
 
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_auto_fill_rebuild);
@@ -443,7 +443,7 @@ gst_auto_fill_class_init (GstAutoFillClass *klass)
   gst_type_mark_as_plugin_api (GST_TYPE_AUTO_FILL_OUTPUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_AUTO_FILL_MEASURE, 0);
   GST_BASE_TRANSFORM_CLASS (klass)->sink_event = GST_DEBUG_FUNCPTR (gst_auto_fill_sink_event);
-  gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), TRUE);
+  gst_fv_base_class_install_backend (GST_FV_BASE_CLASS (klass), TRUE);
 }
 
 static void

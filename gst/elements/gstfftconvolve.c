@@ -355,11 +355,11 @@ gst_fft_convolve_set_property (GObject *object, guint prop_id, const GValue *val
   switch (prop_id) {
     case PROP_KERNEL:
       g_free (self->kernel_path);
-      self->kernel_path = gst_fv_filter_dup_nonempty (value);
+      self->kernel_path = gst_fv_dup_nonempty (value);
       break;
     case PROP_KERNEL_GRID:
       g_free (self->grid_path);
-      self->grid_path = gst_fv_filter_dup_nonempty (value);
+      self->grid_path = gst_fv_dup_nonempty (value);
       break;
     case PROP_SIGMA: self->sigma = g_value_get_double (value); break;
     case PROP_NORMALIZE: self->normalize = g_value_get_boolean (value); break;
@@ -373,7 +373,7 @@ gst_fft_convolve_set_property (GObject *object, guint prop_id, const GValue *val
       return;
   }
   GST_OBJECT_UNLOCK (self);
-  gst_fv_filter_settings_changed (GST_FV_FILTER (self));
+  gst_fv_base_mark_changed (GST_FV_BASE (self));
 }
 
 static void
@@ -432,7 +432,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_fft_convolve_debug, "fftconvolve", 0, "fftconvolve");
-  GST_FV_FILTER_CLASS (klass)->debug = gst_fft_convolve_debug;
+  GST_FV_BASE_CLASS (klass)->debug = gst_fft_convolve_debug;
   gobject_class->set_property = gst_fft_convolve_set_property;
   gobject_class->get_property = gst_fft_convolve_get_property;
   gobject_class->finalize = gst_fft_convolve_finalize;
@@ -469,7 +469,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
   gst_element_class_set_static_metadata (element_class, "FFT convolution",
       "Filter/Effect/Video", "2D convolution with any kernel by FFT (FFTW3 on the CPU, "
       "cuFFT on the GPU) or direct summation, whichever is cheaper", FV_AUTHOR);
-  gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
+  gst_fv_base_class_add_templates (GST_FV_BASE_CLASS (klass),
       FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), G_MAXINT);
 
   fv_class->luma_only = TRUE;   /* YUV: the luma plane; the chroma passes through */
@@ -480,7 +480,7 @@ gst_fft_convolve_class_init (GstFftConvolveClass *klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_FFT_CONVOLVE_BORDER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_FFT_CONVOLVE_METHOD, 0);
-  gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), FALSE);
+  gst_fv_base_class_install_backend (GST_FV_BASE_CLASS (klass), FALSE);
 }
 
 static void

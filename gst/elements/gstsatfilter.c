@@ -193,7 +193,7 @@ gst_sat_filter_set_property (GObject *object, guint prop_id, const GValue *value
       break;
     case PROP_ROI_TYPE:
       g_free (self->roi_type);
-      self->roi_type = gst_fv_filter_dup_nonempty (value);
+      self->roi_type = gst_fv_dup_nonempty (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -201,7 +201,7 @@ gst_sat_filter_set_property (GObject *object, guint prop_id, const GValue *value
       return;
   }
   GST_OBJECT_UNLOCK (self);
-  gst_fv_filter_settings_changed (GST_FV_FILTER (self));
+  gst_fv_base_mark_changed (GST_FV_BASE (self));
 }
 
 static void
@@ -285,7 +285,7 @@ gst_sat_filter_process (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *o
     return run_plans (self, in, out);
 
   /* only the regions are filtered: the cost follows their area */
-  const FvDevice *dev = gst_fv_filter_device (filter);
+  const FvDevice *dev = gst_fv_base_device (GST_FV_BASE (filter));
   const gint W = GST_VIDEO_FRAME_WIDTH (in), H = GST_VIDEO_FRAME_HEIGHT (in);
   for (gint p = 0; p < layout->n_planes; p++) {
     if (!fv_plane_copy (layout, out, in, p, dev->stream)) {
@@ -330,7 +330,7 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_sat_filter_debug, "satfilter", 0, "satfilter");
-  GST_FV_FILTER_CLASS (klass)->debug = gst_sat_filter_debug;
+  GST_FV_BASE_CLASS (klass)->debug = gst_sat_filter_debug;
 
   gobject_class->set_property = gst_sat_filter_set_property;
   gobject_class->get_property = gst_sat_filter_get_property;
@@ -364,7 +364,7 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
       "constant time per pixel, through summed-area tables on the CPU or a "
       "tiled SAT on an NVIDIA GPU",
       FV_AUTHOR);
-  gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
+  gst_fv_base_class_add_templates (GST_FV_BASE_CLASS (klass),
       FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), FV_BOX_MAX_SIDE);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_sat_filter_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_sat_filter_release);
@@ -372,7 +372,7 @@ gst_sat_filter_class_init (GstSatFilterClass *klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_SAT_FILTER_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_SAT_FILTER_BORDER, 0);
-  gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), FALSE);
+  gst_fv_base_class_install_backend (GST_FV_BASE_CLASS (klass), FALSE);
 }
 
 static void

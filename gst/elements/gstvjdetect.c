@@ -209,7 +209,7 @@ static gboolean
 luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
 {
   const FvPlaneLayout *layout = gst_fv_filter_layout (GST_FV_FILTER (self));
-  const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
+  const FvDevice *dev = gst_fv_base_device (GST_FV_BASE (self));
   fv_image plane = fv_plane_image (layout, f, 0);
   if (!GST_VIDEO_INFO_IS_RGB (&f->info)) {   /* the Y or grey plane itself */
     *out = plane;
@@ -233,7 +233,7 @@ luma_of (GstVjDetect *self, GstVideoFrame *f, fv_image *out)
     return fv_luma_from_rgb_cuda (&plane, r, g, b, out, dev->stream) == FV_OK;
 #endif
   return fv_luma_from_rgb (&plane, r, g, b, out,
-      (int) gst_fv_filter_threads (GST_FV_FILTER (self))) == FV_OK;
+      (int) gst_fv_base_threads (GST_FV_BASE (self))) == FV_OK;
 }
 
 #if FV_HAVE_GST_ANALYTICS
@@ -274,7 +274,7 @@ static fv_status
 detect_turned (GstVjDetect *self, const fv_image *gray, const fv_vj_turn_params *tp,
     GArray **out, GArray **out_angles)
 {
-  const FvDevice *dev = gst_fv_filter_device (GST_FV_FILTER (self));
+  const FvDevice *dev = gst_fv_base_device (GST_FV_BASE (self));
   /* a new plan comes with the turned scans released (gst_vj_detect_release) */
   if (!self->turns || memcmp (&self->turns_params, tp, sizeof *tp)) {
     fv_vj_turns_destroy (self->turns);
@@ -385,7 +385,7 @@ gst_vj_detect_process_ip (GstFvFilter *filter, GstVideoFrame *frame)
     ids[i] = m->id;
     if (draw)
       fv_draw_box (frame, r->x, r->y, r->width, r->height, MAX (2, MIN (r->width, r->height) / 48),
-          gst_fv_filter_device (filter)->stream);
+          gst_fv_base_device (GST_FV_BASE (filter))->stream);
   }
   /* searched, vouching for the regions it holds now: one that an element
    * between here and a tracker drops makes the tracker fail closed */
@@ -408,7 +408,7 @@ done:
 
 /* Pixels change only when boxes are drawn. */
 static gboolean
-gst_vj_detect_writes_in_place (GstFvFilter *filter)
+gst_vj_detect_writes_in_place (GstFvBase *filter)
 {
   GST_OBJECT_LOCK (filter);
   gboolean draw = GST_VJ_DETECT (filter)->draw;
@@ -427,7 +427,7 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_CASCADE:
     case PROP_PROFILE:   /* facedetect's name for it */
       g_free (self->cascade_path);
-      self->cascade_path = gst_fv_filter_dup_nonempty (value);
+      self->cascade_path = gst_fv_dup_nonempty (value);
       self->cascade_changed = TRUE;   /* the rebuild before the next frame loads it */
       break;
     case PROP_SCALE_FACTOR: self->scale_factor = g_value_get_double (value); break;
@@ -438,7 +438,7 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_MAX_HEIGHT: self->max_height = g_value_get_int (value); break;
     case PROP_LABEL:
       g_free (self->label);
-      self->label = gst_fv_filter_dup_nonempty (value);
+      self->label = gst_fv_dup_nonempty (value);
       replan = FALSE;
       break;
     case PROP_DRAW:
@@ -450,7 +450,7 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_UPDATES: self->updates = g_value_get_enum (value); replan = FALSE; break;
     case PROP_MESSAGE_NAME:
       g_free (self->message_name);
-      self->message_name = gst_fv_filter_dup_nonempty (value);
+      self->message_name = gst_fv_dup_nonempty (value);
       replan = FALSE;
       break;
     case PROP_INTERVAL: self->interval = g_value_get_uint (value); replan = FALSE; break;
@@ -502,7 +502,7 @@ gst_vj_detect_set_property (GObject *object, guint prop_id, const GValue *value,
   }
   GST_OBJECT_UNLOCK (self);
   if (replan)
-    gst_fv_filter_settings_changed (GST_FV_FILTER (self));
+    gst_fv_base_mark_changed (GST_FV_BASE (self));
 }
 
 static void
@@ -567,7 +567,7 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
   const GParamFlags rw = FV_PARAM_CONTROLLABLE;
 
   GST_DEBUG_CATEGORY_INIT (gst_vj_detect_debug, "vjdetect", 0, "Viola-Jones detection");
-  GST_FV_FILTER_CLASS (klass)->debug = gst_vj_detect_debug;
+  GST_FV_BASE_CLASS (klass)->debug = gst_vj_detect_debug;
   gobject_class->set_property = gst_vj_detect_set_property;
   gobject_class->get_property = gst_vj_detect_get_property;
   gobject_class->finalize = gst_vj_detect_finalize;
@@ -665,16 +665,17 @@ gst_vj_detect_class_init (GstVjDetectClass *klass)
       "Filter/Analyzer/Video",
       "Finds faces or other objects with an OpenCV cascade, as OpenCV's detectMultiScale, "
       "on the CPU or an NVIDIA GPU", FV_AUTHOR);
-  gst_fv_filter_class_add_templates (GST_FV_FILTER_CLASS (klass),
+  gst_fv_base_class_add_templates (GST_FV_BASE_CLASS (klass),
       FV_FILTER_CAPS (FORMATS, CUDA_FORMATS), FV_VJ_MAX_SIDE);
 
-  fv_class->in_place = TRUE;   /* pixels change only when drawing */
+  GstFvBaseClass *base_class = GST_FV_BASE_CLASS (klass);
+  base_class->in_place = TRUE;   /* pixels change only when drawing */
+  base_class->writes_in_place = GST_DEBUG_FUNCPTR (gst_vj_detect_writes_in_place);
   fv_class->process_ip = GST_DEBUG_FUNCPTR (gst_vj_detect_process_ip);
-  fv_class->writes_in_place = GST_DEBUG_FUNCPTR (gst_vj_detect_writes_in_place);
   fv_class->rebuild = GST_DEBUG_FUNCPTR (gst_vj_detect_rebuild);
   fv_class->release = GST_DEBUG_FUNCPTR (gst_vj_detect_release);
   fv_class->validate = GST_DEBUG_FUNCPTR (gst_vj_detect_validate);
-  gst_fv_filter_class_install_backend (GST_FV_FILTER_CLASS (klass), FALSE);
+  gst_fv_base_class_install_backend (GST_FV_BASE_CLASS (klass), FALSE);
 }
 
 static void

@@ -1,36 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The base class's stream: starting (the backend resolved: a missing GPU
- * fails the state change), stopping, and a new format (the plane layout
- * and the pads' memory kinds). */
+/* The plan layer's stream: what it adds to GstFvBase's start (settings
+ * that must fail the state change), to a new format (the plane layout),
+ * to allocation (pools raised for frames held) and to the queries
+ * (latency). */
 #include "gstfvfilter-private.h"
+#include "fvhold.h"
 #include "fvlatency.h"
 
 #define GST_CAT_DEFAULT gst_fv_filter_debug
+
+#define BASE_TRANSFORM_PARENT GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent ())
 
 gboolean
 gst_fv_filter_start (GstBaseTransform *trans)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
   PRIV (self)->ready = FALSE;
-  PRIV (self)->warned_caps = FALSE;
-  PRIV (self)->warned_pinned = FALSE;
   fv_latency_reset (GST_ELEMENT (self), &PRIV (self)->latency);
   GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
   if (klass->validate && !klass->validate (self))
     return FALSE;
-  GST_OBJECT_LOCK (self);
-  PRIV (self)->device_changed = FALSE;
-  GST_OBJECT_UNLOCK (self);
-  return gst_fv_filter_resolve (self);   /* a missing GPU fails the state change, not a frame */
-}
-
-gboolean
-gst_fv_filter_stop (GstBaseTransform *trans)
-{
-  GstFvFilter *self = GST_FV_FILTER (trans);
-  gst_fv_filter_release_plans (self);
-  fv_device_stop (&PRIV (self)->dev);
-  return TRUE;
+  return BASE_TRANSFORM_PARENT->start (trans);   /* the backend resolved */
 }
 
 gboolean
@@ -43,25 +33,40 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
             gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info))), (NULL));
     return FALSE;
   }
+  /* the pads' memory kinds; marks the settings changed */
+  if (!GST_VIDEO_FILTER_CLASS (gst_fv_filter_parent ())->set_info (vf, incaps, in_info,
+          outcaps, out_info))
+    return FALSE;
   PRIV (self)->planes = GST_FV_FILTER_GET_CLASS (self)->luma_only
       && GST_VIDEO_INFO_IS_YUV (in_info) ? 1 : PRIV (self)->layout.n_planes;
-  PRIV (self)->in_mem = fv_memory_kind_info (fv_memory_kind_of_caps (incaps));
-  PRIV (self)->out_mem = fv_memory_kind_info (fv_memory_kind_of_caps (outcaps));
-  /* GStreamer 1.22's CUDA allocator places the V plane of odd-height I420
-   * half a row off (cudaupload ! cudadownload alone changes the frame):
-   * our results follow the layout it describes, but say so */
-  if (frames_on_device (PRIV (self))
-      && GST_VIDEO_INFO_FORMAT (in_info) == GST_VIDEO_FORMAT_I420
-      && GST_VIDEO_INFO_HEIGHT (in_info) % 2)
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("I420 of odd height (%d) in CUDA memory: "
-            "GStreamer 1.22's CUDA memory misplaces its V plane; use NV12 or an even height.",
-            GST_VIDEO_INFO_HEIGHT (in_info)), (NULL));
-  GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes, %s to %s memory",
+  GST_DEBUG_OBJECT (self, "format %s %dx%d, %d planes",
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (in_info)),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
-      PRIV (self)->layout.n_planes, PRIV (self)->in_mem->name, PRIV (self)->out_mem->name);
+      PRIV (self)->layout.n_planes);
   GST_OBJECT_LOCK (self);
-  PRIV (self)->changed = PRIV (self)->format_changed = TRUE;   /* plans for the new format */
+  PRIV (self)->format_changed = TRUE;   /* plans for the new format */
   GST_OBJECT_UNLOCK (self);
   return TRUE;
+}
+
+/* Frames in flight hold their input buffers: upstream keeps that many
+ * more out (fvhold.h). */
+gboolean
+gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
+    GstQuery *query)
+{
+  const gboolean ok = BASE_TRANSFORM_PARENT->propose_allocation (trans, decide_query, query);
+  if (ok)
+    fv_hold_raise_pools (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency, query);
+  return ok;
+}
+
+gboolean
+gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  const gboolean ret = BASE_TRANSFORM_PARENT->query (trans, direction, query);
+  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency,
+        &GST_VIDEO_FILTER (trans)->in_info, query);
+  return ret;
 }

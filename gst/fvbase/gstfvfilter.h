@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* GstFvFilter: the base of every fastvision filter element. It owns the
- * whole frame contract — the backend, cuda-device-id, threads and
- * active-backend properties, the CUDA context shared with the pipeline and
- * its stream, system or CUDA memory on either pad, pinned-memory pools on the
- * CUDA path, the plane layout of the format, controller sync, latency,
- * meta copying, plans made current before each frame — and calls the
- * subclass to (re)make its plans and to process each frame, in place
- * (process_ip), into a new buffer (process), or started and finished
- * later with frames in flight (submit, finish). */
+/* GstFvFilter: the plan and process layer of every fastvision filter
+ * element, above GstFvBase (gstfvbase.h: device, memory kinds,
+ * allocation, a frame's map and CUDA ordering). It owns what is computed:
+ * the plane layout of the format, plans made current before each frame
+ * (rebuild, with one rule for settings refused while playing), controller
+ * sync, the planes that pass through (luma_only), frames in flight and the
+ * latency they add (fvhold.h's rules), meta copying, and the element's
+ * refusals and errors; it calls the subclass to (re)make its plans and to
+ * process each frame, in place (process_ip), into a new buffer (process),
+ * or started and finished later with frames in flight (submit, finish). */
 #ifndef GST_FV_FILTER_H
 #define GST_FV_FILTER_H
 
@@ -15,7 +16,7 @@
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
 #include "fv_config.h"
-#include "fvdevice.h"
+#include "gstfvbase.h"
 #include "fvlatency.h"
 #include "fvplanes.h"
 #include "fv_chunk_run.h"
@@ -35,25 +36,23 @@ typedef struct {
 } GstFvRebuild;
 
 #define GST_TYPE_FV_FILTER (gst_fv_filter_get_type ())
-G_DECLARE_DERIVABLE_TYPE (GstFvFilter, gst_fv_filter, GST, FV_FILTER, GstVideoFilter)
+G_DECLARE_DERIVABLE_TYPE (GstFvFilter, gst_fv_filter, GST, FV_FILTER, GstFvBase)
 
 struct _GstFvFilterClass {
-  GstVideoFilterClass parent_class;
+  GstFvBaseClass parent_class;
 
-  /* Makes plans for the current settings, format and backend (filter->dev)
+  /* Makes plans for the current settings, format and backend (r->dev)
    * and only then drops the old ones. On failure: says why with
    * gst_fv_filter_refuse, leaves the plans that run untouched (the base
    * class may keep them running: see there) and returns FALSE. Called on
    * the streaming thread before a frame, with what it needs in r. */
   gboolean (*rebuild) (GstFvFilter *filter, const GstFvRebuild *r);
-  /* Frees the plans (stop, or the CUDA stream changed). */
+  /* Frees the plans (stop, finalize, or a new backend, device or stream),
+   * with their context current. */
   void (*release) (GstFvFilter *filter);
   GstFlowReturn (*process) (GstFvFilter *filter, GstVideoFrame *in, GstVideoFrame *out);
-  /* In-place elements (gst_base_transform_set_in_place) process here. */
+  /* In-place elements (GstFvBaseClass's in_place) process here. */
   GstFlowReturn (*process_ip) (GstFvFilter *filter, GstVideoFrame *frame);
-  /* Optional, in-place elements: FALSE when process_ip will only read the
-   * pixels (CUDA frames are then mapped read-only); unset: it writes. */
-  gboolean (*writes_in_place) (GstFvFilter *filter);
   /* Optional: checks settings that must fail the state change (a kernel
    * file that does not parse, say); posts the error itself. */
   gboolean (*validate) (GstFvFilter *filter);
@@ -76,39 +75,10 @@ struct _GstFvFilterClass {
       gpointer *job);
   GstFlowReturn (*finish) (GstFvFilter *filter, GstVideoFrame *out, gpointer job,
       gboolean drop);
-  /* FALSE for elements without a CUDA path yet: auto picks the CPU and
-   * backend=cuda fails the state change saying so. */
-  gboolean has_cuda;
   /* TRUE: of YUV formats only the luma plane is processed; the base class
    * copies the others to the output frame after process. */
   gboolean luma_only;
-  /* TRUE: the element works in place (process_ip on the input frame, which
-   * is mapped for writing only when writes_in_place says so); the base
-   * class sets that up for every instance. */
-  gboolean in_place;
-  /* the largest width or height the element takes (its templates say so) */
-  gint max_side;
-  /* The element's own debug category (GST_DEBUG=satfilter:5 and the like):
-   * the base class logs its rebuilds and frames there too. */
-  GstDebugCategory *debug;
-  /* the element's own set_property and get_property, which the base class
-   * wraps to handle `backend` (gst_fv_filter_class_install_backend) */
-  void (*chain_set_property) (GObject *object, guint prop_id, const GValue *value,
-      GParamSpec *pspec);
-  void (*chain_get_property) (GObject *object, guint prop_id, GValue *value,
-      GParamSpec *pspec);
 };
-
-/* Every element calls this at the end of its class_init, once its
- * set_property and get_property are set: it installs `backend` with the
- * element's own values (hybrid only with with_hybrid). */
-void gst_fv_filter_class_install_backend (GstFvFilterClass *klass, gboolean with_hybrid);
-
-/* The element's sink and src templates: caps (FV_FILTER_CAPS) with width
- * and height bounded by the largest side its kernel takes, so that
- * negotiation fails early, and says why (a warning naming the size). */
-void gst_fv_filter_class_add_templates (GstFvFilterClass *klass, const gchar *caps,
-    gint max_side);
 
 /* For rebuild, the one way to say that the new plans cannot be made. The
  * rule is the base class's: while plans for the same format and device run
@@ -137,41 +107,10 @@ gint gst_fv_filter_file_error (const gchar *path, const GError *err, gint conten
 GstFlowReturn gst_fv_filter_frame_failed (GstFvFilter *filter, fv_status st,
     const gchar *format, ...) G_GNUC_PRINTF (3, 4);
 
-/* Settings or format changed: plans are remade before the next frame. */
-void gst_fv_filter_settings_changed (GstFvFilter *filter);
-
-/* The backend in use and its stream (valid inside rebuild and process). */
-const FvDevice *gst_fv_filter_device (GstFvFilter *filter);
-
 /* How the negotiated format maps onto kernel images (set in set_info). */
 const FvPlaneLayout *gst_fv_filter_layout (GstFvFilter *filter);
 /* How many of the layout's planes process handles (the rest: luma_only). */
 gint gst_fv_filter_planes (GstFvFilter *filter);
-
-/* Pad template caps: system memory in `formats`; with GStreamer's CUDA
- * library also memory:CUDAMemory in `cuda_formats`, the element's formats
- * that GStreamer 1.22's CUDA allocator can lay out (no GRAY8 or GRAY16). */
-#if FV_HAVE_GST_CUDA
-#define FV_FILTER_CAPS(formats, cuda_formats) \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", cuda_formats) "; " \
-  GST_VIDEO_CAPS_MAKE (formats)
-#else
-#define FV_FILTER_CAPS(formats, cuda_formats) GST_VIDEO_CAPS_MAKE (formats)
-#endif
-
-/* A string property's new value, NULL when unset or empty (paths, names). */
-static inline gchar *
-gst_fv_filter_dup_nonempty (const GValue *value)
-{
-  const gchar *s = g_value_get_string (value);
-  return s && *s ? g_strdup (s) : NULL;
-}
-
-/* Property flags: every property may change while PLAYING; numbers,
- * booleans and enums may also be bound to a controller (strings cannot be
- * interpolated: binding one is a GStreamer-CRITICAL). */
-#define FV_PARAM_RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
-#define FV_PARAM_CONTROLLABLE (FV_PARAM_RW | GST_PARAM_CONTROLLABLE)
 
 /* For rebuild: FALSE, after refusing with the figures
  * (gst_fv_filter_refuse), when the plans' host bytes, the subclass's
@@ -179,9 +118,6 @@ gst_fv_filter_dup_nonempty (const GValue *value)
  * (FASTVISION_MAX_MEMORY_MB). */
 gboolean gst_fv_filter_check_memory (GstFvFilter *filter, gsize plan_bytes,
     gsize scratch_bytes);
-
-/* CPU threads asked for (0 = all cores). */
-guint gst_fv_filter_threads (GstFvFilter *filter);
 
 G_END_DECLS
 #endif

@@ -43,7 +43,7 @@ set_property (GObject *o, guint id, const GValue *v, GParamSpec *ps)
   else
     self->fail_at = g_value_get_uint (v);
   GST_OBJECT_UNLOCK (o);
-  gst_fv_filter_settings_changed (GST_FV_FILTER (o));
+  gst_fv_base_mark_changed (GST_FV_BASE (o));
 }
 
 static void
@@ -147,7 +147,7 @@ fv_test_pair_class_init (FvTestPairClass *klass)
       GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8")));
   static GstStaticPadTemplate src = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
       GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8")));
-  fc->has_cuda = FALSE;   /* auto: the CPU, with or without a GPU */
+  GST_FV_BASE_CLASS (klass)->has_cuda = FALSE;   /* auto: the CPU, with or without a GPU */
   fc->rebuild = rebuild;
   fc->release = release;
   fc->process = process;
@@ -158,7 +158,7 @@ fv_test_pair_class_init (FvTestPairClass *klass)
   fc->frames_in_flight = frames_in_flight;
   fc->submit = submit;
   fc->finish = finish;
-  gst_fv_filter_class_install_backend (fc, FALSE);
+  gst_fv_base_class_install_backend (GST_FV_BASE_CLASS (klass), FALSE);
 }
 
 static void

@@ -1,24 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The base class's negotiation: caps by memory kind (fvmemory.h), the
+/* The lower layer's negotiation: caps by memory kind (fvmemory.h), the
  * CUDA context, allocation, and the queries that say what was refused. */
-#include "gstfvfilter-private.h"
-#include "fvhold.h"
-#include "fvmeta.h"
+#include "gstfvbase-private.h"
 #include "fvcudactx.h"
-#include "fvlatency.h"
 #include "fv_cuda.h"
 
-#define GST_CAT_DEFAULT gst_fv_filter_debug
+#define GST_CAT_DEFAULT gst_fv_base_debug
 
 /* CUDA memory is offered where frames can stay on the device: built with
  * GStreamer's CUDA library, an element with a CUDA path, and (once started)
  * the cuda backend running in a shared context. hybrid needs host frames
  * for its CPU half. */
 static gboolean
-cuda_memory_possible (GstFvFilter *self)
+cuda_memory_possible (GstFvBase *self)
 {
-  const FvDevice *dev = &PRIV (self)->dev;
-  if (!fv_cuda_ctx_built () || !GST_FV_FILTER_GET_CLASS (self)->has_cuda)
+  const FvDevice *dev = &BPRIV (self)->dev;
+  if (!fv_cuda_ctx_built () || !GST_FV_BASE_GET_CLASS (self)->has_cuda)
     return FALSE;
   return !dev->have_active || (fv_device_is_cuda (dev) && !dev->hybrid && dev->cuda_ctx);
 }
@@ -33,7 +30,7 @@ cuda_memory_possible (GstFvFilter *self)
  * application's appsink after system memory gets system memory). In-place elements keep the kind they
  * are given. Device kinds only where frames can stay on the device. */
 static guint
-kinds_in_order (GstFvFilter *self, GstPadDirection direction, const GstCapsFeatures *f,
+kinds_in_order (GstFvBase *self, GstPadDirection direction, const GstCapsFeatures *f,
     FvMemoryKind *order)
 {
   const gboolean any = f && gst_caps_features_is_any (f);
@@ -58,7 +55,7 @@ kinds_in_order (GstFvFilter *self, GstPadDirection direction, const GstCapsFeatu
 /* Either memory in, either memory out (kinds_in_order): each structure in
  * each of its kinds, the most wanted kinds of all structures first. */
 GstCaps *
-gst_fv_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction,
+gst_fv_base_transform_caps (GstBaseTransform *trans, GstPadDirection direction,
     GstCaps *caps, GstCaps *filter)
 {
   GstCaps *tier[FV_MEMORY_KINDS];
@@ -66,7 +63,7 @@ gst_fv_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction
     tier[t] = gst_caps_new_empty ();
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     FvMemoryKind order[FV_MEMORY_KINDS];
-    const guint n = kinds_in_order (GST_FV_FILTER (trans), direction,
+    const guint n = kinds_in_order (GST_FV_BASE (trans), direction,
         gst_caps_get_features (caps, i), order);
     for (guint t = 0; t < n; t++)
       gst_caps_append_structure_full (tier[t], gst_structure_copy (gst_caps_get_structure (caps,
@@ -85,21 +82,21 @@ gst_fv_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction
 }
 
 void
-gst_fv_filter_set_context (GstElement *element, GstContext *context)
+gst_fv_base_set_context (GstElement *element, GstContext *context)
 {
-  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (element));
+  GstFvBasePrivate *priv = BPRIV (element);
   GST_OBJECT_LOCK (element);
   gint device = priv->device_id;
   GST_OBJECT_UNLOCK (element);
   fv_cuda_ctx_set_context (element, context, device, &priv->dev.cuda_ctx);
-  GST_ELEMENT_CLASS (gst_fv_filter_parent ())->set_context (element, context);
+  GST_ELEMENT_CLASS (gst_fv_base_parent ())->set_context (element, context);
 }
 
 gboolean
-gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
+gst_fv_base_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
     GstQuery *query)
 {
-  GstFvFilterPrivate *priv = PRIV (GST_FV_FILTER (trans));
+  GstFvBasePrivate *priv = BPRIV (trans);
   GstCaps *caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
   const FvMemoryKindInfo *kind = fv_memory_kind_info (fv_memory_kind_of_caps (caps));
@@ -108,37 +105,33 @@ gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_quer
     GST_DEBUG_OBJECT (trans, "proposed a pool of %s memory%s", kind->name,
         kind->on_device ? "" : " (page-locked)");
   else
-    ok = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent ())->propose_allocation (trans,
+    ok = GST_BASE_TRANSFORM_CLASS (gst_fv_base_parent ())->propose_allocation (trans,
         decide_query, query);
-  /* frames in flight hold their input buffers: upstream keeps that many
-   * more out (fvhold.h) */
-  if (ok)
-    fv_hold_raise_pools (GST_ELEMENT (trans), &priv->latency, query);
   return ok;
 }
 
 gboolean
-gst_fv_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
+gst_fv_base_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
-  FvDevice *dev = &PRIV (GST_FV_FILTER (trans))->dev;
+  FvDevice *dev = &BPRIV (trans)->dev;
   GstCaps *caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
   if (fv_memory_kind_info (fv_memory_kind_of_caps (caps))->decide (dev, query, caps))
     return gst_query_get_n_allocation_pools (query) > 0;
-  return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent ())->decide_allocation (trans, query);
+  return GST_BASE_TRANSFORM_CLASS (gst_fv_base_parent ())->decide_allocation (trans, query);
 }
 
 /* Refused caps: tell the user what the element takes, once, rather than
  * leave them with a bare not-negotiated from upstream. */
 static void
-warn_refused_caps (GstFvFilter *self, GstCaps *offered)
+warn_refused_caps (GstFvBase *self, GstCaps *offered)
 {
-  GstFvFilterPrivate *priv = PRIV (self);
+  GstFvBasePrivate *priv = BPRIV (self);
   if (priv->warned_caps || !offered || gst_caps_is_empty (offered) || gst_caps_is_any (offered))
     return;
   /* a size past the largest side: said with the size (the caps' first
    * structure that has one) */
-  const gint max_side = GST_FV_FILTER_GET_CLASS (self)->max_side;
+  const gint max_side = GST_FV_BASE_GET_CLASS (self)->max_side;
   for (guint i = 0; max_side > 0 && i < gst_caps_get_size (offered); i++) {
     const GstStructure *st = gst_caps_get_structure (offered, i);
     gint w = 0, h = 0;
@@ -179,9 +172,9 @@ warn_refused_caps (GstFvFilter *self, GstCaps *offered)
 /* Only for a size: formats are said by accept-caps, once the caps are
  * fixed. */
 static void
-warn_refused_size (GstFvFilter *self, GstCaps *offered)
+warn_refused_size (GstFvBase *self, GstCaps *offered)
 {
-  const gint max_side = GST_FV_FILTER_GET_CLASS (self)->max_side;
+  const gint max_side = GST_FV_BASE_GET_CLASS (self)->max_side;
   for (guint i = 0; max_side > 0 && i < gst_caps_get_size (offered); i++) {
     const GstStructure *st = gst_caps_get_structure (offered, i);
     gint w = 0, h = 0;
@@ -194,12 +187,12 @@ warn_refused_size (GstFvFilter *self, GstCaps *offered)
 }
 
 gboolean
-gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+gst_fv_base_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
-      && fv_cuda_ctx_query (GST_ELEMENT (trans), query, PRIV (GST_FV_FILTER (trans))->dev.cuda_ctx))
+      && fv_cuda_ctx_query (GST_ELEMENT (trans), query, BPRIV (trans)->dev.cuda_ctx))
     return TRUE;
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent ())->query (trans,
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_fv_base_parent ())->query (trans,
       direction, query);
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS) {
     GstCaps *caps;
@@ -207,7 +200,7 @@ gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuer
     gst_query_parse_accept_caps (query, &caps);
     gst_query_parse_accept_caps_result (query, &ok);
     if (!ok && caps && gst_caps_is_fixed (caps))
-      warn_refused_caps (GST_FV_FILTER (trans), caps);
+      warn_refused_caps (GST_FV_BASE (trans), caps);
   }
   /* upstream asks what we take for what it can give: nothing in common,
    * and what it gives is one size, is a size we cannot take (the caps
@@ -217,17 +210,7 @@ gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuer
     gst_query_parse_caps (query, &filter);
     gst_query_parse_caps_result (query, &result);
     if (filter && result && gst_caps_is_empty (result) && !gst_caps_is_empty (filter))
-      warn_refused_size (GST_FV_FILTER (trans), filter);
+      warn_refused_size (GST_FV_BASE (trans), filter);
   }
-  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
-    fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency,
-        &GST_VIDEO_FILTER (trans)->in_info, query);
   return ret;
-}
-
-gboolean
-gst_fv_filter_transform_meta (GstBaseTransform *trans, GstBuffer *outbuf, GstMeta *meta,
-    GstBuffer *inbuf)
-{
-  return fv_meta_survives_filter (meta);
 }
