@@ -128,9 +128,9 @@ struct _GstRoiTrack {
   gboolean post_messages;
   /* streaming */
   fv_tracker *tracker;     /* the algorithm (kernels/track) */
-  GQueue held;             /* of GstBuffer *, in step with the tracker's frames */
+  FvHold held;             /* of GstBuffer *, in step with the tracker's frames,
+                            * with the latency they add (fvhold.h) */
   GstVideoInfo info;
-  FvLatency latency;
   guint unmarked;          /* frames in a row without a detector's mark */
   gboolean warned;
   gboolean warned_dropped; /* the warning for a frame whose regions went missing */
@@ -254,9 +254,9 @@ gst_roi_track_submit (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
         overflow ? "more regions than tracked" : searched == FV_TRACK_DROPPED ? "regions the "
         "detector found are missing" : "no detector marked it");
   g_array_unref (dets);
-  g_queue_push_tail (&self->held, buf);
+  fv_hold_push (&self->held, buf);
   GST_LOG_OBJECT (self, "%u tracks, %u frames held", (guint) fv_tracker_count (self->tracker),
-      self->held.length);
+      fv_hold_count (&self->held));
   g_free (type);
   return GST_FLOW_OK;
 }
@@ -296,18 +296,27 @@ add_track_mtds (GstRoiTrack *self, GstBuffer *buf, GQuark q, const fv_track_box 
 }
 #endif
 
-/* The oldest held frame out: its type's metas replaced by the tracker's
- * boxes, its message posted. */
+/* The hold's `out`: the oldest held frame, its type's metas replaced by
+ * the tracker's boxes, its message posted; dropped (a flush, a new
+ * stream, a new size, downstream refusing an earlier one), it leaves the
+ * tracker too, which stays in step. */
 static GstBuffer *
-emit (GstRoiTrack *self)
+emit (gpointer owner, gpointer item, gboolean drop, GstFlowReturn *ret)
 {
+  GstRoiTrack *self = GST_ROI_TRACK (owner);
+  *ret = GST_FLOW_OK;
   fv_track_params p;
   gboolean post;
   gchar *type = settings (self, &p, &post);
   fv_track_frame fr;
   fv_tracker_pop (self->tracker, &p, &fr);
+  if (drop) {
+    gst_buffer_unref (item);
+    g_free (type);
+    return NULL;
+  }
   const GQuark q = g_quark_from_string (type);
-  GstBuffer *buf = gst_buffer_make_writable (g_queue_pop_head (&self->held));
+  GstBuffer *buf = gst_buffer_make_writable (item);
   gst_buffer_foreach_meta (buf, drop_type, GUINT_TO_POINTER (q));
   GValue faces = G_VALUE_INIT;
   if (post)
@@ -384,30 +393,17 @@ static GstFlowReturn
 gst_roi_track_generate (GstBaseTransform *trans, GstBuffer **out)
 {
   GstRoiTrack *self = GST_ROI_TRACK (trans);
-  *out = self->held.length > delay_now (self) ? emit (self) : NULL;
-  return GST_FLOW_OK;
-}
-
-/* Every held frame on downstream now (before an event, at the end). */
-static void
-drain (GstRoiTrack *self)
-{
-  GstFlowReturn ret = GST_FLOW_OK;
-  while (self->held.length > 0) {
-    GstBuffer *buf = emit (self);
-    if (ret == GST_FLOW_OK)
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-    else
-      gst_buffer_unref (buf);   /* downstream refused one: the rest go nowhere either */
-  }
+  *out = NULL;
+  return fv_hold_count (&self->held) > delay_now (self) ? fv_hold_pop (&self->held, out)
+      : GST_FLOW_OK;
 }
 
 static void
 forget (GstRoiTrack *self)
 {
+  fv_hold_drop (&self->held);
   fv_tracker_reset (self->tracker, GST_VIDEO_INFO_WIDTH (&self->info),
       GST_VIDEO_INFO_HEIGHT (&self->info), FALSE);
-  g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
   self->unmarked = 0;
 }
 
@@ -432,13 +428,10 @@ static gboolean
 gst_roi_track_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   GstRoiTrack *self = GST_ROI_TRACK (trans);
-  /* a seek or a new stream: the old tracks' paths lead nowhere */
-  const FvHoldAction act = fv_hold_action (event);
-  if (act == FV_HOLD_DROP)
-    forget (self);
-  else if (act == FV_HOLD_DRAIN)
-    drain (self);   /* the held frames go before the event, as they came */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
+  /* the held frames go before a serialized event, as they came; a seek or
+   * a new stream: the old tracks' paths lead nowhere */
+  if (fv_hold_event (&self->held, trans, event) == FV_HOLD_DROP
+      || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
     forget (self);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
@@ -450,7 +443,7 @@ gst_roi_track_query (GstBaseTransform *trans, GstPadDirection direction, GstQuer
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
-    fv_latency_add_to_query (GST_ELEMENT (self), &self->latency, &self->info, query);
+    fv_latency_add_to_query (GST_ELEMENT (self), &self->held.latency, &self->info, query);
   return TRUE;
 }
 
@@ -461,7 +454,7 @@ gst_roi_track_propose_allocation (GstBaseTransform *trans, GstQuery *decide_quer
 {
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
-  fv_hold_raise_pools (GST_ELEMENT (trans), &GST_ROI_TRACK (trans)->latency, query);
+  fv_hold_raise_pools (GST_ELEMENT (trans), &GST_ROI_TRACK (trans)->held, query);
   return TRUE;
 }
 
@@ -515,7 +508,7 @@ gst_roi_track_set_property (GObject *object, guint prop_id, const GValue *value,
   /* the frames held from now on: the latency query's, and a latency
    * message when they change */
   if (prop_id == PROP_DELAY)
-    fv_hold_set (GST_BASE_TRANSFORM (self), &self->latency, g_value_get_uint (value));
+    fv_hold_set (GST_BASE_TRANSFORM (self), &self->held, g_value_get_uint (value));
 }
 
 static void
@@ -546,9 +539,9 @@ static void
 gst_roi_track_finalize (GObject *object)
 {
   GstRoiTrack *self = GST_ROI_TRACK (object);
-  g_free (self->roi_type);
-  g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
+  fv_hold_drop (&self->held);   /* the tracker and the settings still there */
   fv_tracker_free (self->tracker);
+  g_free (self->roi_type);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -631,7 +624,7 @@ gst_roi_track_init (GstRoiTrack *self)
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   self->tracker = fv_tracker_new ();
   fv_tracker_set_log (self->tracker, tracker_log, self);
-  g_queue_init (&self->held);
+  fv_hold_init (&self->held, emit, self);
   gst_video_info_init (&self->info);
   fv_track_params_init (&self->params);
   self->post_messages = TRUE;

@@ -9,6 +9,7 @@
 
 #include "gstfvfilter.h"
 #include "gstfvbase.h"
+#include "fvhold.h"
 
 G_BEGIN_DECLS
 
@@ -24,17 +25,14 @@ typedef struct {
 
 typedef struct {
   gboolean format_changed;   /* new caps: plans for the old format cannot run */
-  FvLatency latency;
   FvPlaneLayout layout;
   gint planes;                  /* of layout's, those process handles (luma_only) */
   gboolean ready;
   gboolean keeping;             /* in rebuild: a failure keeps the plans that run */
-  /* frames in flight (submit/finish): how many the plans allow (< 2: none),
-   * those started, oldest first, and those finished, waiting to be pushed */
+  /* frames in flight (submit/finish): how many the plans allow (< 2: none)
+   * and those started (FvFlight), oldest first, with the latency they add */
   guint depth;
-  guint n_flight;
-  FvFlight flight[FV_MAX_IN_FLIGHT];
-  GQueue done;
+  FvHold hold;
 } GstFvFilterPrivate;
 
 GstFvFilterPrivate *gst_fv_filter_private (GstFvFilter *f);

@@ -16,7 +16,7 @@ gst_fv_filter_start (GstBaseTransform *trans)
 {
   GstFvFilter *self = GST_FV_FILTER (trans);
   PRIV (self)->ready = FALSE;
-  fv_latency_reset (GST_ELEMENT (self), &PRIV (self)->latency);
+  fv_latency_reset (GST_ELEMENT (self), &PRIV (self)->hold.latency);
   GstFvFilterClass *klass = GST_FV_FILTER_GET_CLASS (self);
   if (klass->validate && !klass->validate (self))
     return FALSE;
@@ -57,7 +57,7 @@ gst_fv_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_quer
 {
   const gboolean ok = BASE_TRANSFORM_PARENT->propose_allocation (trans, decide_query, query);
   if (ok)
-    fv_hold_raise_pools (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency, query);
+    fv_hold_raise_pools (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->hold, query);
   return ok;
 }
 
@@ -66,7 +66,7 @@ gst_fv_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuer
 {
   const gboolean ret = BASE_TRANSFORM_PARENT->query (trans, direction, query);
   if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
-    fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->latency,
+    fv_latency_add_to_query (GST_ELEMENT (trans), &PRIV (GST_FV_FILTER (trans))->hold.latency,
         &GST_VIDEO_FILTER (trans)->in_info, query);
   return ret;
 }

@@ -95,7 +95,7 @@ static gboolean
 prepare (GstFvFilter *self)
 {
   GstFvFilterPrivate *priv = PRIV (self);
-  if (priv->n_flight)
+  if (fv_hold_count (&priv->hold))
     return TRUE;
   GstFvBase *base = GST_FV_BASE (self);
   gboolean changed, device_changed;
@@ -138,7 +138,7 @@ prepare (GstFvFilter *self)
         FV_MAX_IN_FLIGHT) : 0;
     /* what is in flight beyond the frame being handed in is held back
      * (fvhold.h's rules: latency, upstream pools) */
-    fv_hold_set (GST_BASE_TRANSFORM (self), &priv->latency, priv->depth > 1 ? priv->depth - 1 : 0);
+    fv_hold_set (GST_BASE_TRANSFORM (self), &priv->hold, priv->depth > 1 ? priv->depth - 1 : 0);
     GST_CAT_INFO_OBJECT (cat ? cat : GST_CAT_DEFAULT, self,
         "plans made for %dx%d %s on the %s backend (%u threads asked, 0 = all cores) in %.1f ms",
         GST_VIDEO_INFO_WIDTH (&vf->in_info), GST_VIDEO_INFO_HEIGHT (&vf->in_info),
@@ -183,104 +183,82 @@ gst_fv_filter_frame (GstFvBase *base, GstVideoFrame *in, GstVideoFrame *out)
   return ret;
 }
 
-/* Frames in flight (frames_in_flight, submit, finish). */
+/* Frames in flight (frames_in_flight, submit, finish), held in fvhold.h's
+ * queue. */
 
-/* Finishes the oldest frame in flight and unmaps it; its output joins
- * those waiting to be pushed unless dropped (or failed). */
-static GstFlowReturn
-finish_oldest (GstFvFilter *self, gboolean drop)
+/* The hold's `out`: finishes the oldest frame in flight and unmaps it;
+ * its output is pushed unless dropped (or failed). */
+static GstBuffer *
+finish_flight (gpointer owner, gpointer item, gboolean drop, GstFlowReturn *ret)
 {
-  GstFvFilterPrivate *priv = PRIV (self);
-  FvFlight f = priv->flight[0];
-  memmove (priv->flight, priv->flight + 1, --priv->n_flight * sizeof f);
+  GstFvFilter *self = GST_FV_FILTER (owner);
+  FvFlight *f = item;
   const FvDevice *dev = gst_fv_base_device (GST_FV_BASE (self));
   fv_device_push (dev);
-  GstFlowReturn ret = GST_FV_FILTER_GET_CLASS (self)->finish (self, &f.out, f.job, drop);
+  *ret = GST_FV_FILTER_GET_CLASS (self)->finish (self, &f->out, f->job, drop);
   fv_device_pop (dev);
-  GstBuffer *in = f.in.buffer, *out = f.out.buffer;
-  gst_video_frame_unmap (&f.in);
-  gst_video_frame_unmap (&f.out);
+  GstBuffer *in = f->in.buffer, *out = f->out.buffer;
+  gst_video_frame_unmap (&f->in);
+  gst_video_frame_unmap (&f->out);
+  g_free (f);
   gst_buffer_unref (in);
-  if (drop || ret != GST_FLOW_OK)
-    gst_buffer_unref (out);
-  else
-    g_queue_push_tail (&priv->done, out);
-  return ret;
+  if (!drop && *ret == GST_FLOW_OK)
+    return out;
+  gst_buffer_unref (out);
+  return NULL;
 }
 
 /* Flush, stop, new plans from a new stream: nothing in flight is pushed. */
 static void
 drop_in_flight (GstFvFilter *self)
 {
-  GstFvFilterPrivate *priv = PRIV (self);
-  while (priv->n_flight)
-    finish_oldest (self, TRUE);
-  g_queue_clear_full (&priv->done, (GDestroyNotify) gst_buffer_unref);
-}
-
-/* Finishes everything in flight, in order, for pushing (before new plans,
- * new caps or EOS); on a failure the rest is dropped. */
-static GstFlowReturn
-finish_in_flight (GstFvFilter *self)
-{
-  GstFlowReturn ret = GST_FLOW_OK;
-  while (PRIV (self)->n_flight && ret == GST_FLOW_OK)
-    ret = finish_oldest (self, FALSE);
-  if (ret != GST_FLOW_OK)
-    drop_in_flight (self);
-  return ret;
-}
-
-/* Hands the next finished output out, if any. */
-static gboolean
-next_done (GstFvFilter *self, GstBuffer **outbuf)
-{
-  *outbuf = g_queue_pop_head (&PRIV (self)->done);
-  return *outbuf != NULL;
+  fv_hold_drop (&PRIV (self)->hold);
 }
 
 /* Submits the queued input; once `depth` frames are in flight, finishes
- * the oldest. */
+ * the oldest into *outbuf. */
 static GstFlowReturn
-submit_queued (GstFvFilter *self)
+submit_queued (GstFvFilter *self, GstBuffer **outbuf)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GstFvFilterPrivate *priv = PRIV (self);
-  GstBuffer *inbuf = trans->queued_buf, *outbuf = NULL;
+  GstBuffer *inbuf = trans->queued_buf, *out = NULL;
   trans->queued_buf = NULL;
   GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->
-      prepare_output_buffer (trans, inbuf, &outbuf);
+      prepare_output_buffer (trans, inbuf, &out);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (inbuf);
     return ret;
   }
   GstFvBase *base = GST_FV_BASE (self);
   const FvDevice *dev = gst_fv_base_device (base);
-  gst_fv_base_check_pinned (base, outbuf);
-  FvFlight f = { 0 };
+  gst_fv_base_check_pinned (base, out);
+  FvFlight *f = g_new0 (FvFlight, 1);
   fv_device_push (dev);
-  ret = gst_fv_base_map_pair (base, inbuf, outbuf, &f.in, &f.out);
+  ret = gst_fv_base_map_pair (base, inbuf, out, &f->in, &f->out);
   const gboolean mapped = ret == GST_FLOW_OK;
   if (mapped)
-    ret = GST_FV_FILTER_GET_CLASS (self)->submit (self, &f.in, &f.out, &f.job);
+    ret = GST_FV_FILTER_GET_CLASS (self)->submit (self, &f->in, &f->out, &f->job);
   if (ret == GST_FLOW_OK) {
     /* in flight, buffers and all; a failed copy drops it with the rest */
-    priv->flight[priv->n_flight++] = f;
-    ret = copy_passed_planes (self, &f.in, &f.out);
+    fv_hold_push (&priv->hold, f);
+    ret = copy_passed_planes (self, &f->in, &f->out);
   } else {
     if (mapped) {
-      gst_video_frame_unmap (&f.in);
-      gst_video_frame_unmap (&f.out);
+      gst_video_frame_unmap (&f->in);
+      gst_video_frame_unmap (&f->out);
     }
+    g_free (f);
     gst_buffer_unref (inbuf);
-    gst_buffer_unref (outbuf);
+    gst_buffer_unref (out);
   }
   fv_device_pop (dev);
   if (ret != GST_FLOW_OK) {
     drop_in_flight (self);
     return ret;
   }
-  return priv->n_flight >= priv->depth ? finish_oldest (self, FALSE) : GST_FLOW_OK;
+  return fv_hold_count (&priv->hold) >= priv->depth ? fv_hold_pop (&priv->hold, outbuf)
+      : GST_FLOW_OK;
 }
 
 /* With frames in flight, GstBaseTransform's one buffer in, one out becomes
@@ -294,14 +272,18 @@ gst_fv_filter_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
   GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class);
   if (!GST_FV_FILTER_GET_CLASS (self)->submit)
     return parent->generate_output (trans, outbuf);
-  if (next_done (self, outbuf) || !trans->queued_buf)
+  *outbuf = NULL;
+  if (!trans->queued_buf)
     return GST_FLOW_OK;
   /* the settings decide whether frames go in flight: plans brought up to
-   * date first, and frames that run on the old ones finished and pushed */
+   * date first, and frames that run on the old ones finished and pushed,
+   * one a call */
   sync_values (self, trans->queued_buf);
-  if (priv->n_flight && plans_stale (self)) {
-    GstFlowReturn ret = finish_in_flight (self);
-    if (ret != GST_FLOW_OK || next_done (self, outbuf))
+  if (fv_hold_count (&priv->hold) && plans_stale (self)) {
+    GstFlowReturn ret = fv_hold_pop (&priv->hold, outbuf);
+    if (ret != GST_FLOW_OK)
+      drop_in_flight (self);
+    if (ret != GST_FLOW_OK || *outbuf)
       return ret;
   }
   const FvDevice *dev = gst_fv_base_device (GST_FV_BASE (self));
@@ -314,9 +296,7 @@ gst_fv_filter_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
   }
   if (priv->depth < 2)
     return parent->generate_output (trans, outbuf);
-  GstFlowReturn ret = submit_queued (self);
-  next_done (self, outbuf);
-  return ret;
+  return submit_queued (self, outbuf);
 }
 
 /* Every serialized event (EOS, caps, segment, gap, tags, custom ...) pushes
@@ -325,23 +305,7 @@ gst_fv_filter_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
 static gboolean
 gst_fv_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
-  GstFvFilter *self = GST_FV_FILTER (trans);
-  GstFvFilterPrivate *priv = PRIV (self);
-  const FvHoldAction act = fv_hold_action (event);
-  if (act == FV_HOLD_DRAIN && priv->n_flight) {
-    GstBuffer *b;
-    GstFlowReturn ret = finish_in_flight (self);
-    while (next_done (self, &b))
-      if (ret == GST_FLOW_OK)
-        ret = gst_pad_push (trans->srcpad, b);
-      else
-        gst_buffer_unref (b);
-    if (ret != GST_FLOW_OK)
-      GST_DEBUG_OBJECT (self, "frames in flight before %s: %s", GST_EVENT_TYPE_NAME (event),
-          gst_flow_get_name (ret));
-  } else if (act == FV_HOLD_DROP) {
-    drop_in_flight (self);
-  }
+  fv_hold_event (&PRIV (GST_FV_FILTER (trans))->hold, trans, event);
   return GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent_class)->sink_event (trans, event);
 }
 
@@ -379,5 +343,5 @@ gst_fv_filter_class_init (GstFvFilterClass *klass)
 static void
 gst_fv_filter_init (GstFvFilter *self)
 {
-  g_queue_init (&PRIV (self)->done);
+  fv_hold_init (&PRIV (self)->hold, finish_flight, self);
 }
