@@ -14,8 +14,8 @@ fv_box_regions_filter (FvBoxRegions *roi, const FvPlaneLayout *layout,
       continue;
     if (!roi->plane[p]) {
       fv_box_params bp = params[p];
-      bp.width = d->width;
-      bp.height = d->height;
+      bp.frame.width = d->width;
+      bp.frame.height = d->height;
       if (fv_box_windows_create (&roi->plane[p], &bp, backend, device, stream) != FV_OK)
         return FALSE;
     }

@@ -177,10 +177,10 @@ gst_auto_fill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
   p.seeds = self->seeds;
   p.measure = self->measure;
   GST_OBJECT_UNLOCK (self);
-  p.threads = r->threads;
-  p.width = GST_VIDEO_INFO_WIDTH (&vf->in_info);
-  p.height = GST_VIDEO_INFO_HEIGHT (&vf->in_info);
-  p.spread = r->spread;
+  p.frame.threads = r->threads;
+  p.frame.width = GST_VIDEO_INFO_WIDTH (&vf->in_info);
+  p.frame.height = GST_VIDEO_INFO_HEIGHT (&vf->in_info);
+  p.frame.spread = r->spread;
   if (!gst_fv_filter_check_memory (filter, fv_fill_plan_bytes (&p, dev->active)
           + (dev->hybrid ? fv_fill_plan_bytes (&p, FV_BACKEND_CPU) : 0), 0))
     return FALSE;
@@ -191,7 +191,7 @@ gst_auto_fill_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
     st = fv_fill_plan_create (&cpu_plan, &p, FV_BACKEND_CPU, 0, NULL);
   if (st != FV_OK) {
     gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-        fv_last_error (), "Cannot set up the fill for %dx%d: %s.", p.width, p.height,
+        fv_last_error (), "Cannot set up the fill for %dx%d: %s.", p.frame.width, p.frame.height,
         gst_fv_filter_why (st));
     fv_fill_plan_destroy (plan);
     fv_fill_plan_destroy (cpu_plan);

@@ -245,8 +245,8 @@ settings (GstFftConvolve *self, const GstFvRebuild *r)
   cp.border = self->border;
   cp.method = self->method;
   GST_OBJECT_UNLOCK (self);
-  cp.threads = r->threads;
-  cp.spread = r->spread;
+  cp.frame.threads = r->threads;
+  cp.frame.spread = r->spread;
   cp.measure = TRUE;
   return cp;
 }
@@ -270,11 +270,11 @@ make_plans (GstFftConvolve *self, const GstFvRebuild *r, const FvKernelGrid *g,
   fv_status st = FV_OK;
   for (gint p = 0; p < r->planes && st == FV_OK; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
-    cp.width = d->width;
-    cp.height = d->height;
-    cp.channels = d->channels;
+    cp.frame.width = d->width;
+    cp.frame.height = d->height;
+    cp.frame.channels = d->channels;
     cp.channel_mask = d->channel_mask;
-    cp.sample = d->sample;
+    cp.frame.sample = d->sample;
     cp.kernel = taps[0];
     cp.kernel_width = kw[0];
     cp.kernel_height = kh[0];

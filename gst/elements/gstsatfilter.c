@@ -129,8 +129,8 @@ gst_sat_filter_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
    * plans, or (roi-type) only the parameters the regions' plans are made from */
   const GQuark roi_quark = self->roi_type ? g_quark_from_string (self->roi_type) : 0;
   GST_OBJECT_UNLOCK (self);
-  bp.threads = r->threads;
-  bp.spread = r->spread;
+  bp.frame.threads = r->threads;
+  bp.frame.spread = r->spread;
   static const char *const modes[] = { "mean", "stddev", "threshold" };
   GST_INFO_OBJECT (self, "mode %s, radius %d, %s", (guint) bp.mode < G_N_ELEMENTS (modes)
       ? modes[bp.mode] : "?", radius, roi_quark ? "only inside regions of interest"
@@ -139,11 +139,11 @@ gst_sat_filter_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
   gsize bytes = 0;
   for (gint p = 0; p < layout->n_planes; p++) {
     const FvPlaneDesc *d = &layout->plane[p];
-    bp.width = d->width;
-    bp.height = d->height;
-    bp.channels = d->channels;
+    bp.frame.width = d->width;
+    bp.frame.height = d->height;
+    bp.frame.channels = d->channels;
     bp.channel_mask = d->channel_mask;
-    bp.sample = d->sample;
+    bp.frame.sample = d->sample;
     bp.radius_x = fv_scale_radius (radius, d->w_sub);
     bp.radius_y = fv_scale_radius (radius, d->h_sub);
     params[p] = bp;

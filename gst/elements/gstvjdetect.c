@@ -157,9 +157,11 @@ gst_vj_detect_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
   const int threads = (int) r->threads;
   GST_OBJECT_LOCK (self);
   gboolean reload = self->cascade_changed;
-  fv_vj_params p = { GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-    self->scale_factor, self->min_neighbors, self->min_width, self->min_height,
-    self->max_width, self->max_height, threads };
+  fv_vj_params p = { .frame.width = GST_VIDEO_INFO_WIDTH (info),
+      .frame.height = GST_VIDEO_INFO_HEIGHT (info), .scale_factor = self->scale_factor,
+      .min_neighbors = self->min_neighbors, .min_width = self->min_width,
+      .min_height = self->min_height, .max_width = self->max_width,
+      .max_height = self->max_height, .frame.threads = threads };
   GST_OBJECT_UNLOCK (self);
   /* a new cascade: one that cannot be loaded while one is in use leaves
    * that one, with its own warning (gst_vj_detect_load_cascade) */
@@ -170,17 +172,18 @@ gst_vj_detect_rebuild (GstFvFilter *filter, const GstFvRebuild *r)
     return FALSE;
   /* made beside the plan in use, which goes only once this one is made */
   fv_vj_plan *plan = NULL;
-  const gsize gray_stride = GST_ROUND_UP_64 (p.width);
-  p.spread = r->spread;
+  const gsize gray_stride = GST_ROUND_UP_64 (p.frame.width);
+  p.frame.spread = r->spread;
   fv_status st = fv_vj_plan_create (&plan, fresh ? fresh : self->cascade, &p, dev->active,
       dev->stream_device, dev->stream);
   if (st != FV_OK)
     gst_fv_filter_refuse (filter, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         fv_last_error (), "Cannot set up %s detection for %dx%d frames: %s.",
-        fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.width, p.height, gst_fv_filter_why (st));
+        fv_device_is_cuda (dev) ? "CUDA" : "CPU", p.frame.width, p.frame.height,
+            gst_fv_filter_why (st));
   /* RGB frames: their luma beside them */
   else if (!gst_fv_filter_check_memory (filter, fv_vj_plan_bytes (plan),
-          GST_VIDEO_INFO_IS_RGB (info) ? gray_stride * (gsize) p.height : 0))
+          GST_VIDEO_INFO_IS_RGB (info) ? gray_stride * (gsize) p.frame.height : 0))
     st = FV_ERR_NOMEM;
   if (st != FV_OK) {
     fv_vj_plan_destroy (plan);

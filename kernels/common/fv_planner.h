@@ -6,8 +6,8 @@
  *
  *   1. the back end asked for exists in this build (fv_plan_backend_check:
  *      FV_ERR_NO_CUDA, or FV_ERR_INVALID naming it);
- *   2. a CUDA plan of a whole frame (not a window of one) runs in chunks
- *      when its spread asks for them (several devices, another device,
+ *   2. a CUDA plan of a whole frame (frame.roi_width 0: not a window of
+ *      one) runs in chunks when its frame.spread asks for them (several devices, another device,
  *      min_chunks) or when the whole-frame plan's device bytes pass the
  *      budget (fv_spread_chunked);
  *   3. the host memory of the row chosen fits the process's limit
@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 #include "fv_plan.h"
-#include "fv_chunk_run.h"
+#include "fv_frame.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,9 +32,11 @@ extern "C" {
 typedef struct {
   fv_backend backend;          /* asked for */
   const void *leaf_init;       /* the kernel table's init for it (NULL: absent in this build) */
-  int can_chunk;               /* the kernel has a chunked row in this build, and the plan
-                                * is of a whole frame */
-  const fv_spread *spread;     /* with any chunks the kernel itself needs in min_chunks */
+  const fv_frame *frame;       /* the frame the plan is for (the head of the kernel's
+                                * parameters): its window (a window is never chunked) and
+                                * its spread, with any chunks the kernel itself needs in
+                                * min_chunks */
+  int has_chunked;             /* the kernel has a chunked row in this build */
   size_t device_bytes;         /* the whole-frame CUDA plan's device bytes (0: chunks only
                                 * where the spread asks) */
   double host_bytes[2];        /* host bytes: [0] the leaf plan's, [1] the chunked row's own */

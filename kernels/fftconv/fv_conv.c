@@ -69,7 +69,8 @@ fv_conv_kernel_check (const float *k, int kw, int kh, int normalize)
 double
 fv_conv_plan_estimate (const fv_conv_params *p)
 {
-  double ow = p->roi_width ? p->roi_width : p->width, oh = p->roi_width ? p->roi_height : p->height;
+  double ow = p->frame.roi_width ? p->frame.roi_width : p->frame.width, oh = p->frame.roi_width
+      ? p->frame.roi_height : p->frame.height;
   double pw = fv_conv_fast_size ((int) ow + p->kernel_width - 1);
   double ph = fv_conv_fast_size ((int) oh + p->kernel_height - 1);
   int kmax = p->kernel_width > p->kernel_height ? p->kernel_width : p->kernel_height;
@@ -77,7 +78,7 @@ fv_conv_plan_estimate (const fv_conv_params *p)
   /* kernel copy, four padded planes (frame, two spectra, kernel), scale,
    * and a tile pair a thread */
   return 4.0 * p->kernel_width * p->kernel_height + 16.0 * pw * ph + 4.0 * ow * oh
-      + (fv_threads_resolve (p->threads) + 1.0) * 8.0 * P * (P + 2);
+      + (fv_threads_resolve (p->frame.threads) + 1.0) * 8.0 * P * (P + 2);
 }
 
 void

@@ -17,7 +17,7 @@
 #include "../common/fv_image.h"
 #include "../common/fv_plan.h"
 #include "../common/fv_border.h"
-#include "../common/fv_chunk_run.h"
+#include "../common/fv_frame.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,20 +35,21 @@ typedef enum { FV_CONV_AUTO = 0, FV_CONV_FFT, FV_CONV_DIRECT, FV_CONV_SEPARABLE 
 #define FV_CONV_MAX_TAP_SUM 1e20
 
 typedef struct {
-  int width, height, channels;
+  /* the frame: size, channels, sample, threads; an optional window of it
+   * to compute (frame.roi_width 0: the whole frame; pixels around it are
+   * read from the frame, extended at its borders); CUDA (frame.spread):
+   * the device memory budget and the devices a frame is spread over
+   * (fv_chunk_run.h), frames beyond it run in chunks with the kernel's
+   * reach as halo. Windows and grids are never chunked. */
+  fv_frame frame;
   unsigned channel_mask;       /* channels convolved; the others are copied */
-  fv_sample sample;
   const float *kernel;         /* kernel_height rows of kernel_width taps; copied */
   int kernel_width, kernel_height;
   int normalize;
   double bias;
   fv_border border;            /* any of the five */
   fv_conv_method method;
-  int threads;                 /* 0 = all cores */
   int measure;                 /* plan FFTs with FFTW_MEASURE (slow once, fast after) */
-  /* optional window of the frame to compute (width 0: the whole frame);
-   * pixels around it are read from the frame, extended at its borders */
-  int roi_x, roi_y, roi_width, roi_height;
   /* FFT in tiles of this many output pixels a side: overlap-add on the
    * CPU, batched overlap-save on the GPU (0: where the CPU's cost model
    * or the GPU's timing finds them faster; -1: never) */
@@ -57,10 +58,6 @@ typedef struct {
    * E(x - i + cx, y - j + cy), as scipy.ndimage.convolve and MATLAB's
    * conv2(..., 'same'); 0: the correlation above (OpenCV's filter2D) */
   int convolve;
-  /* CUDA: the device memory budget and the devices a frame is spread
-   * over (fv_chunk_run.h); frames beyond it run in chunks with the
-   * kernel's reach as halo. Windows (roi) and grids are never chunked. */
-  fv_spread spread;
   /* how far each tap may be from the kernel meant: the rounding of a
    * kernel file written with few decimals (half its last decimal's step);
    * 0: the taps are exact. Only the separability test uses it. */

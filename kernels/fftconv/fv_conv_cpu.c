@@ -128,7 +128,7 @@ store_row (void *ctx, long y, int me)
   (void) me;
   const store_job *j = ctx;
   const fv_conv_params *p = &j->pl->p;
-  const int W = p->width;
+  const int W = p->frame.width;
   fv_conv_store_row (p, j->res + (size_t) y * W, j->pl->scale ? j->pl->scale + (size_t) y * W
       : NULL, j->pl->uniform_scale, W, j->c, (char *) j->dst->data + (size_t) y * j->dst->stride);
 }
@@ -138,7 +138,7 @@ static fv_status
 convolve_channel (const fv_conv_plan *pl, const fv_image *src, int c, const fv_image *dst)
 {
   const fv_conv_params *p = &pl->p;
-  const int W = p->width, H = p->height;
+  const int W = p->frame.width, H = p->frame.height;
   float *res = malloc (sizeof (float) * W * H);
   if (!res)
     return FV_ERR_NOMEM;
@@ -158,7 +158,8 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
     int ty, float *buf, fv_fft_complex *spec)
 {
   const fv_conv_params *p = &pl->p;
-  const int P = pl->P, cw = P / 2 + 1, W = p->width, H = p->height, C = p->channels;
+  const int P = pl->P, cw = P / 2 + 1, W = p->frame.width, H = p->frame.height,
+      C = p->frame.channels;
   const int kw = p->kernel_width, kh = p->kernel_height;
   const int x0 = tx * pl->tw, y0 = ty * pl->th;
   const int ow = W - x0 < pl->tw ? W - x0 : pl->tw, oh = H - y0 < pl->th ? H - y0 : pl->th;
@@ -175,7 +176,7 @@ run_tile (const fv_conv_plan *pl, const fv_image *src, const fv_image *dst, int 
   for (int y = 0; y < oh; y++)
     fv_conv_store_row (p, buf + (size_t) y * P, pl->scale ? pl->scale + (size_t) (y0 + y) * W + x0 : NULL,
         pl->uniform_scale, ow, c, (char *) dst->data + (size_t) (y0 + y) * dst->stride
-        + (size_t) x0 * C * p->sample);
+        + (size_t) x0 * C * p->frame.sample);
 }
 
 /* Tiles: P x P transforms planned once, single-threaded (the threads take
@@ -211,7 +212,8 @@ plan_tiles (fv_conv_plan *pl, int P)
   fv_fft_r2c (pl->tfwd, k, pl->tkspec);
   for (size_t i = 0; i < (size_t) cw * P; i++)
     pl->tkspec[i][1] = -pl->tkspec[i][1];
-  int ntx = (pl->p.width + pl->tw - 1) / pl->tw, nty = (pl->p.height + pl->th - 1) / pl->th;
+  int ntx = (pl->p.frame.width + pl->tw - 1) / pl->tw,
+      nty = (pl->p.frame.height + pl->th - 1) / pl->th;
   pl->tiles = ntx * nty;
   return FV_OK;
 }
@@ -252,9 +254,11 @@ fv_conv_execute_float (fv_conv_plan *pl, const fv_image *src, int channel, float
     size_t out_stride)
 {
   const fv_conv_params *p = &pl->p;
-  if (pl->be != &fv_conv_cpu_backend || !src || !src->data || src->width != p->width || src->height != p->height
-      || src->channels != p->channels || src->sample != p->sample || src->mem != FV_MEM_HOST
-      || channel < 0 || channel >= p->channels) {
+  if (pl->be != &fv_conv_cpu_backend || !src || !src->data || src->width != p->frame.width
+      || src->height != p->frame.height
+      || src->channels != p->frame.channels || src->sample != p->frame.sample
+          || src->mem != FV_MEM_HOST
+      || channel < 0 || channel >= p->frame.channels) {
     fv_set_last_error ("image does not match the convolution plan");
     return FV_ERR_INVALID;
   }
@@ -314,13 +318,13 @@ static fv_status
 maybe_tiles (fv_conv_plan *pl)
 {
   const fv_conv_params *p = &pl->p;
-  if (pl->method != FV_CONV_FFT || p->roi_width || p->tile < 0)
+  if (pl->method != FV_CONV_FFT || p->frame.roi_width || p->tile < 0)
     return FV_OK;
   int kmax = p->kernel_width > p->kernel_height ? p->kernel_width : p->kernel_height;
   int P = p->tile > 0 ? fv_conv_fast_size (p->tile + kmax - 1)
       : fv_conv_fast_size (kmax * 4 > 512 ? kmax * 4 : 512);
   int tw = P - p->kernel_width + 1, th = P - p->kernel_height + 1;
-  double ntiles = (double) ((p->width + tw - 1) / tw) * ((p->height + th - 1) / th);
+  double ntiles = (double) ((p->frame.width + tw - 1) / tw) * ((p->frame.height + th - 1) / th);
   double full = (double) pl->pw * pl->ph * log2 ((double) pl->pw * pl->ph);
   double tiled = ntiles * P * P * log2 ((double) P * P);
   /* tiles stay in cache: measured twice as fast per transformed point */
@@ -359,13 +363,14 @@ cpu_init (fv_conv_plan *pl, int device, void *stream)
 static void
 copy_channel (const fv_conv_params *p, const fv_image *src, int c, const fv_image *dst)
 {
-  const int C = p->channels;
-  for (int y = 0; y < p->height; y++) {
+  const int C = p->frame.channels;
+  for (int y = 0; y < p->frame.height; y++) {
     const char *s = (const char *) src->data + (size_t) y * src->stride;
     char *d = (char *) dst->data + (size_t) y * dst->stride;
-    for (int x = 0; x < p->width; x++)
-      memcpy (d + ((size_t) x * C + c) * p->sample, s + ((size_t) x * C + c) * p->sample,
-          p->sample);
+    for (int x = 0; x < p->frame.width; x++)
+      memcpy (d + ((size_t) x * C + c) * p->frame.sample,
+          s + ((size_t) x * C + c) * p->frame.sample,
+          p->frame.sample);
   }
 }
 
@@ -394,13 +399,13 @@ cpu_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
   if (st != FV_OK)
     return st;
   int nm = 0, chans[4];
-  for (int c = 0; c < p->channels; c++)
+  for (int c = 0; c < p->frame.channels; c++)
     if (p->channel_mask & (1u << c))
       chans[nm++] = c;
     else
       copy_channel (p, src, c, dst);
   if (pl->tiles) {   /* every (channel, tile) pair is one job for whichever thread is free */
-    tiles_job j = { pl, src, dst, chans, (p->width + pl->tw - 1) / pl->tw };
+    tiles_job j = { pl, src, dst, chans, (p->frame.width + pl->tw - 1) / pl->tw };
     fv_team team = fv_team_begin (pl->nthreads);
     fv_team_for (team, (long) nm * pl->tiles, 1, tile_job, &j);
     fv_team_end (team);

@@ -30,7 +30,7 @@ plan_geo (const ConvCuda *c, int w, int h, int channels, int channel, int rx, in
 {
   const fv_conv_params &p = c->p;
   return geo_make (w, h, channels, channel, p.kernel_width, p.kernel_height, (int) p.border, rx,
-      ry, p.width, p.height, batch (c));
+      ry, p.frame.width, p.frame.height, batch (c));
 }
 
 /* A kernel's conjugated spectrum at the layout t into out: the kernel at
@@ -84,10 +84,10 @@ stage_frame (const fv_conv_params *p, const fv_image *src, const fv_image *dst, 
 {
   f->row = fv_image_row_bytes (src);
   fv::DevView in, out = fv::stage_target (dst, dst->data, d_dst, pitch);
-  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, f->row, d_src, pitch, st, &in));
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->frame.height, f->row, d_src, pitch, st, &in));
   *f = Staged { in.data, in.stride, out.data, out.stride, f->row, d_dst, pitch };
-  if (p->channel_mask != (1u << p->channels) - 1)
-    FV_CUDA_TRY (cudaMemcpy2DAsync (f->d, f->dstride, f->s, f->sstride, f->row, p->height,
+  if (p->channel_mask != (1u << p->frame.channels) - 1)
+    FV_CUDA_TRY (cudaMemcpy2DAsync (f->d, f->dstride, f->s, f->sstride, f->row, p->frame.height,
         cudaMemcpyDeviceToDevice, st));
   return FV_OK;
 }
@@ -96,7 +96,7 @@ fv_status
 unstage_frame (const fv_conv_params *p, const fv_image *dst, const Staged *f, cudaStream_t st)
 {
   FV_CUDA_TRY (cudaGetLastError ());
-  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, f->row, f->d_dst, f->pitch, st));
+  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->frame.height, f->row, f->d_dst, f->pitch, st));
   return fv_cuda_finish (st, dst->mem != FV_MEM_HOST);
 }
 
@@ -119,15 +119,15 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int 
   *out = c;
   c->uniform = uniform_scale;
   c->p = *p;
-  c->rx = p->roi_width ? p->roi_x : 0;
-  c->ry = p->roi_width ? p->roi_y : 0;
-  c->ow = p->roi_width ? p->roi_width : p->width;
-  c->oh = p->roi_width ? p->roi_height : p->height;
+  c->rx = p->frame.roi_width ? p->frame.roi_x : 0;
+  c->ry = p->frame.roi_width ? p->frame.roi_y : 0;
+  c->ow = p->frame.roi_width ? p->frame.roi_width : p->frame.width;
+  c->oh = p->frame.roi_width ? p->frame.roi_height : p->frame.height;
   FV_CUDA_TRY (c->ps.open (device, stream));
   c->direct = direct;
   /* direct: results straight into a window-sized buffer; batched rows:
    * fv_conv_batch_tiles's tiles, so many rows at a time */
-  const bool batched = !direct && p->batch_rows > 0 && !p->roi_width;
+  const bool batched = !direct && p->batch_rows > 0 && !p->frame.roi_width;
   int btw = 0, bth = 0;
   if (batched)
     fv_conv_batch_tiles (p, c->ow, c->oh, &btw, &bth);
@@ -143,10 +143,10 @@ fv_conv_cuda_init (void **out, const fv_conv_params *p, int direct, int pw, int 
     FV_CUDA_TRY (cudaMalloc (&c->spec, sizeof (cplx) * nc * t.count ()));
     FV_CUDA_TRY (cudaMalloc (&c->kspec, sizeof (cplx) * nc));
   }
-  const size_t row = (size_t) p->width * p->channels * p->sample;
-  FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_src, &c->pitch, row, p->height));
+  const size_t row = (size_t) p->frame.width * p->frame.channels * p->frame.sample;
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_src, &c->pitch, row, p->frame.height));
   size_t pitch2;
-  FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_dst, &pitch2, row, p->height));
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &c->d_dst, &pitch2, row, p->frame.height));
   if (scale) {
     FV_CUDA_TRY (cudaMalloc (&c->scale, sizeof (float) * c->ow * c->oh));
     /* on the plan's stream: a plain cudaMemcpy from pageable memory returns
@@ -202,23 +202,24 @@ run_rows (ConvCuda *c, const fv_conv_params *p, const char *s, size_t sstride, c
   cudaStream_t st = c->ps.stream;
   const Tiles t = batch (c);
   const float norm = 1.0f / ((float) t.px * (float) t.py);
-  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
+  const float maxv = p->frame.sample == FV_U8 ? 255.0f : 65535.0f;
   const int step = t.th * t.ny;   /* the rows a batch makes */
-  for (int ch = 0; ch < p->channels; ch++) {
+  for (int ch = 0; ch < p->frame.channels; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
     for (int y = 0; y < rows; y += step) {
       const int h = rows - y < step ? rows - y : step;
-      const Geo g = plan_geo (c, c->ow, h, p->channels, ch, c->rx, c->ry + y0 + y);
-      fv_status r = correlate (c, api, s, sstride, g, p->sample, norm);
+      const Geo g = plan_geo (c, c->ow, h, p->frame.channels, ch, c->rx, c->ry + y0 + y);
+      fv_status r = correlate (c, api, s, sstride, g, p->frame.sample, norm);
       if (r != FV_OK)
         return r;
       char *out = d + (size_t) y * dstride;
       const float *scale = c->scale ? c->scale + (size_t) (y0 + y) * c->ow : NULL;
-      const bool words = words_ok (out, dstride, p->channels, p->sample) && t.tw % 4 == 0
+      const bool words = words_ok (out, dstride, p->frame.channels, p->frame.sample)
+          && t.tw % 4 == 0
           && t.px % 4 == 0;
       dim3 blk (32, 8), gout ((c->ow + 32 * SPAN - 1) / (32 * SPAN), (h + 7) / 8);
-      if (p->sample == FV_U8)
+      if (p->frame.sample == FV_U8)
         finish<uint8_t><<<gout, blk, 0, st>>> (c->buf, g, words, scale, c->uniform,
             (float) p->bias, maxv, out, dstride);
       else
@@ -240,7 +241,7 @@ fv_conv_cuda_execute (void *cuda, const fv_conv_params *p, const fv_image *src,
   Staged f;
   fv_status sr = stage_frame (p, src, dst, c->d_src, c->d_dst, c->pitch, st, &f);
   if (sr == FV_OK)
-    sr = run_rows (c, p, f.s, f.sstride, f.d, f.dstride, 0, p->height);
+    sr = run_rows (c, p, f.s, f.sstride, f.d, f.dstride, 0, p->frame.height);
   return sr == FV_OK ? unstage_frame (p, dst, &f, st) : sr;
 }
 
@@ -257,7 +258,7 @@ fv_conv_cuda_execute_rows (void *cuda, const fv_conv_params *p, const fv_image *
   }
   const char *s = (const char *) src->data;
   char *d = (char *) dst->data;
-  if (p->channel_mask != (1u << p->channels) - 1)
+  if (p->channel_mask != (1u << p->frame.channels) - 1)
     FV_CUDA_TRY (cudaMemcpy2DAsync (d, dst->stride, s + (size_t) row0 * src->stride, src->stride,
         fv_image_row_bytes (src), rows, cudaMemcpyDeviceToDevice, st));
   fv_status r = run_rows (c, p, s, src->stride, d, dst->stride, row0, rows);
@@ -287,9 +288,9 @@ fv_conv_cuda_accumulate (void *cuda, const fv_conv_params *grid_params, const vo
   cudaStream_t st = c->ps.stream;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   const float norm = 1.0f / ((float) c->t.px * (float) c->t.py);
-  const Geo g = plan_geo (c, c->ow, c->oh, p->channels, channel, c->rx, c->ry);
+  const Geo g = plan_geo (c, c->ow, c->oh, p->frame.channels, channel, c->rx, c->ry);
   dim3 blk (32, 8), gout ((c->ow + 31) / 32, (c->oh + 7) / 8);
-  fv_status r = correlate (c, api, (const char *) src, stride, g, p->sample, norm);
+  fv_status r = correlate (c, api, (const char *) src, stride, g, p->frame.sample, norm);
   if (r != FV_OK)
     return r;
   accumulate<<<gout, blk, 0, st>>> (c->buf, g, c->scale, c->uniform, acc, cols, rows, ci, cj);

@@ -76,8 +76,10 @@ shared_init (GridCuda *g, const fv_conv_params *p, void *const *cellv, int cols,
     kw = c->p.kernel_width > kw ? c->p.kernel_width : kw;
     kh = c->p.kernel_height > kh ? c->p.kernel_height : kh;
   }
-  int pw = fv_conv_fast_size (p->width + kw - 1), ph = fv_conv_fast_size (p->height + kh - 1);
-  fv_conv_cuda_pick_size (p->width + kw - 1, p->height + kh - 1, g->ps.device, &pw, &ph);
+  int pw = fv_conv_fast_size (p->frame.width + kw - 1),
+      ph = fv_conv_fast_size (p->frame.height + kh - 1);
+  fv_conv_cuda_pick_size (p->frame.width + kw - 1, p->frame.height + kh - 1, g->ps.device, &pw,
+      &ph);
   GridShared *sh = (GridShared *) calloc (1, sizeof (GridShared));
   if (!sh)
     return FV_ERR_NOMEM;
@@ -107,8 +109,9 @@ shared_init (GridCuda *g, const fv_conv_params *p, void *const *cellv, int cols,
    * fall where the cells' weights start and stop, so that each meets at
    * most 2 x 2 cells, were timed too and never won: 100 pairs of 768x486
    * against 40 of 2048x640 at 4K 3x3) */
-  sh->t = p->tile ? choose_layout (api, p->width, p->height, kw, kh, pw, ph, p->tile,
-      g->ps.device) : fastest (api, layout_candidates (p->width, p->height, kw, kh, pw, ph),
+  sh->t = p->tile ? choose_layout (api, p->frame.width, p->frame.height, kw, kh, pw, ph, p->tile,
+      g->ps.device) : fastest (api, layout_candidates (p->frame.width, p->frame.height, kw, kh,
+          pw, ph),
       make_pairs);
   const Tiles &t = sh->t;
   const int tiles = t.count ();
@@ -175,16 +178,16 @@ shared_channel (GridCuda *g, const fv_conv_params *p, int cols, int rows, const 
   cudaStream_t st = g->ps.stream;
   const Tiles &t = sh->t;
   const size_t nc = t.spectrum ();
-  const Geo geo = geo_make (p->width, p->height, p->channels, ch, sh->kw, sh->kh,
-      (int) p->border, 0, 0, p->width, p->height, t);
-  dim3 blk (32, 8), gout ((p->width + 31) / 32, (p->height + 7) / 8);
-  launch_extend (src, sstride, geo, p->sample, sh->buf, st);
+  const Geo geo = geo_make (p->frame.width, p->frame.height, p->frame.channels, ch, sh->kw, sh->kh,
+      (int) p->border, 0, 0, p->frame.width, p->frame.height, t);
+  dim3 blk (32, 8), gout ((p->frame.width + 31) / 32, (p->frame.height + 7) / 8);
+  launch_extend (src, sstride, geo, p->frame.sample, sh->buf, st);
   CUFFT_TRY (api->r2c (sh->fwd, sh->buf, sh->spec));
   pair_multiply<<<dim3 ((unsigned) ((nc + 255) / 256), sh->npairs), 256, 0, st>>> (sh->spec,
       sh->kspec, sh->pair_tile, sh->pair_cell, sh->prod, nc, 1.0f / ((float) t.px * t.py));
   CUFFT_TRY (api->c2r (sh->inv, sh->prod, sh->buf));
-  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
-  if (p->sample == FV_U8)
+  const float maxv = p->frame.sample == FV_U8 ? 255.0f : 65535.0f;
+  if (p->frame.sample == FV_U8)
     blend<uint8_t><<<gout, blk, 0, st>>> (sh->buf, geo, sh->pair_of, sh->cells, cols, rows,
         (float) p->bias, maxv, dst, dstride);
   else
@@ -218,11 +221,11 @@ fv_conv_cuda_grid_init (void **out, const fv_conv_params *p, int device, void *s
     return FV_ERR_NOMEM;
   *out = g;
   FV_CUDA_TRY (g->ps.open (device, stream));
-  const size_t row = (size_t) p->width * p->channels * p->sample;
-  FV_CUDA_TRY (cudaMallocPitch ((void **) &g->d_src, &g->pitch, row, p->height));
+  const size_t row = (size_t) p->frame.width * p->frame.channels * p->frame.sample;
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &g->d_src, &g->pitch, row, p->frame.height));
   size_t pitch2;
-  FV_CUDA_TRY (cudaMallocPitch ((void **) &g->d_dst, &pitch2, row, p->height));
-  FV_CUDA_TRY (cudaMalloc (&g->acc, sizeof (float) * p->width * p->height));
+  FV_CUDA_TRY (cudaMallocPitch ((void **) &g->d_dst, &pitch2, row, p->frame.height));
+  FV_CUDA_TRY (cudaMalloc (&g->acc, sizeof (float) * p->frame.width * p->frame.height));
   return FV_OK;
 }
 
@@ -243,9 +246,9 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
   fv_status sr = stage_frame (p, src, dst, g->d_src, g->d_dst, g->pitch, st, &f);
   if (sr != FV_OK)
     return sr;
-  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f;
-  dim3 blk (32, 8), gout ((p->width + 31) / 32, (p->height + 7) / 8);
-  for (int ch = 0; ch < p->channels; ch++) {
+  const float maxv = p->frame.sample == FV_U8 ? 255.0f : 65535.0f;
+  dim3 blk (32, 8), gout ((p->frame.width + 31) / 32, (p->frame.height + 7) / 8);
+  for (int ch = 0; ch < p->frame.channels; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
     if (g->shared) {
@@ -254,7 +257,8 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
         return r;
       continue;
     }
-    FV_CUDA_TRY (cudaMemsetAsync (g->acc, 0, sizeof (float) * p->width * p->height, st));
+    FV_CUDA_TRY (cudaMemsetAsync (g->acc, 0, sizeof (float) * p->frame.width * p->frame.height,
+        st));
     for (int k = 0; k < cols * rows; k++) {
       if (!cells[k])
         continue;
@@ -264,11 +268,13 @@ fv_conv_cuda_grid_execute (void *grid, const fv_conv_params *p, void *const *cel
       if (r != FV_OK)
         return r;
     }
-    if (p->sample == FV_U8)
-      round_acc<uint8_t><<<gout, blk, 0, st>>> (g->acc, p->width, p->height, p->channels, ch,
+    if (p->frame.sample == FV_U8)
+      round_acc<uint8_t><<<gout, blk, 0, st>>> (g->acc, p->frame.width, p->frame.height,
+          p->frame.channels, ch,
           (float) p->bias, maxv, f.d, f.dstride);
     else
-      round_acc<uint16_t><<<gout, blk, 0, st>>> (g->acc, p->width, p->height, p->channels, ch,
+      round_acc<uint16_t><<<gout, blk, 0,
+          st>>> (g->acc, p->frame.width, p->frame.height, p->frame.channels, ch,
           (float) p->bias, maxv, f.d, f.dstride);
   }
   return unstage_frame (p, dst, &f, st);

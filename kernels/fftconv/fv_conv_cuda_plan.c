@@ -40,7 +40,8 @@ cuda_free (fv_conv_plan *pl)
 static size_t
 cuda_bytes (const fv_conv_plan *pl)
 {
-  return fv_conv_cuda_bytes (&pl->p, fv_conv_cuda_direct (&pl->p), pl->p.width, pl->p.height);
+  return fv_conv_cuda_bytes (&pl->p, fv_conv_cuda_direct (&pl->p), pl->p.frame.width,
+      pl->p.frame.height);
 }
 
 const fv_conv_backend fv_conv_cuda_backend = { cuda_init, cuda_execute, NULL, cuda_free,
@@ -49,13 +50,13 @@ const fv_conv_backend fv_conv_cuda_backend = { cuda_init, cuda_execute, NULL, cu
 size_t
 fv_conv_cuda_bytes (const fv_conv_params *p, int direct, int width, int height)
 {
-  const size_t row = ((size_t) width * p->channels * p->sample + 511) / 512 * 512;
+  const size_t row = ((size_t) width * p->frame.channels * p->frame.sample + 511) / 512 * 512;
   size_t n = 2 * row * height + sizeof (float) * p->kernel_width * p->kernel_height;
   if (p->border == FV_BORDER_RENORMALIZE)
     n += sizeof (float) * width * height;
   if (direct)
     return n + sizeof (float) * width * height;
-  if (p->batch_rows > 0 && !p->roi_width) {
+  if (p->batch_rows > 0 && !p->frame.roi_width) {
     /* rows of tiles at a time (fv_conv_cuda.cu): the batch's real buffer
      * and spectra, a spectrum's worth of work area for each of cuFFT's two
      * plans, and the kernel's spectrum */

@@ -59,8 +59,8 @@ make_cells (fv_conv_grid *g, fv_backend backend, int device, void *stream)
   for (int j = 0; j < g->rows; j++)
     for (int i = 0; i < g->cols; i++) {
       int c = j * g->cols + i;
-      span (base->width, g->cols, i, &g->x0[c], &g->x1[c]);
-      span (base->height, g->rows, j, &g->y0[c], &g->y1[c]);
+      span (base->frame.width, g->cols, i, &g->x0[c], &g->x1[c]);
+      span (base->frame.height, g->rows, j, &g->y0[c], &g->y1[c]);
       if (g->x1[c] <= g->x0[c] || g->y1[c] <= g->y0[c])
         continue;   /* more cells than pixels: this one never counts */
       fv_conv_params p = *base;
@@ -68,10 +68,10 @@ make_cells (fv_conv_grid *g, fv_backend backend, int device, void *stream)
       p.kernel_width = g->kw[c];
       p.kernel_height = g->kh[c];
       p.bias = 0;
-      p.roi_x = g->x0[c];
-      p.roi_y = g->y0[c];
-      p.roi_width = g->x1[c] - g->x0[c];
-      p.roi_height = g->y1[c] - g->y0[c];
+      p.frame.roi_x = g->x0[c];
+      p.frame.roi_y = g->y0[c];
+      p.frame.roi_width = g->x1[c] - g->x0[c];
+      p.frame.roi_height = g->y1[c] - g->y0[c];
       fv_status st = fv_conv_plan_create (&g->plans[c], &p, backend, device, stream);
       if (st != FV_OK)
         return st;
@@ -134,22 +134,24 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
     return FV_ERR_INVALID;
   }
   /* every cell's plan and the two float frames, before anything is allocated */
-  double need = 8.0 * base->width * base->height;
+  double need = 8.0 * base->frame.width * base->frame.height;
   for (int j = 0; j < rows; j++)
     for (int i = 0; i < cols; i++) {
       fv_conv_params p = *base;
       int c = j * cols + i;
-      span (base->width, cols, i, &p.roi_x, &p.roi_width);
-      span (base->height, rows, j, &p.roi_y, &p.roi_height);
-      p.roi_width = p.roi_width > p.roi_x ? p.roi_width - p.roi_x : 1;
-      p.roi_height = p.roi_height > p.roi_y ? p.roi_height - p.roi_y : 1;
+      span (base->frame.width, cols, i, &p.frame.roi_x, &p.frame.roi_width);
+      span (base->frame.height, rows, j, &p.frame.roi_y, &p.frame.roi_height);
+      p.frame.roi_width = p.frame.roi_width > p.frame.roi_x ? p.frame.roi_width - p.frame.roi_x : 1;
+      p.frame.roi_height = p.frame.roi_height > p.frame.roi_y ? p.frame.roi_height - p.frame.roi_y
+          : 1;
       p.kernel_width = kw[c];
       p.kernel_height = kh[c];
       need += fv_conv_plan_estimate (&p);
     }
   if (!fv_memory_check (need, "the kernel grid's plans"))
     return FV_ERR_NOMEM;
-  if (backend == FV_BACKEND_CUDA && (base->spread.ndevices > 1 || base->spread.min_chunks > 1)) {
+  if (backend == FV_BACKEND_CUDA && (base->frame.spread.ndevices > 1
+      || base->frame.spread.min_chunks > 1)) {
     fv_set_last_error ("a kernel grid runs on one device, whole: list one device");
     return FV_ERR_INVALID;
   }
@@ -172,8 +174,8 @@ fv_conv_grid_create (fv_conv_grid **out, const fv_conv_params *base, int cols, i
   g->x1 = malloc (sizeof (int) * n);
   g->y0 = malloc (sizeof (int) * n);
   g->y1 = malloc (sizeof (int) * n);
-  g->acc = malloc (sizeof (float) * base->width * base->height);
-  g->tmp = malloc (sizeof (float) * base->width * base->height);
+  g->acc = malloc (sizeof (float) * base->frame.width * base->frame.height);
+  g->tmp = malloc (sizeof (float) * base->frame.width * base->frame.height);
   g->cells = calloc (n, sizeof *g->cells);
   st = FV_ERR_NOMEM;
   if (g->plans && g->x0 && g->x1 && g->y0 && g->y1 && g->acc && g->tmp && g->cells)
@@ -192,10 +194,10 @@ fv_status
 fv_conv_grid_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
 {
   const fv_conv_params *p = &g->p;
-  const int W = p->width, H = p->height, C = p->channels;
+  const int W = p->frame.width, H = p->frame.height, C = p->frame.channels;
   if (!src || !dst || src->width != W || src->height != H || dst->width != W
       || dst->height != H || src->channels != C || dst->channels != C
-      || src->sample != p->sample || dst->sample != p->sample) {
+      || src->sample != p->frame.sample || dst->sample != p->frame.sample) {
     fv_set_last_error ("images do not match the kernel grid");
     return FV_ERR_INVALID;
   }
@@ -207,16 +209,17 @@ static fv_status
 cpu_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
 {
   const fv_conv_params *p = &g->p;
-  const int W = p->width, H = p->height, C = p->channels;
-  const float maxv = p->sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
+  const int W = p->frame.width, H = p->frame.height, C = p->frame.channels;
+  const float maxv = p->frame.sample == FV_U8 ? 255.0f : 65535.0f, bias = (float) p->bias;
   for (int c = 0; c < C; c++) {
     for (int y = 0; y < H; y++) {
       const char *s = (const char *) src->data + (size_t) y * src->stride;
       char *d = (char *) dst->data + (size_t) y * dst->stride;
       if (!(p->channel_mask & (1u << c)))
         for (int x = 0; x < W; x++)
-          memcpy (d + ((size_t) x * C + c) * p->sample, s + ((size_t) x * C + c) * p->sample,
-              p->sample);
+          memcpy (d + ((size_t) x * C + c) * p->frame.sample,
+              s + ((size_t) x * C + c) * p->frame.sample,
+              p->frame.sample);
     }
     if (!(p->channel_mask & (1u << c)))
       continue;
@@ -242,7 +245,7 @@ cpu_execute (fv_conv_grid *g, const fv_image *src, const fv_image *dst)
         float v = g->acc[(size_t) y * W + x] + bias;
         uint32_t q = fv_conv_round (v, maxv);
         size_t i = (size_t) x * C + c;
-        if (p->sample == FV_U8)
+        if (p->frame.sample == FV_U8)
           ((uint8_t *) d)[i] = (uint8_t) q;
         else
           fv_store_u16 ((char *) d + 2 * i, (uint16_t) q);

@@ -27,8 +27,8 @@ static fv_status
 chunk_create (void **plan, int width, int height, int device, void *stream, void *user)
 {
   fv_conv_params q = *(const fv_conv_params *) user;
-  q.width = width;
-  q.height = height;
+  q.frame.width = width;
+  q.frame.height = height;
   return fv_conv_plan_create ((fv_conv_plan **) plan, &q, FV_BACKEND_CUDA, device, stream);
 }
 
@@ -70,7 +70,8 @@ chunked_init (fv_conv_plan *pl, int device, void *stream)
   const fv_conv_params *p = &pl->p;
   pl->gpu_method = fv_conv_cuda_direct (p) ? FV_CONV_DIRECT : FV_CONV_FFT;
   fv_chunk_run_params rp;
-  fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
+  fv_spread_run_params (&p->frame.spread, device, p->frame.width, p->frame.height,
+      p->frame.channels, p->frame.sample,
       p->kernel_width / 2, p->kernel_height / 2, &rp);
   rp.wrap = p->border == FV_BORDER_WRAP;
   /* The chunks' sub-plans transform a row of tiles at a time (buffers for
@@ -86,14 +87,14 @@ chunked_init (fv_conv_plan *pl, int device, void *stream)
   if (pl->gpu_method == FV_CONV_FFT) {
     q.batch_rows = 1;
     int tw, th;
-    fv_conv_batch_tiles (&q, p->width, p->height, &tw, &th);
+    fv_conv_batch_tiles (&q, p->frame.width, p->frame.height, &tw, &th);
     rp.align_y = th;
     /* over several GPUs, no more chunks than rows of tiles */
-    const int rows = (p->height + th - 1) / th, entries = rp.ndevices * rp.lanes;
+    const int rows = (p->frame.height + th - 1) / th, entries = rp.ndevices * rp.lanes;
     if (rp.per_entry * entries > rows)
       rp.per_entry = rows / entries > 1 ? rows / entries : 1;
   }
-  fv_spread_part (&q.spread, p->width, p->height);
+  fv_spread_part (&q.frame.spread, p->frame.width, p->frame.height);
   return fv_chunked_create (&pl->state, &conv_chunks, &q, sizeof q, &rp);
 }
 
@@ -150,16 +151,18 @@ plan_flipped (fv_conv_plan **out, const fv_conv_params *p, fv_backend backend, i
 static int
 params_valid (const fv_conv_params *p, fv_backend backend)
 {
-  return p && p->width >= 1 && p->height >= 1 && p->channels >= 1 && p->channels <= 4
-      && (p->sample == FV_U8 || p->sample == FV_U16) && p->kernel
+  return p && p->frame.width >= 1 && p->frame.height >= 1 && p->frame.channels >= 1
+      && p->frame.channels <= 4
+      && (p->frame.sample == FV_U8 || p->frame.sample == FV_U16) && p->kernel
       && p->kernel_width >= 1 && p->kernel_height >= 1
       && p->kernel_rounding >= 0 && p->kernel_rounding < 1e30
       && p->kernel_width <= FV_CONV_MAX_KERNEL + 1 && p->kernel_height <= FV_CONV_MAX_KERNEL + 1
       && (unsigned) p->border <= FV_BORDER_WRAP && (unsigned) p->method <= FV_CONV_SEPARABLE
-      && p->threads >= 0 && isfinite (p->bias)
-      && (!p->roi_width || (p->roi_width >= 1 && p->roi_height >= 1 && p->roi_x >= 0
-          && p->roi_y >= 0 && p->roi_x + p->roi_width <= p->width
-          && p->roi_y + p->roi_height <= p->height));
+      && p->frame.threads >= 0 && isfinite (p->bias)
+      && (!p->frame.roi_width || (p->frame.roi_width >= 1 && p->frame.roi_height >= 1
+          && p->frame.roi_x >= 0
+          && p->frame.roi_y >= 0 && p->frame.roi_x + p->frame.roi_width <= p->frame.width
+          && p->frame.roi_y + p->frame.roi_height <= p->frame.height));
 }
 
 /* The kernel's copy and sums, the threads, the window and padded sizes. */
@@ -178,13 +181,13 @@ plan_geometry (fv_conv_plan *pl, const fv_conv_params *p)
   }
   pl->p.kernel = pl->kernel;
   /* more threads than cores only slow FFTW's planning and the transforms */
-  pl->nthreads = fv_threads_resolve (p->threads);
+  pl->nthreads = fv_threads_resolve (p->frame.threads);
   if (pl->nthreads > fv_threads_resolve (0))
     pl->nthreads = fv_threads_resolve (0);
-  pl->rx = p->roi_width ? p->roi_x : 0;
-  pl->ry = p->roi_width ? p->roi_y : 0;
-  pl->ow = p->roi_width ? p->roi_width : p->width;
-  pl->oh = p->roi_width ? p->roi_height : p->height;
+  pl->rx = p->frame.roi_width ? p->frame.roi_x : 0;
+  pl->ry = p->frame.roi_width ? p->frame.roi_y : 0;
+  pl->ow = p->frame.roi_width ? p->frame.roi_width : p->frame.width;
+  pl->oh = p->frame.roi_width ? p->frame.roi_height : p->frame.height;
   pl->ew = pl->ow + p->kernel_width - 1;
   pl->eh = pl->oh + p->kernel_height - 1;
   pl->pw = fv_conv_fast_size (pl->ew);
@@ -221,8 +224,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   /* the order every kernel's planner keeps (fv_planner.h); chunks: see
    * fv_conv_cuda_plan.c, whose sub-plans come back here at their size */
   const fv_conv_plan whole = { .p = *p };
-  const fv_plan_choice choice = { backend, FV_PLAN_INIT_PTR (backend, backends), !p->roi_width,
-    &p->spread,
+  const fv_plan_choice choice = { backend, FV_PLAN_INIT_PTR (backend, backends), &p->frame, 1,
     backend == FV_BACKEND_CUDA ? backends[backend]->bytes (&whole) : 0,
     { fv_conv_plan_estimate (p), 0 }, "the convolution plan" };
   int chunked = 0;
@@ -271,21 +273,21 @@ fv_conv_plan_method (const fv_conv_plan *pl)
 static int
 images_match (const fv_conv_params *p, const fv_image *src, const fv_image *dst, int rows)
 {
-  return src && dst && src->data && dst->data && src->width == p->width
-      && src->height == p->height && dst->width == p->width && dst->height == rows
-      && src->channels == p->channels && dst->channels == p->channels
-      && src->sample == p->sample && dst->sample == p->sample;
+  return src && dst && src->data && dst->data && src->width == p->frame.width
+      && src->height == p->frame.height && dst->width == p->frame.width && dst->height == rows
+      && src->channels == p->frame.channels && dst->channels == p->frame.channels
+      && src->sample == p->frame.sample && dst->sample == p->frame.sample;
 }
 
 fv_status
 fv_conv_execute (fv_conv_plan *pl, const fv_image *src, const fv_image *dst)
 {
   const fv_conv_params *p = &pl->p;
-  if (!images_match (p, src, dst, p->height)) {
+  if (!images_match (p, src, dst, p->frame.height)) {
     fv_set_last_error ("images do not match the convolution plan");
     return FV_ERR_INVALID;
   }
-  if (p->roi_width) {
+  if (p->frame.roi_width) {
     fv_set_last_error ("a window plan gives floats: fv_conv_execute_float");
     return FV_ERR_INVALID;
   }
@@ -297,12 +299,12 @@ fv_conv_execute_rows (fv_conv_plan *pl, const fv_image *src, const fv_image *dst
     int rows)
 {
   const fv_conv_params *p = &pl->p;
-  if (!images_match (p, src, dst, rows) || row0 < 0 || rows < 1 || row0 + rows > p->height) {
+  if (!images_match (p, src, dst, rows) || row0 < 0 || rows < 1 || row0 + rows > p->frame.height) {
     fv_set_last_error ("images or rows [%d, %d) do not match the convolution plan", row0,
         row0 + rows);
     return FV_ERR_INVALID;
   }
-  if (!backends[FV_BACKEND_CUDA] || pl->be != backends[FV_BACKEND_CUDA] || p->roi_width) {
+  if (!backends[FV_BACKEND_CUDA] || pl->be != backends[FV_BACKEND_CUDA] || p->frame.roi_width) {
     fv_set_last_error ("row windows are for whole-frame CUDA plans");
     return FV_ERR_INVALID;
   }

@@ -17,8 +17,8 @@
 static inline float
 sample_at (const fv_conv_params *p, const char *row, int sx, int c)
 {
-  size_t i = (size_t) sx * p->channels + c;
-  return sx < 0 ? 0.0f : p->sample == FV_U8 ? ((const uint8_t *) row)[i]
+  size_t i = (size_t) sx * p->frame.channels + c;
+  return sx < 0 ? 0.0f : p->frame.sample == FV_U8 ? ((const uint8_t *) row)[i]
       : fv_load_u16 (row + 2 * i);
 }
 
@@ -27,13 +27,13 @@ sample_at (const fv_conv_params *p, const char *row, int sx, int c)
 ROW_CLONES void
 fv_conv_extend_row (const fv_conv_params *p, const char *row, long x, int n, int c, float *restrict o)
 {
-  const int W = p->width, C = p->channels;
+  const int W = p->frame.width, C = p->frame.channels;
   const long lo = x >= 0 ? 0 : -x < n ? -x : n;
   long hi = W - x < n ? W - x : n;
   hi = hi > lo ? hi : lo;
   for (long u = 0; u < lo; u++)
     o[u] = sample_at (p, row, fv_border_map (x + u, W, p->border), c);
-  if (p->sample == FV_U8) {
+  if (p->frame.sample == FV_U8) {
     const uint8_t *restrict in = (const uint8_t *) row + (size_t) (x + lo) * C + c;
     if (C == 1)   /* grey and planar: contiguous, vectorized */
       for (long u = lo; u < hi; u++)
@@ -64,7 +64,7 @@ extend_one (void *ctx, long v, int me)
   const extend_job *j = ctx;
   const fv_conv_params *p = &j->pl->p;
   const int cx = p->kernel_width / 2, cy = p->kernel_height / 2;
-  int sy = fv_border_map ((long) j->y0 + v - cy, p->height, p->border);
+  int sy = fv_border_map ((long) j->y0 + v - cy, p->frame.height, p->border);
   float *o = j->buf + (size_t) v * j->bstride;
   if (sy < 0)
     memset (o, 0, sizeof (float) * j->n);
@@ -98,8 +98,8 @@ fv_conv_store_row (const fv_conv_params *p, const float *restrict r, const float
     int n, int c, char *d)
 {
   const float bias = (float) p->bias;
-  const int C = p->channels;
-  if (p->sample == FV_U8) {
+  const int C = p->frame.channels;
+  if (p->frame.sample == FV_U8) {
     uint8_t *restrict o = (uint8_t *) d + c;
     const float maxv = 255.0f;
     if (sc)

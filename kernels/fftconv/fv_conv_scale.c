@@ -47,10 +47,10 @@ fv_conv_plan_scale (fv_conv_plan *pl)
           + sat[(j + 1) * sw + i] - sat[j * sw + i];
   int *xhi = xlo + pl->ow;
   for (int x = 0; x < pl->ow; x++)
-    taps_inside (pl->rx + x, cx, kw, p->width, &xlo[x], &xhi[x]);
+    taps_inside (pl->rx + x, cx, kw, p->frame.width, &xlo[x], &xhi[x]);
   for (int y = 0; y < pl->oh; y++) {
     int j0, j1;
-    taps_inside (pl->ry + y, cy, kh, p->height, &j0, &j1);
+    taps_inside (pl->ry + y, cy, kh, p->frame.height, &j0, &j1);
     const double *top = sat + (size_t) j0 * sw, *bottom = sat + (size_t) j1 * sw;
     float *row = pl->scale + (size_t) y * pl->ow;
     for (int x = 0; x < pl->ow; x++) {

@@ -11,7 +11,7 @@ fv_status
 fv_fill_over_budget (const fv_fill_plan *pl, const char *what)
 {
   fv_set_last_error ("%s of this %dx%d frame would need more than the %.0f MB allowed "
-      "(FASTVISION_MAX_MEMORY_MB raises the limit)", what, pl->p.width, pl->p.height,
+      "(FASTVISION_MAX_MEMORY_MB raises the limit)", what, pl->p.frame.width, pl->p.frame.height,
       fv_memory_limit () / 1048576.0);
   return FV_ERR_INVALID;
 }

@@ -12,7 +12,7 @@
 
 #include "../common/fv_image.h"
 #include "../common/fv_plan.h"
-#include "../common/fv_chunk_run.h"
+#include "../common/fv_frame.h"
 
 /* The largest frame side a fill plan takes (the element's caps say it). */
 #define FV_FILL_MAX_SIDE (1 << 16)
@@ -24,17 +24,16 @@ extern "C" {
 typedef enum { FV_FILL_FILLED = 0, FV_FILL_HOLES = 1 } fv_fill_output;
 
 typedef struct {
-  int width, height;
+  /* the frame: size and threads (one 8-bit channel, no window); CUDA
+   * (frame.spread): the device memory budget and the devices a frame is
+   * spread over (fv_chunk_run.h): beyond it, chunks filled alone and their
+   * seams reconciled (fv_fill_chunked.c), exactly */
+  fv_frame frame;
   unsigned threshold;      /* 0..254 */
   unsigned fill_value;     /* 0..255 */
   int connectivity;        /* of the background: 4 or 8 */
   fv_fill_output output;
   int seeds;               /* CPU interior seeds, 0 = from size and cores */
-  int threads;             /* CPU threads, 0 = all cores */
-  /* CUDA: the device memory budget and the devices a frame is spread over
-   * (fv_chunk_run.h): beyond it, chunks filled alone and their seams
-   * reconciled (fv_fill_chunked.c), exactly */
-  fv_spread spread;
   /* also measure every frame (fv_fill_measure_what: holes, parts or both,
    * fv_fill_regions and fv_fill_parts). CUDA: chunked or spread plans
    * measure each chunk on its device and join the regions across the

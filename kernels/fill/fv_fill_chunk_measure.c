@@ -334,7 +334,7 @@ fv_status
 fv_fill_pieces_join (fv_fill_plan *pl, int cols, int rows, const fv_fill_pieces *pc)
 {
   const int parts = (pl->p.measure & FV_FILL_MEASURE_PARTS) != 0, n = cols * rows;
-  const int W = pl->p.width, H = pl->p.height;
+  const int W = pl->p.frame.width, H = pl->p.frame.height;
   pl->nregions = pl->nparts = 0;
   pl->shown_regions = pl->shown_parts = NULL;
   int *base = calloc (2 * (size_t) n + W + H, sizeof *base);

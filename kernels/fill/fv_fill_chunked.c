@@ -93,8 +93,8 @@ sub_create (void **plan, int width, int height, int device, void *stream, void *
 {
   FillChunks *f = user;
   fv_fill_params q = f->sub;
-  q.width = width;
-  q.height = height;
+  q.frame.width = width;
+  q.frame.height = height;
   return fv_fill_plan_create ((fv_fill_plan **) plan, &q, FV_BACKEND_CUDA, device, stream);
 }
 
@@ -110,8 +110,8 @@ sub_bytes (int width, int height, void *user)
 {
   FillChunks *f = user;
   fv_fill_plan probe = { .p = f->sub };
-  probe.p.width = width;
-  probe.p.height = height;
+  probe.p.frame.width = width;
+  probe.p.frame.height = height;
   return fv_fill_cuda_plan_bytes (&probe);
 }
 
@@ -361,11 +361,12 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
   pl->state = f;
   f->owner = pl;
   f->sub = *p;
-  fv_spread_whole (&f->sub.spread);
-  f->W = p->width;
-  f->H = p->height;
+  fv_spread_whole (&f->sub.frame.spread);
+  f->W = p->frame.width;
+  f->H = p->frame.height;
   fv_chunk_run_params rp;
-  fv_spread_run_params (&p->spread, device, p->width, p->height, 1, FV_U8, 0, 0, &rp);
+  fv_spread_run_params (&p->frame.spread, device, p->frame.width, p->frame.height, 1, FV_U8, 0, 0,
+      &rp);
   /* each entry holds one chunk's labels: as many chunks as entries, one
    * entry a device (a chunk more is a seam more and a plan more) */
   rp.lanes = 1;   /* more lanes: more seams, and no faster (docs/benchmarks.md) */
@@ -376,10 +377,11 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
    * device cost the fill more than the whole frame does) */
   fv_status st = FV_OK;
   if (rp.ndevices > 1) {
-    fv_spread home = p->spread;
+    fv_spread home = p->frame.spread;
     home.min_chunks = 0;
     int alone = 0;
-    st = fv_spread_fits_alone (&home, device, fv_fill_cuda_bytes (p->width, p->height), &alone);
+    st = fv_spread_fits_alone (&home, device,
+        fv_fill_cuda_bytes (p->frame.width, p->frame.height), &alone);
     fv_fill_params q = f->sub;
     if (st == FV_OK && alone)
       st = fv_fill_plan_create (&f->whole, &q, FV_BACKEND_CUDA, device, stream);

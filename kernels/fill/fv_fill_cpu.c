@@ -179,15 +179,15 @@ flood (const fill_ctx *c, thread_state *t, uint32_t id, run_t *r0, int y0)
 static int
 fill_threads (const fv_fill_params *p)
 {
-  int n = fv_threads_resolve (p->threads);
-  return n > p->height ? p->height : n;
+  int n = fv_threads_resolve (p->frame.threads);
+  return n > p->frame.height ? p->frame.height : n;
 }
 
 static size_t
 fill_labels (const fv_fill_params *p, int n)
 {
-  int s = p->seeds ? p->seeds : 4 * n + p->height / 64;
-  return (size_t) (s < p->height ? s : p->height) + 2;
+  int s = p->seeds ? p->seeds : 4 * n + p->frame.height / 64;
+  return (size_t) (s < p->frame.height ? s : p->frame.height) + 2;
 }
 
 /* Runs a row of width W can hold: a run and a gap at least each. */
@@ -205,7 +205,7 @@ fv_fill_cpu_bytes (const fv_fill_plan *pl)
   const size_t nl = fill_labels (p, n);
   /* union-finds and the row index; the runs grow with the content, counted
    * by fv_fill_grow */
-  return nl * (sizeof (uint32_t) * (n + 1) + 1) + (size_t) p->height * (sizeof (run_t *)
+  return nl * (sizeof (uint32_t) * (n + 1) + 1) + (size_t) p->frame.height * (sizeof (run_t *)
       + sizeof (int) + sizeof (size_t)) + n * sizeof (thread_state);
 }
 
@@ -225,15 +225,15 @@ fv_fill_cpu_init (fv_fill_plan *pl, int device, void *stream)
   pl->thread_state = ts;
   if (!ri || !pl->parent || !pl->outside || !ts)
     return FV_ERR_NOMEM;
-  ri->row = malloc (sizeof (run_t *) * p->height);
-  ri->count = malloc (sizeof (int) * p->height);
-  ri->offset = malloc (sizeof (size_t) * p->height);
+  ri->row = malloc (sizeof (run_t *) * p->frame.height);
+  ri->count = malloc (sizeof (int) * p->frame.height);
+  ri->offset = malloc (sizeof (size_t) * p->frame.height);
   if (!ri->row || !ri->count || !ri->offset)
     return FV_ERR_NOMEM;
   for (int i = 0; i < n; i++) {
     int y0, y1;
-    fv_split_range (p->height, n, i, &y0, &y1);
-    ts[i].most = row_runs (p->width) * (size_t) (y1 - y0);
+    fv_split_range (p->frame.height, n, i, &y0, &y1);
+    ts[i].most = row_runs (p->frame.width) * (size_t) (y1 - y0);
     ts[i].pl = pl;
     if (!(ts[i].parent = malloc (sizeof (uint32_t) * nl)))
       return FV_ERR_NOMEM;
@@ -262,15 +262,16 @@ phase_runs (void *ctx, int me, int parts)
   const fv_fill_params *p = &j->pl->p;
   row_index *ri = j->pl->rows;
   int y0, y1;
-  fv_split_range (p->height, parts, me, &y0, &y1);
+  fv_split_range (p->frame.height, parts, me, &y0, &y1);
   /* a team smaller than the plan's (fv_team_begin) gives a longer strip */
-  const size_t most = row_runs (p->width) * (size_t) (y1 - y0);
+  const size_t most = row_runs (p->frame.width) * (size_t) (y1 - y0);
   if (most > t->most)
     t->most = most;
   t->nruns = 0;
   for (int y = y0; y < y1; y++) {
     ri->offset[y] = t->nruns;
-    int m = cut_row (t, (const uint8_t *) j->src->data + (size_t) y * j->src->stride, p->width,
+    int m = cut_row (t, (const uint8_t *) j->src->data + (size_t) y * j->src->stride,
+        p->frame.width,
         (uint8_t) p->threshold);
     if (m < 0) {
       j->ok = 0;
@@ -286,7 +287,7 @@ phase_runs (void *ctx, int me, int parts)
 static void
 flood_border (fill_job *j, thread_state *t)
 {
-  const int W = j->pl->p.width, H = j->pl->p.height;
+  const int W = j->pl->p.frame.width, H = j->pl->p.frame.height;
   row_index *ri = j->pl->rows;
   for (int y = 0; y < H && j->ok; y++) {
     int m = ri->count[y];
@@ -333,7 +334,7 @@ phase_join (void *ctx, int me, int parts)
 {
   fill_job *j = ctx;
   thread_state *t = (thread_state *) j->pl->thread_state + me;
-  const int W = j->pl->p.width, H = j->pl->p.height, e = j->c.conn8;
+  const int W = j->pl->p.frame.width, H = j->pl->p.frame.height, e = j->c.conn8;
   row_index *ri = j->pl->rows;
   for (uint32_t l = 0; l < j->nl; l++)
     t->parent[l] = l;
@@ -384,7 +385,7 @@ phase_write (void *ctx, long y, int me)
   row_index *ri = j->pl->rows;
   const uint8_t fv = (uint8_t) p->fill_value, on_contour = p->output == FV_FILL_FILLED ? fv : 0;
   uint8_t *o = (uint8_t *) j->dst->data + (size_t) y * j->dst->stride;
-  memset (o, on_contour, p->width);
+  memset (o, on_contour, p->frame.width);
   const run_t *r = ri->row[y];
   for (int k = 0; k < ri->count[y]; k++)
     memset (o + r[k].x0, j->pl->outside[r[k].label] ? 0 : fv, r[k].x1 - r[k].x0);
@@ -408,8 +409,8 @@ measure_spans (void *ctx, int y, fv_fill_row_spans *row)
       row->filled[nf++] = (fv_fill_span) { from, r[k].x0 };
     from = r[k].x1;
   }
-  if (row->filled && from < pl->p.width)
-    row->filled[nf++] = (fv_fill_span) { from, pl->p.width };
+  if (row->filled && from < pl->p.frame.width)
+    row->filled[nf++] = (fv_fill_span) { from, pl->p.frame.width };
   row->nholes = nh;
   row->nfilled = nf;
 }
@@ -421,7 +422,7 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
   if (st != FV_OK)
     return st;
   const fv_fill_params *p = &pl->p;
-  const int H = p->height, S = pl->nseeds;
+  const int H = p->frame.height, S = pl->nseeds;
   int *seed = malloc (sizeof (int) * (S + 1) * 2);
   if (!seed)
     return FV_ERR_NOMEM;
@@ -430,7 +431,7 @@ fv_fill_cpu_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst)
     seed[2 * k] = (int) (pl->rng >> 33);   /* which run of the row */
     seed[2 * k + 1] = (int) (((long) (k - 1) * H + H / 2) / S);
   }
-  fill_job j = { pl, src, dst, { pl->rows, p->width, H, p->connectivity == 8 }, seed,
+  fill_job j = { pl, src, dst, { pl->rows, p->frame.width, H, p->connectivity == 8 }, seed,
     (uint32_t) S + 2, 1 };
   thread_state *ts = pl->thread_state;
   fv_team team = fv_team_begin (pl->nthreads);

@@ -26,7 +26,7 @@ fv_fill_cuda_regions (fv_fill_plan *pl)
   if (!c || !c->measure)
     return FV_ERR_INVALID;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  return fv_fill_measure_dev_run (c->measure, pl, pl->p.width, pl->p.height, c->bits,
+  return fv_fill_measure_dev_run (c->measure, pl, pl->p.frame.width, pl->p.frame.height, c->bits,
       c->filled, c->ps.stream);
 }
 
@@ -47,11 +47,13 @@ fv_fill_cuda_bytes (int width, int height)
 extern "C" size_t
 fv_fill_cuda_plan_bytes (const fv_fill_plan *pl)
 {
-  const size_t tiles = (size_t) ((pl->p.width + T - 1) / T) * ((pl->p.height + T - 1) / T);
+  const size_t tiles = (size_t) ((pl->p.frame.width + T - 1) / T)
+      * ((pl->p.frame.height + T - 1) / T);
   const int parts = (pl->p.measure & FV_FILL_MEASURE_PARTS) != 0;
-  return fv_fill_cuda_bytes (pl->p.width, pl->p.height)
+  return fv_fill_cuda_bytes (pl->p.frame.width, pl->p.frame.height)
       + (parts ? sizeof (unsigned) * tiles * T : 0)
-      + (pl->p.measure ? fv_fill_measure_dev_bytes (pl->p.width, pl->p.height, parts) : 0);
+      + (pl->p.measure ? fv_fill_measure_dev_bytes (pl->p.frame.width, pl->p.frame.height, parts)
+          : 0);
 }
 
 extern "C" fv_status
@@ -63,18 +65,19 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
     return FV_ERR_NOMEM;
   pl->state = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
-  const size_t tiles = (size_t) ((p->width + T - 1) / T) * ((p->height + T - 1) / T);
+  const size_t tiles = (size_t) ((p->frame.width + T - 1) / T) * ((p->frame.height + T - 1) / T);
   FV_CUDA_TRY (cudaMalloc (&c->slots, sizeof (int) * (1 + tiles * SLOTS)));
   FV_CUDA_TRY (cudaMalloc (&c->bits, sizeof (unsigned) * tiles * T));
-  FV_CUDA_TRY (cudaMalloc (&c->edge_roots, sizeof (int) * 2 * ((size_t) p->width + p->height)));
+  FV_CUDA_TRY (cudaMalloc (&c->edge_roots,
+      sizeof (int) * 2 * ((size_t) p->frame.width + p->frame.height)));
   FV_CUDA_TRY (cudaMalloc (&c->seamed, tiles));
-  FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, p->width, p->height));
+  FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, p->frame.width, p->frame.height));
   size_t pitch2;
-  FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, p->width, p->height));
+  FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, p->frame.width, p->frame.height));
   if (p->measure & FV_FILL_MEASURE_PARTS)
     FV_CUDA_TRY (cudaMalloc (&c->filled, sizeof (unsigned) * tiles * T));
   if (p->measure) {
-    fv_status st = fv_fill_measure_dev_init (&c->measure, p->width, p->height,
+    fv_status st = fv_fill_measure_dev_init (&c->measure, p->frame.width, p->frame.height,
         (p->measure & FV_FILL_MEASURE_PARTS) != 0);
     if (st != FV_OK)
       return st;
@@ -90,13 +93,13 @@ fv_fill_cuda_execute (fv_fill_plan *pl, const fv_image *src, const fv_image *dst
   const fv_fill_params *p = &pl->p;
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   fv::DevView in, target = fv::stage_target (dst, dst->data, c->d_dst, c->d_pitch);
-  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, p->width, c->d_src, c->d_pitch,
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->frame.height, p->frame.width, c->d_src, c->d_pitch,
       c->ps.stream, &in));
-  const Frame f = frame_of (pl, in.data, in.stride, p->width, p->height, ALL_SIDES);
+  const Frame f = frame_of (pl, in.data, in.stride, p->frame.width, p->frame.height, ALL_SIDES);
   label (c, f);
   write (c, p, f, (unsigned char *) target.data, target.stride, WRITE_WHOLE);
   FV_CUDA_TRY (cudaGetLastError ());
-  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->height, p->width, c->d_dst, c->d_pitch,
+  FV_CUDA_TRY (fv::stage_out (dst, dst->data, p->frame.height, p->frame.width, c->d_dst, c->d_pitch,
       c->ps.stream));
   return FV_OK;   /* queued: fv_fill_cuda_wait */
 }

@@ -494,11 +494,11 @@ joiner_free (joiner *j)
 static int
 joiner_begin (joiner *j, fv_fill_plan *pl, int conn, int with_part)
 {
-  const int H = pl->p.height;
+  const int H = pl->p.frame.height;
   if (!j->row_first) {
     *j = (joiner) { .pl = pl, .with_part = with_part,
       .per_run = sizeof (fv_fill_span) + sizeof (uint32_t) * (with_part ? 3 : 2),
-      .most = ((size_t) pl->p.width / 2 + 1) * (size_t) H };
+      .most = ((size_t) pl->p.frame.width / 2 + 1) * (size_t) H };
     j->row_first = malloc (sizeof *j->row_first * ((size_t) H + 2));
   }
   j->e = conn == 8;
@@ -595,7 +595,7 @@ one_band_rows (void *data, long b, int me)
 fv_status
 fv_fill_measure (fv_fill_plan *pl, fv_fill_spans_fn spans, void *ctx)
 {
-  const int H = pl->p.height, W = pl->p.width;
+  const int H = pl->p.frame.height, W = pl->p.frame.width;
   const int parts = (pl->p.measure & FV_FILL_MEASURE_PARTS) != 0;
   const size_t most = (size_t) W / 2 + 1;
   /* bands of rows over the fill's threads: each counts its runs, then puts

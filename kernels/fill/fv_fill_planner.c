@@ -13,10 +13,10 @@
 static fv_status
 check_image (const fv_fill_params *p, const fv_image *im, const char *what)
 {
-  if (!im || !im->data || im->width != p->width || im->height != p->height
-      || im->channels != 1 || im->sample != FV_U8 || im->stride < (size_t) p->width) {
-    fv_set_last_error ("%s image does not match the plan (%dx%d GRAY8)", what, p->width,
-        p->height);
+  if (!im || !im->data || im->width != p->frame.width || im->height != p->frame.height
+      || im->channels != 1 || im->sample != FV_U8 || im->stride < (size_t) p->frame.width) {
+    fv_set_last_error ("%s image does not match the plan (%dx%d GRAY8)", what, p->frame.width,
+        p->frame.height);
     return FV_ERR_INVALID;
   }
   return FV_OK;
@@ -53,33 +53,38 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
     int device, void *stream)
 {
   *out = NULL;
-  if (p && backend == FV_BACKEND_CPU && (long long) p->width * p->height >= (1LL << 31)) {
+  if (p && backend == FV_BACKEND_CPU && (long long) p->frame.width * p->frame.height
+      >= (1LL << 31)) {
     fv_set_last_error ("a %dx%d frame has 2^31 pixels or more: the CPU fill takes fewer "
-        "(the CUDA fill takes it in chunks)", p->width, p->height);
+        "(the CUDA fill takes it in chunks)", p->frame.width, p->frame.height);
     return FV_ERR_INVALID;
   }
-  if (p && (p->width < 1 || p->height < 1 || p->width > FV_FILL_MAX_SIDE || p->height > FV_FILL_MAX_SIDE)) {
-    fv_set_last_error ("a %dx%d frame: the fill takes sides of 1 to %d pixels", p->width,
-        p->height, 1 << 16);
+  if (p && (p->frame.width < 1 || p->frame.height < 1 || p->frame.width > FV_FILL_MAX_SIDE
+      || p->frame.height > FV_FILL_MAX_SIDE)) {
+    fv_set_last_error ("a %dx%d frame: the fill takes sides of 1 to %d pixels", p->frame.width,
+        p->frame.height, 1 << 16);
     return FV_ERR_INVALID;
   }
   if (!p || p->threshold > 254 || p->fill_value > 255
       || (p->connectivity != 4 && p->connectivity != 8)
       || (p->output != FV_FILL_FILLED && p->output != FV_FILL_HOLES)
-      || p->seeds < 0 || p->threads < 0
+      || p->seeds < 0 || p->frame.threads < 0
       || p->measure < FV_FILL_MEASURE_NONE || p->measure > FV_FILL_MEASURE_BOTH) {
     fv_set_last_error ("invalid fill parameters");
     return FV_ERR_INVALID;
   }
+  if (fv_frame_check_gray (&p->frame, "the fill") != FV_OK)
+    return FV_ERR_INVALID;
   fv_fill_params q = *p;
   /* labels are 32-bit: frames of 2^31 pixels and more go in chunks under it */
-  const long long px = (long long) p->width * p->height;
-  if (backend == FV_BACKEND_CUDA && px >= (1LL << 31) && q.spread.min_chunks < (int) (px >> 30) + 1)
-    q.spread.min_chunks = (int) (px >> 30) + 1;
+  const long long px = (long long) p->frame.width * p->frame.height;
+  if (backend == FV_BACKEND_CUDA && px >= (1LL << 31)
+      && q.frame.spread.min_chunks < (int) (px >> 30) + 1)
+    q.frame.spread.min_chunks = (int) (px >> 30) + 1;
   /* the order every kernel's planner keeps (fv_planner.h) */
   const fv_fill_plan whole = { .p = *p };
   const void *init = FV_PLAN_INIT (backend, backends);
-  const fv_plan_choice choice = { backend, init, 1, &q.spread,
+  const fv_plan_choice choice = { backend, init, &q.frame, 1,
     backend == FV_BACKEND_CUDA && init ? backends[backend].bytes (&whole) : 0,
     { (double) fv_fill_plan_bytes (&q, backend), (double) fv_fill_plan_bytes (&q,
           FV_BACKEND_CUDA) }, "the fill's plan" };

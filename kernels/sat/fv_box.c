@@ -14,16 +14,18 @@ fv_box_params_validate (const fv_box_params *p)
     fv_set_last_error ("no parameters");
     return FV_ERR_INVALID;
   }
-  if (p->width < 1 || p->height < 1 || p->width > FV_BOX_MAX_SIDE || p->height > FV_BOX_MAX_SIDE) {
-    fv_set_last_error ("a %dx%d frame: the box filter takes sides of 1 to %d pixels", p->width,
-        p->height, 1 << 20);
+  if (p->frame.width < 1 || p->frame.height < 1 || p->frame.width > FV_BOX_MAX_SIDE
+      || p->frame.height > FV_BOX_MAX_SIDE) {
+    fv_set_last_error ("a %dx%d frame: the box filter takes sides of 1 to %d pixels",
+        p->frame.width,
+        p->frame.height, 1 << 20);
     return FV_ERR_INVALID;
   }
-  if (p->channels < 1 || p->channels > 4) {
-    fv_set_last_error ("channels %d out of range 1..4", p->channels);
+  if (p->frame.channels < 1 || p->frame.channels > 4) {
+    fv_set_last_error ("channels %d out of range 1..4", p->frame.channels);
     return FV_ERR_INVALID;
   }
-  if (p->sample != FV_U8 && p->sample != FV_U16) {
+  if (p->frame.sample != FV_U8 && p->frame.sample != FV_U16) {
     fv_set_last_error ("sample type must be 8 or 16 bit");
     return FV_ERR_INVALID;
   }
@@ -41,14 +43,16 @@ fv_box_params_validate (const fv_box_params *p)
     fv_set_last_error ("sensitivity %g out of range 0..1", p->sensitivity);
     return FV_ERR_INVALID;
   }
-  if (p->threads < 0) {
-    fv_set_last_error ("threads %d negative", p->threads);
+  if (p->frame.threads < 0) {
+    fv_set_last_error ("threads %d negative", p->frame.threads);
     return FV_ERR_INVALID;
   }
-  if (p->roi_width && (p->roi_width < 1 || p->roi_height < 1 || p->roi_x < 0 || p->roi_y < 0
-          || p->roi_width > p->width - p->roi_x || p->roi_height > p->height - p->roi_y)) {
-    fv_set_last_error ("window %dx%d at (%d, %d) outside the %dx%d frame", p->roi_width,
-        p->roi_height, p->roi_x, p->roi_y, p->width, p->height);
+  if (p->frame.roi_width && (p->frame.roi_width < 1 || p->frame.roi_height < 1
+      || p->frame.roi_x < 0 || p->frame.roi_y < 0
+          || p->frame.roi_width > p->frame.width - p->frame.roi_x
+              || p->frame.roi_height > p->frame.height - p->frame.roi_y)) {
+    fv_set_last_error ("window %dx%d at (%d, %d) outside the %dx%d frame", p->frame.roi_width,
+        p->frame.roi_height, p->frame.roi_x, p->frame.roi_y, p->frame.width, p->frame.height);
     return FV_ERR_INVALID;
   }
   return FV_OK;
@@ -60,10 +64,10 @@ fv_box_needs_acc64 (const fv_box_params *p)
   unsigned long long nx = 2ULL * p->radius_x + 1, ny = 2ULL * p->radius_y + 1;
   if (p->border == FV_BORDER_RENORMALIZE || p->border == FV_BORDER_ZERO) {
     /* only samples inside the frame are summed */
-    if (nx > (unsigned long long) p->width) nx = p->width;
-    if (ny > (unsigned long long) p->height) ny = p->height;
+    if (nx > (unsigned long long) p->frame.width) nx = p->frame.width;
+    if (ny > (unsigned long long) p->frame.height) ny = p->frame.height;
   }
-  unsigned long long maxv = p->sample == FV_U8 ? 255 : 65535;
+  unsigned long long maxv = p->frame.sample == FV_U8 ? 255 : 65535;
   unsigned long long big = nx * ny * maxv;
   if (p->mode == FV_BOX_STDDEV)
     big *= maxv;
@@ -78,11 +82,12 @@ fv_box_check_image (const fv_box_params *p, const fv_image *im, const char *what
     fv_set_last_error ("%s image missing", what);
     return FV_ERR_INVALID;
   }
-  if (im->width != p->width || im->height != p->height || im->channels != p->channels
-      || im->sample != p->sample) {
+  if (im->width != p->frame.width || im->height != p->frame.height
+      || im->channels != p->frame.channels
+      || im->sample != p->frame.sample) {
     fv_set_last_error ("%s image %dx%dx%d (%d-bit) does not match the plan %dx%dx%d (%d-bit)",
-        what, im->width, im->height, im->channels, im->sample * 8, p->width,
-        p->height, p->channels, p->sample * 8);
+        what, im->width, im->height, im->channels, im->sample * 8, p->frame.width,
+        p->frame.height, p->frame.channels, p->frame.sample * 8);
     return FV_ERR_INVALID;
   }
   if (im->stride < fv_image_row_bytes (im)) {

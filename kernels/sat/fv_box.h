@@ -14,7 +14,7 @@
 #include "../common/fv_image.h"
 #include "../common/fv_plan.h"
 #include "../common/fv_border.h"
-#include "../common/fv_chunk_run.h"
+#include "../common/fv_frame.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,28 +35,24 @@ typedef enum {
 #define FV_BOX_MAX_SIDE (1 << 20)
 
 typedef struct {
-  int width, height;       /* pixels */
-  int channels;            /* interleaved samples per pixel, 1..4 */
+  /* the frame: size, channels (1..4), FV_U8 or FV_U16, threads, and:
+   * - CUDA (frame.spread): max_device_bytes is the device memory the plan
+   *   may take (0: what the device has free, less a margin); a frame whose
+   *   buffers do not fit is filtered in bands of whole rows with their
+   *   halo, on three streams, exactly. Several devices (ndevices > 1) or
+   *   forced chunks: the chunk runner (fv_chunk_run.h), as exact.
+   * - an optional window of the frame to compute (frame.roi_width 0: the
+   *   whole frame), as fftconv's: samples around it are read from src as
+   *   far as the radius reaches, the border rule applies at the frame's
+   *   edges, and only the window of dst is written (region mode: the cost
+   *   follows the window's area). Such a plan also computes any smaller
+   *   window anywhere in the frame (fv_box_execute_roi). */
+  fv_frame frame;
   unsigned channel_mask;   /* bit c set: channel c is filtered, else copied */
-  fv_sample sample;        /* FV_U8 or FV_U16 */
   int radius_x, radius_y;  /* window (2*radius_x+1) x (2*radius_y+1) */
   fv_box_mode mode;
   fv_border border;
   double sensitivity;      /* FV_BOX_THRESHOLD, 0..1 */
-  int threads;             /* CPU threads, 0 = all cores */
-  /* CUDA: spread.max_device_bytes is the device memory the plan may take
-   * (0: what the device has free, less a margin); a frame whose buffers do
-   * not fit is filtered in bands of whole rows with their halo, on three
-   * streams, exactly. Several devices (spread.ndevices > 1) or forced
-   * chunks: the chunk runner (fv_chunk_run.h), as exact. */
-  fv_spread spread;
-  /* optional window of the frame to compute (roi_width 0: the whole
-   * frame), as fftconv's: samples around it are read from src as far as
-   * the radius reaches, the border rule applies at the frame's edges, and
-   * only the window of dst is written (region mode: the cost follows the
-   * window's area). Such a plan also computes any smaller window
-   * anywhere in the frame (fv_box_execute_roi). */
-  int roi_x, roi_y, roi_width, roi_height;
 } fv_box_params;
 
 typedef struct fv_box_plan fv_box_plan;

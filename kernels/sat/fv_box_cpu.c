@@ -125,7 +125,7 @@ typedef void (*rows_fn) (const fv_box_plan *, const fv_image *, const fv_image *
 static fv_status
 make_columns (const fv_box_params *p, fv_box_cpu *c)
 {
-  const int W = p->width, rx = p->radius_x;
+  const int W = p->frame.width, rx = p->radius_x;
   c->xl = rx < W ? rx : W;
   c->xr = W - 1 - rx >= c->xl ? W - rx : c->xl;
   c->cols = calloc (W, sizeof (fv_col_terms));
@@ -156,13 +156,13 @@ make_columns (const fv_box_params *p, fv_box_cpu *c)
 static int
 strips (const fv_box_params *p)
 {
-  int n = fv_threads_resolve (p->threads);
-  if (n > p->height)
-    n = p->height;
+  int n = fv_threads_resolve (p->frame.threads);
+  if (n > p->frame.height)
+    n = p->frame.height;
   long min_rows = 2L * p->radius_y + 1;
   if (min_rows < 16)
     min_rows = 16;
-  while (n > 1 && (long) p->height / n < min_rows)
+  while (n > 1 && (long) p->frame.height / n < min_rows)
     n--;
   return n;
 }
@@ -170,15 +170,16 @@ strips (const fv_box_params *p)
 static size_t
 strip_scratch (const fv_box_params *p)
 {
-  size_t acc = fv_box_needs_acc64 (p) ? 8 : 4, wc = (size_t) p->width * p->channels;
-  size_t bytes = acc * (4 * wc + 2 * (size_t) p->channels) + sizeof (int) * (size_t) p->height;
+  size_t acc = fv_box_needs_acc64 (p) ? 8 : 4, wc = (size_t) p->frame.width * p->frame.channels;
+  size_t bytes = acc * (4 * wc + 2 * (size_t) p->frame.channels) + sizeof (int)
+      * (size_t) p->frame.height;
   return (bytes + 63) & ~(size_t) 63;
 }
 
 size_t
 fv_box_cpu_bytes (const fv_box_params *p)
 {
-  return sizeof (fv_box_cpu) + sizeof (fv_col_terms) * (size_t) p->width
+  return sizeof (fv_box_cpu) + sizeof (fv_col_terms) * (size_t) p->frame.width
       + strip_scratch (p) * (size_t) strips (p);
 }
 
@@ -217,7 +218,7 @@ box_strip (void *ctx, long t, int me)
   const box_job *j = ctx;
   const fv_box_cpu *c = j->plan->state;
   int y0, y1;
-  fv_split_range (j->plan->p.height, c->nthreads, (int) t, &y0, &y1);
+  fv_split_range (j->plan->p.frame.height, c->nthreads, (int) t, &y0, &y1);
   j->fn (j->plan, j->src, j->dst, y0, y1, (char *) c->scratch + c->scratch_stride * t);
 }
 
@@ -225,7 +226,7 @@ fv_status
 fv_box_cpu_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
   const fv_box_params *p = &plan->p;
-  rows_fn fn = p->sample == FV_U8 ? (plan->acc64 ? rows_u8_a64 : rows_u8_a32)
+  rows_fn fn = p->frame.sample == FV_U8 ? (plan->acc64 ? rows_u8_a64 : rows_u8_a32)
       : (plan->acc64 ? rows_u16_a64 : rows_u16_a32);
   /* one strip per thread asked for, whatever the team: a thread of a
    * smaller team takes the next strip free */

@@ -15,10 +15,10 @@ FV_ROWS (const fv_box_plan *pl, const fv_image *src, const fv_image *dst,
 {
   const fv_box_params *p = &pl->p;
   const fv_box_cpu *cpu = pl->state;
-  const int W = p->width, H = p->height, C = p->channels, WC = W * C;
+  const int W = p->frame.width, H = p->frame.height, C = p->frame.channels, WC = W * C;
   const int rx = p->radius_x, ry = p->radius_y, border = p->border;
   const int want_sq = p->mode == FV_BOX_STDDEV;
-  const TIN maxv = (TIN) (p->sample == FV_U8 ? 255 : 65535);
+  const TIN maxv = (TIN) (p->frame.sample == FV_U8 ? 255 : 65535);
   const double k_thr = 1.0 - p->sensitivity;
   const char *sbase = (const char *) src->data;
   char *dbase = (char *) dst->data;

@@ -141,25 +141,26 @@ cudaError_t
 run_sep (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
 {
   using namespace fv_sep;
-  const int samples = p->width * p->channels, strip = strip_rows (a.ry);
+  const int samples = p->frame.width * p->frame.channels, strip = strip_rows (a.ry);
   const bool four = sizeof (TIN) == 1 && !((uintptr_t) a.src & 3) && !(a.src_stride & 3)
       && !(samples & 3);
   const int per = four ? 4 : 1;
   dim3 g1 ((samples + COL_THREADS * per - 1) / (COL_THREADS * per), (a.rows + strip - 1) / strip);
   if (four)
-    box_cols4<TV><<<g1, COL_THREADS, 0, c->ps.stream>>> (a.src, a.src_stride, p->height,
+    box_cols4<TV><<<g1, COL_THREADS, 0, c->ps.stream>>> (a.src, a.src_stride, p->frame.height,
         samples, a.ry, a.border, a.row0, a.rows, strip, (TV *) c->vbuf, c->vpitch);
   else
-    box_cols<TIN, TV><<<g1, COL_THREADS, 0, c->ps.stream>>> (a.src, a.src_stride, p->height,
+    box_cols<TIN, TV><<<g1, COL_THREADS, 0, c->ps.stream>>> (a.src, a.src_stride, p->frame.height,
         samples, a.ry, a.border, a.row0, a.rows, strip, (TV *) c->vbuf, c->vpitch);
-  dim3 g2 ((p->width + seg_pixels (p->channels) - 1) / seg_pixels (p->channels), a.rows);
-  const size_t shb = seg_shared (p->channels, a.rx);
+  dim3 g2 ((p->frame.width + seg_pixels (p->frame.channels) - 1) / seg_pixels (p->frame.channels),
+      a.rows);
+  const size_t shb = seg_shared (p->frame.channels, a.rx);
   const TV *V = (const TV *) c->vbuf;
   const bool mean = p->mode == FV_BOX_MEAN;
 #define ROWS(C) (mean \
     ? box_rows<TIN, TV, FV_BOX_MEAN, C><<<g2, ROW_THREADS, shb, c->ps.stream>>> (V, c->vpitch, a, p->channel_mask) \
     : box_rows<TIN, TV, FV_BOX_THRESHOLD, C><<<g2, ROW_THREADS, shb, c->ps.stream>>> (V, c->vpitch, a, p->channel_mask))
-  switch (p->channels) {
+  switch (p->frame.channels) {
     case 1: ROWS (1); break;
     case 2: ROWS (2); break;
     case 3: ROWS (3); break;
@@ -173,15 +174,16 @@ template <typename TIN, typename TACC>
 cudaError_t
 run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
 {
-  fv::SatSrc s = { a.src, a.src_stride, p->width, p->height, p->channels, a.channel, false,
+  fv::SatSrc s = { a.src, a.src_stride, p->frame.width, p->frame.height, p->frame.channels,
+      a.channel, false,
     false };
   TACC *S = (TACC *) c->sat, *Q = (TACC *) c->satsq;
-  cudaError_t e = fv::sat_launch<TIN, TACC> (c->work, s, false, S, p->width, c->ps.stream);
+  cudaError_t e = fv::sat_launch<TIN, TACC> (c->work, s, false, S, p->frame.width, c->ps.stream);
   if (e == cudaSuccess && p->mode == FV_BOX_STDDEV)
-    e = fv::sat_launch<TIN, TACC> (c->work, s, true, Q, p->width, c->ps.stream);
+    e = fv::sat_launch<TIN, TACC> (c->work, s, true, Q, p->frame.width, c->ps.stream);
   if (e != cudaSuccess)
     return e;
-  dim3 block (32, 8), grid ((p->width + 31) / 32, (a.rows + 7) / 8);
+  dim3 block (32, 8), grid ((p->frame.width + 31) / 32, (a.rows + 7) / 8);
   switch (p->mode) {
     case FV_BOX_MEAN:
       box_from_sat<TIN, TACC, FV_BOX_MEAN><<<grid, block, 0, c->ps.stream>>> (S, Q, a);
@@ -210,8 +212,8 @@ run_channel (fv_box_cuda *c, const fv_box_params *p, const BoxArgs &a)
 static int
 sep_vbytes (const fv_box_params *p, bool acc64)
 {
-  if (acc64 || p->mode == FV_BOX_STDDEV || p->channels > 4
-      || fv_sep::seg_shared (p->channels, p->radius_x) > fv_sep::SHARED_MAX)
+  if (acc64 || p->mode == FV_BOX_STDDEV || p->frame.channels > 4
+      || fv_sep::seg_shared (p->frame.channels, p->radius_x) > fv_sep::SHARED_MAX)
     return 0;
   const char *path = fv_env_get (FV_ENV_BOX_PATH);
   const bool forced = path && !strcmp (path, "two-pass");
@@ -220,21 +222,21 @@ sep_vbytes (const fv_box_params *p, bool acc64)
   /* a chunk or band of a larger frame takes the frame's path (over four
    * H200 a 16384² frame's chunks of 683 rows, under 16 Mpx, took the
    * table: 0.91 ms a frame, 0.63-0.70 with the frame's two passes) */
-  const long long px = p->spread.part_of_width
-      ? (long long) p->spread.part_of_width * p->spread.part_of_height
-      : (long long) p->width * p->height;
+  const long long px = p->frame.spread.part_of_width
+      ? (long long) p->frame.spread.part_of_width * p->frame.spread.part_of_height
+      : (long long) p->frame.width * p->frame.height;
   const bool big = px >= (16LL << 20) && p->radius_x <= 32;
-  if (!forced && p->channels == 1 && !big)
+  if (!forced && p->frame.channels == 1 && !big)
     return 0;
   /* 16-bit column sums for 8-bit samples and radii up to 128 */
-  return p->sample == FV_U8 && (2ULL * p->radius_y + 1) * 255 <= 65535 ? 2 : 4;
+  return p->frame.sample == FV_U8 && (2ULL * p->radius_y + 1) * 255 <= 65535 ? 2 : 4;
 }
 
 /* Elements a row of the two-pass path's column sums takes. */
 static size_t
 sep_pitch (const fv_box_params *p)
 {
-  return ((size_t) p->width * p->channels + 63) & ~(size_t) 63;
+  return ((size_t) p->frame.width * p->frame.channels + 63) & ~(size_t) 63;
 }
 
 /* Device bytes a plan for `rows` rows of the frame takes: the column sums,
@@ -243,8 +245,8 @@ sep_pitch (const fv_box_params *p)
 static size_t
 plan_bytes (const fv_box_params *p, long long rows, size_t acc)
 {
-  const size_t w = (size_t) p->width, cells = w * (size_t) rows;
-  const size_t pitch = ((w * p->channels * p->sample) + 511) & ~(size_t) 511;
+  const size_t w = (size_t) p->frame.width, cells = w * (size_t) rows;
+  const size_t pitch = ((w * p->frame.channels * p->frame.sample) + 511) & ~(size_t) 511;
   const size_t staging = 2 * pitch * (size_t) rows + ((size_t) 1 << 20);
   const int vb = sep_vbytes (p, acc == 8);
   if (vb)
@@ -259,15 +261,15 @@ extern "C" size_t
 fv_box_cuda_bytes (const fv_box_params *p, int width, int height)
 {
   fv_box_params q = *p;
-  q.width = width;
-  q.height = height;
+  q.frame.width = width;
+  q.frame.height = height;
   return plan_bytes (&q, height, fv_box_needs_acc64 (&q) ? 8 : 4);
 }
 
 extern "C" size_t
 fv_box_cuda_plan_bytes (const fv_box_plan *plan)
 {
-  return fv_box_cuda_bytes (&plan->p, plan->p.width, plan->p.height);
+  return fv_box_cuda_bytes (&plan->p, plan->p.frame.width, plan->p.frame.height);
 }
 
 /* Bands of band_rows output rows, each reading band_rows + 2 ry rows kept
@@ -277,8 +279,8 @@ set_bands (fv_box_cuda *c, const fv_box_params *p, long long band_rows)
 {
   const long long in = band_rows + 2LL * p->radius_y;
   c->band_rows = (int) band_rows;
-  c->band_in = in < p->height ? (int) in : p->height;
-  c->bands = (int) ((p->height + band_rows - 1) / band_rows);
+  c->band_in = in < p->frame.height ? (int) in : p->frame.height;
+  c->bands = (int) ((p->frame.height + band_rows - 1) / band_rows);
 }
 
 /* The frame does not fit the budget: bands as tall as LANES plans for them
@@ -289,11 +291,12 @@ choose_chunks (fv_box_plan *plan, size_t budget, size_t acc)
 {
   fv_box_cuda *c = (fv_box_cuda *) plan->state;
   const fv_box_params *p = &plan->p;
-  long long lo = 1, hi = p->height;   /* largest band_rows that fits */
+  long long lo = 1, hi = p->frame.height;   /* largest band_rows that fits */
   const size_t least = LANES * plan_bytes (p, 1 + 2LL * p->radius_y, acc);
   if (least > budget) {
     fv_set_last_error ("%dx%d frames need %zu bytes of device memory even in bands of one "
-        "row (radius %d), over the budget of %zu", p->width, p->height, least, p->radius_y,
+        "row (radius %d), over the budget of %zu", p->frame.width, p->frame.height, least,
+            p->radius_y,
         budget);
     return FV_ERR_NOMEM;
   }
@@ -318,29 +321,29 @@ fv_box_cuda_init (fv_box_plan *plan, int device, void *stream)
     return FV_ERR_NOMEM;
   plan->state = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
-  const size_t acc = plan->acc64 ? 8 : 4, cells = (size_t) p->width * p->height;
-  size_t budget = p->spread.max_device_bytes;
+  const size_t acc = plan->acc64 ? 8 : 4, cells = (size_t) p->frame.width * p->frame.height;
+  size_t budget = p->frame.spread.max_device_bytes;
   if (!budget) {   /* what the device has free, less a margin for others */
     fv_status st = fv_cuda_free_budget (&budget);
     if (st != FV_OK)
       return st;
   }
-  if (plan_bytes (p, p->height, acc) > budget)
+  if (plan_bytes (p, p->frame.height, acc) > budget)
     return choose_chunks (plan, budget, acc);
   c->vbytes = sep_vbytes (p, plan->acc64);
   if (c->vbytes) {
     c->vpitch = sep_pitch (p);
-    FV_CUDA_TRY (cudaMalloc (&c->vbuf, c->vbytes * c->vpitch * p->height));
+    FV_CUDA_TRY (cudaMalloc (&c->vbuf, c->vbytes * c->vpitch * p->frame.height));
   } else {
-    FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->width, p->height, acc));
+    FV_CUDA_TRY (fv::sat_work_alloc (&c->work, p->frame.width, p->frame.height, acc));
     FV_CUDA_TRY (cudaMalloc (&c->sat, acc * cells));
     if (p->mode == FV_BOX_STDDEV)
       FV_CUDA_TRY (cudaMalloc (&c->satsq, acc * cells));
   }
-  const size_t row = (size_t) p->width * p->channels * p->sample;
-  FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, row, p->height));
+  const size_t row = (size_t) p->frame.width * p->frame.channels * p->frame.sample;
+  FV_CUDA_TRY (cudaMallocPitch (&c->d_src, &c->d_pitch, row, p->frame.height));
   size_t pitch2;
-  FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, row, p->height));
+  FV_CUDA_TRY (cudaMallocPitch (&c->d_dst, &pitch2, row, p->frame.height));
   choose_bands (c, p);
   return FV_OK;
 }
@@ -357,13 +360,13 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
   BoxArgs a;
   fv::DevView in, out = fv::stage_target (dst, dst->data, c->d_dst, c->d_pitch);
-  FV_CUDA_TRY (fv::stage_in (src, src->data, p->height, row, c->d_src, c->d_pitch,
+  FV_CUDA_TRY (fv::stage_in (src, src->data, p->frame.height, row, c->d_src, c->d_pitch,
       c->ps.stream, &in));
   a.src = in.data;
   a.src_stride = in.stride;
   a.dst = out.data;
   a.dst_stride = out.stride;
-  a.width = p->width; a.height = p->height; a.channels = p->channels;
+  a.width = p->frame.width; a.height = p->frame.height; a.channels = p->frame.channels;
   a.rx = p->radius_x; a.ry = p->radius_y; a.border = p->border;
   a.k_thr = 1.0 - p->sensitivity;
   a.inv_full = 1.0 / ((double) (2LL * p->radius_x + 1) * (double) (2LL * p->radius_y + 1));
@@ -371,20 +374,20 @@ enqueue (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int row0, 
   a.rows = rows;
   if (c->vbytes) {   /* every channel at once, unfiltered ones copied on the way */
     cudaError_t e;
-    if (p->sample == FV_U8)
+    if (p->frame.sample == FV_U8)
       e = c->vbytes == 2 ? run_sep<uint8_t, uint16_t> (c, p, a) : run_sep<uint8_t, uint32_t> (c, p, a);
     else
       e = run_sep<uint16_t, uint32_t> (c, p, a);
     FV_CUDA_TRY (e);
-  } else if (p->channel_mask != (1u << p->channels) - 1)   /* unfiltered channels pass through */
+  } else if (p->channel_mask != (1u << p->frame.channels) - 1)   /* unfiltered: copied */
     FV_CUDA_TRY (cudaMemcpy2DAsync (a.dst, a.dst_stride, a.src + (size_t) row0 * a.src_stride,
         a.src_stride, row, rows, cudaMemcpyDeviceToDevice, c->ps.stream));
-  for (int ch = 0; ch < p->channels && !c->vbytes; ch++) {
+  for (int ch = 0; ch < p->frame.channels && !c->vbytes; ch++) {
     if (!(p->channel_mask & (1u << ch)))
       continue;
     a.channel = ch;
     cudaError_t e;
-    if (p->sample == FV_U8)
+    if (p->frame.sample == FV_U8)
       e = plan->acc64 ? run_channel<uint8_t, uint64_t> (c, p, a) : run_channel<uint8_t, uint32_t> (c, p, a);
     else
       e = plan->acc64 ? run_channel<uint16_t, uint64_t> (c, p, a) : run_channel<uint16_t, uint32_t> (c, p, a);
@@ -403,8 +406,9 @@ make_lanes (fv_box_plan *plan)
     if (c->lane[i])
       continue;
     fv_box_params bp = plan->p;
-    bp.height = c->band_in;
-    fv_spread_part (&bp.spread, plan->p.width, plan->p.height);   /* sized to fit already */
+    bp.frame.height = c->band_in;
+    fv_spread_part (&bp.frame.spread, plan->p.frame.width,
+        plan->p.frame.height);   /* sized to fit already */
     fv_status st = fv_box_plan_create (&c->lane[i], &bp, FV_BACKEND_CUDA, c->ps.device, NULL);
     if (st != FV_OK)
       return st;
@@ -423,9 +427,9 @@ execute_bands (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
     return st;
   for (int b = 0; b < c->bands && st == FV_OK; b++) {
     const int y0 = b * c->band_rows;
-    const int y1 = y0 + c->band_rows < p->height ? y0 + c->band_rows : p->height;
+    const int y1 = y0 + c->band_rows < p->frame.height ? y0 + c->band_rows : p->frame.height;
     /* first row read, the band kept inside the frame */
-    const int s0 = fv_window_start (y0, p->radius_y, c->band_in, p->height);
+    const int s0 = fv_window_start (y0, p->radius_y, c->band_in, p->frame.height);
     fv_image bs = *src, bd = *dst;
     bs.data = (char *) src->data + (size_t) s0 * src->stride;
     bs.height = c->band_in;
@@ -465,7 +469,7 @@ fv_box_cuda_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst
   fv_box_cuda *c = (fv_box_cuda *) plan->state;
   if (c->chunked || (c->bands && dst->mem == FV_MEM_HOST))
     return execute_bands (plan, src, dst);
-  fv_status st = enqueue (plan, src, dst, 0, plan->p.height);
+  fv_status st = enqueue (plan, src, dst, 0, plan->p.frame.height);
   if (st != FV_OK)
     return st;
   return fv_cuda_finish (c->ps.stream, dst->mem != FV_MEM_HOST);
@@ -479,17 +483,18 @@ choose_bands (fv_box_cuda *c, const fv_box_params *p)
 {
   long long n = fv_env_int (FV_ENV_BOX_BANDS, -1);
   if (n < 0) {
-    const size_t bytes = (size_t) p->width * p->height * p->channels * p->sample;
-    const int rows = (p->height + 7) / 8;
+    const size_t bytes = (size_t) p->frame.width * p->frame.height * p->frame.channels
+        * p->frame.sample;
+    const int rows = (p->frame.height + 7) / 8;
     n = bytes >= ((size_t) 4 << 20) && 8 * p->radius_y <= rows ? 8 : 0;
   }
-  if (n > p->height)
-    n = p->height;
+  if (n > p->frame.height)
+    n = p->frame.height;
   c->bands = 0;
   if (n < 2)
     return;
-  set_bands (c, p, (p->height + n - 1) / n);
-  if (c->band_in == p->height)   /* a band would read the whole frame: no overlap to gain */
+  set_bands (c, p, (p->frame.height + n - 1) / n);
+  if (c->band_in == p->frame.height)   /* a band would read the whole frame: no overlap to gain */
     c->bands = 0;
 }
 

@@ -75,8 +75,8 @@ static fv_status
 chunk_create (void **plan, int width, int height, int device, void *stream, void *user)
 {
   fv_box_params q = *(const fv_box_params *) user;
-  q.width = width;
-  q.height = height;
+  q.frame.width = width;
+  q.frame.height = height;
   return fv_box_plan_create ((fv_box_plan **) plan, &q, FV_BACKEND_CUDA, device, stream);
 }
 
@@ -116,10 +116,11 @@ chunked_init (fv_box_plan *plan, int device, void *stream)
   (void) stream;   /* each device entry has its own */
   const fv_box_params *p = &plan->p;
   fv_chunk_run_params rp;
-  fv_spread_run_params (&p->spread, device, p->width, p->height, p->channels, p->sample,
+  fv_spread_run_params (&p->frame.spread, device, p->frame.width, p->frame.height,
+      p->frame.channels, p->frame.sample,
       p->radius_x, p->radius_y, &rp);
   fv_box_params q = *p;
-  fv_spread_part (&q.spread, p->width, p->height);
+  fv_spread_part (&q.frame.spread, p->frame.width, p->frame.height);
   return fv_chunked_create (&plan->state, &box_chunks, &q, sizeof q, &rp);
 }
 
@@ -165,7 +166,7 @@ fv_box_plan_bytes (const fv_box_params *params, fv_backend backend)
   /* a CUDA plan's host part is its descriptor; its device memory has its
    * own budget (spread.max_device_bytes) */
   const fv_box_plan probe = { .p = *params, .backend = backend };
-  if (params->roi_width)
+  if (params->frame.roi_width)
     return sizeof (fv_box_plan) + window_backend.bytes (&probe);
   return sizeof (fv_box_plan) + (backend == FV_BACKEND_CPU
       ? backends[FV_BACKEND_CPU].bytes (&probe) : 0);
@@ -185,7 +186,7 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
    * FV_ERR_NOMEM) do chunks take over below */
   const double host = (double) fv_box_plan_bytes (params, backend);
   const fv_plan_choice choice = { backend, FV_PLAN_INIT (backend, backends),
-    !params->roi_width, &params->spread, 0, { host, host }, "the box filter's plan" };
+    &params->frame, 1, 0, { host, host }, "the box filter's plan" };
   int chunked = 0;
   if ((st = fv_plan_choose (&choice, device, &chunked)) != FV_OK)
     return st;
@@ -195,7 +196,7 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
   plan->p = *params;
   plan->backend = backend;
   plan->whole = &whole_api;
-  plan->be = params->roi_width ? &window_backend : chunked ? &chunked_backend
+  plan->be = params->frame.roi_width ? &window_backend : chunked ? &chunked_backend
       : &backends[backend];
   plan->acc64 = fv_box_needs_acc64 (params);
   st = plan->be->init (plan, device, stream);
@@ -242,12 +243,12 @@ fv_box_execute_rows (fv_box_plan *plan, const fv_image *src, const fv_image *dst
   if ((st = fv_box_check_image (&plan->p, src, "source")) != FV_OK)
     return st;
   fv_box_params rp = plan->p;
-  rp.height = rows;
-  if (row0 < 0 || rows < 1 || row0 + rows > plan->p.height
+  rp.frame.height = rows;
+  if (row0 < 0 || rows < 1 || row0 + rows > plan->p.frame.height
       || (st = fv_box_check_image (&rp, dst, "destination")) != FV_OK) {
     if (st == FV_OK)
       fv_set_last_error ("rows [%d, %d) outside the plan's %d", row0, row0 + rows,
-          plan->p.height);
+          plan->p.frame.height);
     return FV_ERR_INVALID;
   }
   if (plan->be != &backends[FV_BACKEND_CUDA] || !plan->be->init) {
@@ -273,10 +274,11 @@ fv_box_execute_roi (fv_box_plan *plan, const fv_image *src, const fv_image *dst,
     fv_set_last_error ("windows are for window plans (roi_width > 0)");
     return FV_ERR_INVALID;
   }
-  if (w < 1 || h < 1 || x < 0 || y < 0 || w > p->width - x || h > p->height - y
-      || w > p->roi_width || h > p->roi_height) {
+  if (w < 1 || h < 1 || x < 0 || y < 0 || w > p->frame.width - x || h > p->frame.height - y
+      || w > p->frame.roi_width || h > p->frame.roi_height) {
     fv_set_last_error ("window %dx%d at (%d, %d): the plan takes windows of up to %dx%d "
-        "inside the %dx%d frame", w, h, x, y, p->roi_width, p->roi_height, p->width, p->height);
+        "inside the %dx%d frame", w, h, x, y, p->frame.roi_width, p->frame.roi_height,
+            p->frame.width, p->frame.height);
     return FV_ERR_INVALID;
   }
   return fv_box_roi_run (plan, src, dst, x, y, w, h);

@@ -181,9 +181,9 @@ plan_for (fv_box_windows *c, int w, int h, fv_box_plan **out)
     return FV_OK;
   }
   fv_box_params bp = c->params;
-  bp.roi_x = bp.roi_y = 0;
-  bp.roi_width = w;
-  bp.roi_height = h;
+  bp.frame.roi_x = bp.frame.roi_y = 0;
+  bp.frame.roi_width = w;
+  bp.frame.roi_height = h;
   WindowPlan e = { w, h, NULL, ++c->tick };
   fv_status st = fv_box_plan_create (&e.plan, &bp, c->backend, c->device, c->stream);
   if (st != FV_OK)
@@ -215,8 +215,8 @@ fv_box_windows_filter (fv_box_windows *c, const fv_image *src, const fv_image *d
   /* the window grown by the radius (the sub-image the plan filters) is what
    * is rounded: sub-images of whole tiles, as few sizes as can be */
   int ww = grown_round (w, p->radius_x, round), wh = grown_round (h, p->radius_y, round);
-  ww = ww < p->width ? ww : p->width;
-  wh = wh < p->height ? wh : p->height;
+  ww = ww < p->frame.width ? ww : p->frame.width;
+  wh = wh < p->frame.height ? wh : p->frame.height;
   fv_box_plan *plan;
   fv_status st = plan_for (c, ww, wh, &plan);
   return st == FV_OK ? fv_box_execute_roi (plan, src, dst, x, y, w, h) : st;

@@ -36,9 +36,9 @@ static fv_box_params
 sub_params (const fv_box_params *p)
 {
   fv_box_params q = *p;
-  q.width = grown (p->roi_width, p->radius_x, p->width);
-  q.height = grown (p->roi_height, p->radius_y, p->height);
-  q.roi_width = q.roi_height = q.roi_x = q.roi_y = 0;
+  q.frame.width = grown (p->frame.roi_width, p->radius_x, p->frame.width);
+  q.frame.height = grown (p->frame.roi_height, p->radius_y, p->frame.height);
+  q.frame.roi_width = q.frame.roi_height = q.frame.roi_x = q.frame.roi_y = 0;
   return q;
 }
 
@@ -48,7 +48,7 @@ fv_box_roi_bytes (const fv_box_params *p, fv_backend backend, const fv_box_whole
   const fv_box_params q = sub_params (p);
   /* the sub-plan and a host scratch of its size */
   return sizeof (BoxWindow) + whole->bytes (&q, backend)
-      + (size_t) q.width * q.height * p->channels * p->sample;
+      + (size_t) q.frame.width * q.frame.height * p->frame.channels * p->frame.sample;
 }
 
 fv_status
@@ -61,8 +61,8 @@ fv_box_roi_init (fv_box_plan *plan, int device, void *stream)
     return FV_ERR_NOMEM;
   const fv_box_params q = sub_params (p);
   b->stream = stream;
-  b->row = ((size_t) q.width * p->channels * p->sample + 63) / 64 * 64;
-  b->bytes = b->row * q.height;
+  b->row = ((size_t) q.frame.width * p->frame.channels * p->frame.sample + 63) / 64 * 64;
+  b->bytes = b->row * q.frame.height;
   b->whole = plan->whole;
   return b->whole->create (&b->sub, &q, plan->backend, device, stream);
 }
@@ -90,19 +90,19 @@ fv_box_roi_run (fv_box_plan *plan, const fv_image *src, const fv_image *dst, int
 {
   BoxWindow *b = plan->state;
   const fv_box_params *p = &plan->p;
-  const int sw = b->sub->p.width, sh = b->sub->p.height;
+  const int sw = b->sub->p.frame.width, sh = b->sub->p.frame.height;
   const int on_device = dst->mem == FV_MEM_DEVICE;
   void *scratch = scratch_for (plan, b, on_device);
   if (!scratch) {
     fv_set_last_error ("cannot allocate %zu bytes for a window of the box filter", b->bytes);
     return FV_ERR_NOMEM;
   }
-  const int sx = fv_window_start (x, p->radius_x, sw, p->width);
-  const int sy = fv_window_start (y, p->radius_y, sh, p->height);
-  const size_t px = (size_t) p->channels * p->sample;
+  const int sx = fv_window_start (x, p->radius_x, sw, p->frame.width);
+  const int sy = fv_window_start (y, p->radius_y, sh, p->frame.height);
+  const size_t px = (size_t) p->frame.channels * p->frame.sample;
   const fv_image in = fv_image_make ((char *) src->data + (size_t) sy * src->stride + sx * px,
-      src->stride, sw, sh, p->channels, p->sample, src->mem);
-  const fv_image out = fv_image_make (scratch, b->row, sw, sh, p->channels, p->sample,
+      src->stride, sw, sh, p->frame.channels, p->frame.sample, src->mem);
+  const fv_image out = fv_image_make (scratch, b->row, sw, sh, p->frame.channels, p->frame.sample,
       on_device ? FV_MEM_DEVICE : FV_MEM_HOST);
   fv_status st = b->whole->execute (b->sub, &in, &out);
   if (st != FV_OK)
@@ -120,7 +120,8 @@ fv_status
 fv_box_roi_execute (fv_box_plan *plan, const fv_image *src, const fv_image *dst)
 {
   const fv_box_params *p = &plan->p;
-  return fv_box_roi_run (plan, src, dst, p->roi_x, p->roi_y, p->roi_width, p->roi_height);
+  return fv_box_roi_run (plan, src, dst, p->frame.roi_x, p->frame.roi_y, p->frame.roi_width,
+      p->frame.roi_height);
 }
 
 void

@@ -49,17 +49,20 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
     const fv_vj_part *part, fv_backend backend, int device, void *stream)
 {
   *out = NULL;
-  if (p && (p->width < 1 || p->height < 1 || p->width > FV_VJ_MAX_SIDE || p->height > FV_VJ_MAX_SIDE)) {
-    fv_set_last_error ("a %dx%d frame: the detector takes sides of 1 to %d pixels", p->width,
-        p->height, 1 << 15);
+  if (p && (p->frame.width < 1 || p->frame.height < 1 || p->frame.width > FV_VJ_MAX_SIDE
+      || p->frame.height > FV_VJ_MAX_SIDE)) {
+    fv_set_last_error ("a %dx%d frame: the detector takes sides of 1 to %d pixels", p->frame.width,
+        p->frame.height, 1 << 15);
     return FV_ERR_INVALID;
   }
   if (!c || !p || !(p->scale_factor > 1.0) || p->scale_factor > 100.0 || p->min_neighbors < 0
       || p->min_width < 0 || p->min_height < 0 || p->max_width < 0 || p->max_height < 0
-      || p->threads < 0) {
+      || p->frame.threads < 0) {
     fv_set_last_error ("invalid detection parameters");
     return FV_ERR_INVALID;
   }
+  if (fv_frame_check_gray (&p->frame, "the detector") != FV_OK)
+    return FV_ERR_INVALID;
   fv_status bst = FV_PLAN_CHECK (backend, backends);
   if (bst != FV_OK)
     return bst;
@@ -81,16 +84,16 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
   int chunked = 0;
   if (st == FV_OK) {
     /* plans whose level groups' sums need 32-bit offsets past 2^31 chunk too */
-    if (backend == FV_BACKEND_CUDA && !fits32 && p->spread.max_device_bytes != (size_t) -1
-        && pl->p.spread.min_chunks < 2)
-      pl->p.spread.min_chunks = 2;
+    if (backend == FV_BACKEND_CUDA && !fits32 && p->frame.spread.max_device_bytes != (size_t) -1
+        && pl->p.frame.spread.min_chunks < 2)
+      pl->p.frame.spread.min_chunks = 2;
     /* the order every kernel's planner keeps (fv_planner.h); the sums of
      * every level (the bulk, on the CPU) only after it */
     const size_t own = sizeof *pl + pl->py.table_bytes;
     char what[160];
     snprintf (what, sizeof what, "the detector's plan for %dx%d at scale factor %g (%d levels)",
-        p->width, p->height, p->scale_factor, pl->py.nlevels);
-    const fv_plan_choice choice = { backend, (const void *) pl->be->init, 1, &pl->p.spread,
+        p->frame.width, p->frame.height, p->scale_factor, pl->py.nlevels);
+    const fv_plan_choice choice = { backend, (const void *) pl->be->init, &pl->p.frame, 1,
       backend == FV_BACKEND_CUDA ? pl->be->bytes (pl) : 0,
       { (double) (own + (backend == FV_BACKEND_CPU ? pl->be->bytes (pl) : 0)), (double) own },
       what };
@@ -102,7 +105,8 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
     pl->be = &chunked_backend;
   } else if (st == FV_OK && !fits32) {
     fv_set_last_error ("%dx%d at scale factor %g makes %d levels of %lld MB of sums: too many "
-        "(raise the scale factor or the minimum size)", p->width, p->height, p->scale_factor,
+        "(raise the scale factor or the minimum size)", p->frame.width, p->frame.height,
+            p->scale_factor,
         pl->py.nlevels, (long long) (pl->py.plane * 4 >> 20));
     st = FV_ERR_INVALID;
   }
@@ -123,13 +127,13 @@ fv_vj_rows_source (const fv_vj_plan *pl, const fv_vj_rows *rows, int nrows, int 
 {
   const fv_vj_pyramid *py = &pl->py;
   *s0 = 0;
-  *s1 = pl->p.height;
+  *s1 = pl->p.frame.height;
   if (pl->backend != FV_BACKEND_CPU || pl->part.band_rows != 0 || nrows <= 0)
     return;
   unsigned char *keep = malloc ((size_t) py->rows + 1);   /* any level's window rows */
   if (!keep)
     return;
-  int lo = pl->p.height, hi = 0;
+  int lo = pl->p.frame.height, hi = 0;
   for (int l = 0; l < py->nlevels; l++) {
     int ya, yb, a, b;
     fv_vj_rows_of_level (py, pl->cascade, l, rows, nrows, keep, &ya, &yb);
@@ -149,9 +153,11 @@ fv_vj_execute_rows (fv_vj_plan *pl, const fv_image *g, const fv_vj_rows *rows, i
 {
   if (!pl || !g || nrows < 0)
     return FV_ERR_INVALID;
-  if (!g->data || g->width != pl->p.width || g->height != pl->p.height || g->channels != 1
+  if (!g->data || g->width != pl->p.frame.width || g->height != pl->p.frame.height
+      || g->channels != 1
       || g->sample != FV_U8 || g->stride < (size_t) g->width) {
-    fv_set_last_error ("image does not match the plan (%dx%d GRAY8)", pl->p.width, pl->p.height);
+    fv_set_last_error ("image does not match the plan (%dx%d GRAY8)", pl->p.frame.width,
+        pl->p.frame.height);
     return FV_ERR_INVALID;
   }
   /* only a whole plan of the CPU takes rows (a band part has its own) */

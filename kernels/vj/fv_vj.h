@@ -14,7 +14,7 @@
 #include "../common/fv_image.h"
 #include "../common/fv_plan.h"
 #include "fv_cascade.h"
-#include "../common/fv_chunk_run.h"
+#include "../common/fv_frame.h"
 
 /* The largest frame side a detector plan takes (the element's caps say it). */
 #define FV_VJ_MAX_SIDE (1 << 15)
@@ -31,17 +31,16 @@ typedef struct {
 } fv_detection;
 
 typedef struct {
-  int width, height;         /* frame size */
+  /* the frame: size and threads (one 8-bit channel, no window); CUDA
+   * (frame.spread): the device budget and the devices (fv_chunk_run.h). A
+   * plan beyond the budget, or spread, runs as groups of whole pyramid
+   * levels, each built from the whole frame, their raw windows merged in
+   * OpenCV's order before grouping: the same boxes as one plan. */
+  fv_frame frame;
   double scale_factor;       /* > 1 */
   int min_neighbors;         /* >= 0; 0 returns the raw windows ungrouped */
   int min_width, min_height; /* 0 = the cascade's window */
   int max_width, max_height; /* 0 = the frame */
-  int threads;               /* CPU threads, 0 = all cores */
-  /* CUDA: the device budget and the devices (fv_chunk_run.h). A plan
-   * beyond the budget, or spread, runs as groups of whole pyramid levels,
-   * each built from the whole frame, their raw windows merged in OpenCV's
-   * order before grouping: the same boxes as one plan. */
-  fv_spread spread;
 } fv_vj_params;
 
 typedef struct fv_vj_plan fv_vj_plan;

@@ -141,7 +141,7 @@ make_bands (const fv_vj_plan *pl, int l, size_t budget, int min_bands, VjGroup *
     return FV_OK;
   }
   fv_set_last_error ("one window row of pyramid level %d of this %dx%d frame does not fit the "
-      "device budget of %zu bytes with its sums", l, pl->p.width, pl->p.height, budget);
+      "device budget of %zu bytes with its sums", l, pl->p.frame.width, pl->p.frame.height, budget);
   return FV_ERR_NOMEM;
 }
 
@@ -269,7 +269,7 @@ make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t b
     distinct += first_entry (c, d);
   /* several groups a device, so that the queue can balance them */
   const int per = distinct > 1 ? 4 * distinct : 1;
-  int want = per > pl->p.spread.min_chunks ? per : pl->p.spread.min_chunks;
+  int want = per > pl->p.frame.spread.min_chunks ? per : pl->p.frame.spread.min_chunks;
   want = want < pl->py.nlevels ? want : pl->py.nlevels;
   VjGroup *groups = NULL;
   *over = 0;
@@ -291,7 +291,7 @@ make_plans (fv_vj_plan *pl, VjChunks *c, const fv_chunk_run_params *rp, size_t b
       st = fv_cuda_stream_create (c->devices[d], &c->stream[d]);
     for (int k = 0; k < c->n && st == FV_OK; k++) {
       fv_vj_params q = pl->p;
-      fv_spread_whole (&q.spread);
+      fv_spread_whole (&q.frame.spread);
       fv_vj_part part = group_part (&groups[k]);
       part.shared_workspace = 1;
       fv_vj_plan **sub = &c->sub[k * c->ndevices + d];
@@ -323,7 +323,8 @@ fv_vj_chunked_init (fv_vj_plan *pl, int device, void *stream)
   if (fv_workers_create (&c->workers) != FV_OK)
     return FV_ERR_NOMEM;
   fv_chunk_run_params rp;
-  fv_spread_run_params (&pl->p.spread, device, pl->p.width, pl->p.height, 1, FV_U8, 0, 0, &rp);
+  fv_spread_run_params (&pl->p.frame.spread, device, pl->p.frame.width, pl->p.frame.height, 1,
+      FV_U8, 0, 0, &rp);
   size_t budget = (size_t) -1;
   for (int i = 0; i < rp.ndevices; i++) {
     size_t b;   /* the device's whole budget, given or free */

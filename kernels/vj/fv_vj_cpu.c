@@ -60,7 +60,7 @@ fv_vj_cpu_bytes (const fv_vj_plan *pl)
   const size_t thread = 256 * sizeof (uint64_t) + (widest + 1) * sizeof (uint64_t)
       + (widest + 8) * sizeof (int) + fv_vj_scratch_bytes (py) + 64 + sizeof (thread_state);
   return sizeof (uint32_t) * (size_t) (py->plane * nplanes + 64)
-      + thread * (size_t) fv_threads_resolve (pl->p.threads);
+      + thread * (size_t) fv_threads_resolve (pl->p.frame.threads);
 }
 
 fv_status
@@ -71,7 +71,7 @@ fv_vj_cpu_init (fv_vj_plan *pl)
     return FV_ERR_NOMEM;
   pl->state = cs;
   const fv_vj_pyramid *py = &pl->py;
-  cs->threads = fv_threads_resolve (pl->p.threads);
+  cs->threads = fv_threads_resolve (pl->p.frame.threads);
   int nplanes = pl->mh.has_tilted ? 3 : 2;
   /* slack: the SIMD scan reads up to 15 windows' worth past a row's end */
   cs->planes = calloc ((size_t) (py->plane * nplanes + 64), sizeof (uint32_t));

@@ -107,7 +107,7 @@ fv_vj_pyramid_init (fv_vj_pyramid *py, const fv_cascade *c, const fv_vj_params *
   static const fv_vj_part whole;
   part = part ? part : &whole;
   memset (py, 0, sizeof *py);
-  const int W = p->width, H = p->height;
+  const int W = p->frame.width, H = p->frame.height;
   int max_w = p->max_width > 0 ? p->max_width : W, max_h = p->max_height > 0 ? p->max_height : H;
   /* OpenCV stops at max size only; levels with windows larger than the
    * frame have no window positions, so stopping there changes nothing. */

@@ -41,10 +41,10 @@ fv_vj_keys_to_raw (fv_vj_plan *pl, uint64_t *keys, int n)
     const fv_vj_level *lv = &pl->py.lv[fv_vj_key_level (keys[i])];
     fv_rect r = fv_vj_window_rect (lv, fv_vj_key_x (keys[i]), lv->y0 + fv_vj_key_y (keys[i]));
     /* rounding can take a window past the frame's edge: OpenCV clips it */
-    if (r.x + r.width > pl->p.width)
-      r.width = pl->p.width - r.x;
-    if (r.y + r.height > pl->p.height)
-      r.height = pl->p.height - r.y;
+    if (r.x + r.width > pl->p.frame.width)
+      r.width = pl->p.frame.width - r.x;
+    if (r.y + r.height > pl->p.frame.height)
+      r.height = pl->p.frame.height - r.y;
     pl->raw[i] = r;
   }
   pl->nraw = n;

@@ -80,8 +80,10 @@ level_sizes (fv_vj_turns *t)
   const fv_vj_plan *pl = t->plan;
   const fv_vj_params *p = &pl->p;
   const fv_cascade *c = pl->cascade;
-  const int max_w = p->max_width > 0 && p->max_width < p->width ? p->max_width : p->width;
-  const int max_h = p->max_height > 0 && p->max_height < p->height ? p->max_height : p->height;
+  const int max_w = p->max_width > 0 && p->max_width < p->frame.width ? p->max_width
+      : p->frame.width;
+  const int max_h = p->max_height > 0 && p->max_height < p->frame.height ? p->max_height
+      : p->frame.height;
   for (int pass = 0; pass < 2; pass++) {
     int n = 0;
     for (double f = 1;; f *= p->scale_factor) {
@@ -220,8 +222,8 @@ turn (fv_vj_turns *t, const fv_image *gray, fv_rotation r, fv_image *canvas, int
   *canvas = fv_image_make (t->canvas, t->canvas_stride, gray->width, gray->height, 1, FV_U8,
       gray->mem);
   if (gray->mem == FV_MEM_HOST)   /* only the rows the scan reads */
-    return fv_rotate_u8_rows (gray, canvas, r, t->plan->p.threads, y0, y1);
-  return fv_rotate_u8 (gray, canvas, r, t->plan->p.threads, t->stream);
+    return fv_rotate_u8_rows (gray, canvas, r, t->plan->p.frame.threads, y0, y1);
+  return fv_rotate_u8 (gray, canvas, r, t->plan->p.frame.threads, t->stream);
 }
 
 fv_rect
@@ -442,7 +444,7 @@ whole_due (const fv_vj_turns *t, int k, int n)
 static int
 edge_windows (const fv_vj_turns *t, fv_vj_turn_window *w)
 {
-  const int W = t->plan->p.width, H = t->plan->p.height;
+  const int W = t->plan->p.frame.width, H = t->plan->p.frame.height;
   const int b = (int) lrint (t->tp.edge * (W < H ? W : H));
   if (b < t->lw[0])   /* no window of the cascade fits */
     return 0;

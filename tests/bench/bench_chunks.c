@@ -48,9 +48,10 @@ static fv_status
 box_create (void **plan, int side, const fv_spread *sp)
 {
   fv_box_params p = { 0 };
-  p.width = p.height = side; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.frame.width = p.frame.height = side; p.frame.channels = 1; p.channel_mask = 1;
+  p.frame.sample = FV_U8;
   p.radius_x = p.radius_y = 15; p.mode = FV_BOX_MEAN; p.border = FV_BORDER_REPLICATE;
-  p.spread = *sp;
+  p.frame.spread = *sp;
   return fv_box_plan_create ((fv_box_plan **) plan, &p, FV_BACKEND_CUDA, 0, NULL);
 }
 
@@ -63,9 +64,10 @@ conv_create (void **plan, int side, const fv_spread *sp)
     for (int i = 0; i < 31; i++)
       gauss[j * 31 + i] = expf (-((i - 15) * (i - 15) + (j - 15) * (j - 15)) / (2 * 25.f));
   fv_conv_params p = { 0 };
-  p.width = p.height = side; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.frame.width = p.frame.height = side; p.frame.channels = 1; p.channel_mask = 1;
+  p.frame.sample = FV_U8;
   p.kernel = gauss; p.kernel_width = p.kernel_height = 31; p.normalize = 1;
-  p.border = FV_BORDER_MIRROR; p.method = FV_CONV_FFT; p.spread = *sp;
+  p.border = FV_BORDER_MIRROR; p.method = FV_CONV_FFT; p.frame.spread = *sp;
   return fv_conv_plan_create ((fv_conv_plan **) plan, &p, FV_BACKEND_CUDA, 0, NULL);
 }
 
@@ -73,8 +75,8 @@ static fv_status
 fill_create (void **plan, int side, const fv_spread *sp)
 {
   fv_fill_params p = { 0 };
-  p.width = p.height = side; p.threshold = 127; p.fill_value = 255; p.connectivity = 4;
-  p.spread = *sp;
+  p.frame.width = p.frame.height = side; p.threshold = 127; p.fill_value = 255; p.connectivity = 4;
+  p.frame.spread = *sp;
   return fv_fill_plan_create ((fv_fill_plan **) plan, &p, FV_BACKEND_CUDA, 0, NULL);
 }
 
@@ -91,10 +93,11 @@ vj_create (void **plan, int side, const fv_spread *sp)
     if (!(cascade = fv_cascade_load (path)))
       return FV_ERR_INVALID;
   }
-  fv_vj_params p = { side, side, 1.1, 3, 0, 0, 0, 0, 0 };
-  p.spread = *sp;
-  if (p.spread.max_device_bytes == (size_t) -1)   /* one device, its free memory */
-    p.spread.max_device_bytes = 0;
+  fv_vj_params p = { .frame.width = side, .frame.height = side, .scale_factor = 1.1,
+      .min_neighbors = 3 };
+  p.frame.spread = *sp;
+  if (p.frame.spread.max_device_bytes == (size_t) -1)   /* one device, its free memory */
+    p.frame.spread.max_device_bytes = 0;
   return fv_vj_plan_create ((fv_vj_plan **) plan, cascade, &p, FV_BACKEND_CUDA, 0, NULL);
 }
 

@@ -49,8 +49,10 @@ gaussian_rows (int nsizes)
       kern[j * k + i] = (float) exp (-((i - r) * (i - r) + (j - r) * (j - r)) / 18.0);
   for (int si = 0; si < nsizes; si++)
     for (int m = FV_CONV_AUTO; m <= FV_CONV_SEPARABLE; m++) {
-      fv_conv_params p = { sizes[si].w, sizes[si].h, 1, 1, FV_U8, kern, k, k, 1, 0,
-        FV_BORDER_MIRROR, m, 0, 1 };
+      fv_conv_params p = { .frame.width = sizes[si].w, .frame.height = sizes[si].h,
+          .frame.channels = 1, .channel_mask = 1, .frame.sample = FV_U8, .kernel = kern,
+          .kernel_width = k, .kernel_height = k, .normalize = 1, .border = FV_BORDER_MIRROR,
+          .method = m, .measure = 1 };
       fv_conv_plan *plan;
       if (fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) != FV_OK)
         exit (1);
@@ -84,7 +86,10 @@ main (int argc, char **argv)
         unsigned char *a = malloc ((size_t) w * h), *b = malloc ((size_t) w * h);
         for (size_t i = 0; i < (size_t) w * h; i++)
           a[i] = (unsigned char) (i * 2654435761u >> 24);
-        fv_conv_params p = { w, h, 1, 1, FV_U8, kern, k, k, 1, 0, FV_BORDER_MIRROR, m, 0, 1 };
+        fv_conv_params p = { .frame.width = w, .frame.height = h, .frame.channels = 1,
+            .channel_mask = 1, .frame.sample = FV_U8, .kernel = kern, .kernel_width = k,
+            .kernel_height = k, .normalize = 1, .border = FV_BORDER_MIRROR, .method = m,
+            .measure = 1 };
         fv_conv_plan *plan;
         if (fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) != FV_OK)
           return 1;
@@ -116,7 +121,10 @@ main (int argc, char **argv)
     for (int i = 0; i < 9; i++) { ks[i] = kern; kws[i] = khs[i] = k; }
     unsigned char *a = malloc ((size_t) w * h), *b = malloc ((size_t) w * h);
     memset (a, 77, (size_t) w * h);
-    fv_conv_params p = { w, h, 1, 1, FV_U8, kern, k, k, 1, 0, FV_BORDER_MIRROR, FV_CONV_FFT, 0, 1 };
+    fv_conv_params p = { .frame.width = w, .frame.height = h, .frame.channels = 1,
+        .channel_mask = 1, .frame.sample = FV_U8, .kernel = kern, .kernel_width = k,
+        .kernel_height = k, .normalize = 1, .border = FV_BORDER_MIRROR, .method = FV_CONV_FFT,
+        .measure = 1 };
     fv_conv_grid *g;
     if (fv_conv_grid_create (&g, &p, 3, 3, ks, kws, khs, FV_BACKEND_CPU, 0, NULL) != FV_OK)
       return 1;

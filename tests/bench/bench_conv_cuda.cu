@@ -36,6 +36,24 @@ median_ms (cudaStream_t stream, F &&fn)
   return (float) event_median_ms (stream, fn, 20);
 }
 
+/* A GRAY8 frame, a k x k kernel of taps, normalized, mirrored, by FFT. */
+static fv_conv_params
+box_params (int w, int h, const float *taps, int k)
+{
+  fv_conv_params p = {};
+  p.frame.width = w;
+  p.frame.height = h;
+  p.frame.channels = 1;
+  p.frame.sample = FV_U8;
+  p.channel_mask = 1;
+  p.kernel = taps;
+  p.kernel_width = p.kernel_height = k;
+  p.normalize = 1;
+  p.border = FV_BORDER_MIRROR;
+  p.method = FV_CONV_FFT;
+  return p;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -60,8 +78,7 @@ main (int argc, char **argv)
       cudaMalloc (&a, (size_t) s.w * s.h);
       cudaMalloc (&b, (size_t) s.w * s.h);
       cudaMemset (a, 90, (size_t) s.w * s.h);
-      fv_conv_params p = { s.w, s.h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_BORDER_MIRROR,
-        FV_CONV_FFT, 0, 0, 0, 0, 0, 0, 0 };
+      fv_conv_params p = box_params (s.w, s.h, kern.data (), k);
       fv_conv_plan *plan;
       if (fv_conv_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
         fprintf (stderr, "plan: %s\n", fv_last_error ());
@@ -154,8 +171,7 @@ main (int argc, char **argv)
     cudaMalloc (&a, (size_t) w * h);
     cudaMalloc (&b, (size_t) w * h);
     cudaMemset (a, 90, (size_t) w * h);
-    fv_conv_params p = { w, h, 1, 1, FV_U8, kern.data (), k, k, 1, 0, FV_BORDER_MIRROR,
-      FV_CONV_FFT, 0, 0, 0, 0, 0, 0, 0 };
+    fv_conv_params p = box_params (w, h, kern.data (), k);
     fv_image A = fv_image_make (a, w, w, h, 1, FV_U8, FV_MEM_DEVICE), B = A;
     B.data = b;
     printf ("\n| size | grid | layout | ms |\n|---|---|---|---|\n");

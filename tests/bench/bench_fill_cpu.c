@@ -31,7 +31,8 @@ main (int argc, char **argv)
         fwrite (src, 1, (size_t) w * h, f);
         fclose (f);
       }
-      fv_fill_params p = { w, h, 127, 255, 4, FV_FILL_FILLED, 0, 0 };
+      fv_fill_params p = { .frame.width = w, .frame.height = h, .threshold = 127,
+          .fill_value = 255, .connectivity = 4, .output = FV_FILL_FILLED };
       fv_fill_plan *plan;
       if (fv_fill_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) != FV_OK)
         return 1;

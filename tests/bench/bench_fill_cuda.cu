@@ -68,7 +68,13 @@ main (int argc, char **argv)
       cudaMalloc (&dout, (size_t) w * h);
       cudaMalloc (&dpad, (size_t) (w + 2) * (h + 2));
       cudaMemcpy (din, host.data (), host.size (), cudaMemcpyHostToDevice);
-      fv_fill_params p = { w, h, 127, 255, 4, FV_FILL_FILLED, 0, 0, {}, 0 };
+      fv_fill_params p = {};
+      p.frame.width = w;
+      p.frame.height = h;
+      p.threshold = 127;
+      p.fill_value = 255;
+      p.connectivity = 4;
+      p.output = FV_FILL_FILLED;
       fv_fill_plan *plan;
       if (fv_fill_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
         fprintf (stderr, "plan: %s\n", fv_last_error ());
@@ -114,7 +120,7 @@ main (int argc, char **argv)
       for (int m = 0; m < 3; m++) {
         fv_fill_params pm = p;
         pm.measure = m ? FV_FILL_MEASURE_BOTH : FV_FILL_MEASURE_HOLES;
-        pm.spread.min_chunks = m == 2 ? 4 : 0;
+        pm.frame.spread.min_chunks = m == 2 ? 4 : 0;
         if (m == 2 && only_size)   /* one frame for profilers: the whole-frame plan's */
           continue;
         fv_fill_plan *mplan;

@@ -41,8 +41,9 @@ main (int argc, char **argv)
       }
       for (int r = 15; r <= 100; r += 85) {
         fv_box_params bp = { 0 };
-        bp.width = w; bp.height = h; bp.channels = ch; bp.channel_mask = ch == 4 ? 0xF : 1;
-        bp.sample = FV_U8; bp.radius_x = bp.radius_y = r;
+        bp.frame.width = w; bp.frame.height = h; bp.frame.channels = ch; bp.channel_mask = ch == 4
+            ? 0xF : 1;
+        bp.frame.sample = FV_U8; bp.radius_x = bp.radius_y = r;
         fv_box_plan *plan;
         fv_box_plan_create (&plan, &bp, FV_BACKEND_CPU, 0, NULL);
         double ms = MEDIAN (reps, fv_box_execute (plan, &a, &b));

@@ -54,9 +54,10 @@ bench_chunks (void)
     double whole = 0;
     for (size_t budget : {(size_t) 0, (size_t) 1 << 30}) {
       fv_box_params bp = {};
-      bp.width = bp.height = side; bp.channels = 1; bp.channel_mask = 1; bp.sample = FV_U8;
+      bp.frame.width = bp.frame.height = side; bp.frame.channels = 1; bp.channel_mask = 1;
+      bp.frame.sample = FV_U8;
       bp.radius_x = bp.radius_y = 15; bp.mode = FV_BOX_MEAN;
-      bp.spread.max_device_bytes = budget;
+      bp.frame.spread.max_device_bytes = budget;
       fv_box_plan *plan;
       if (fv_box_plan_create (&plan, &bp, FV_BACKEND_CUDA, 0, stream) != FV_OK) {
         printf ("| %d² | %s | plan failed: %s | |\n", side, budget ? "1 GB" : "none",
@@ -87,8 +88,8 @@ box8k (void)
   CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   for (int ch : {1, 4}) {
     fv_box_params bp = {};
-    bp.width = 7680; bp.height = 4320; bp.channels = ch;
-    bp.channel_mask = ch == 4 ? 0x7 : 1; bp.sample = FV_U8;
+    bp.frame.width = 7680; bp.frame.height = 4320; bp.frame.channels = ch;
+    bp.channel_mask = ch == 4 ? 0x7 : 1; bp.frame.sample = FV_U8;
     bp.radius_x = bp.radius_y = 15; bp.mode = FV_BOX_MEAN;
     fv_box_plan *plan;
     if (fv_box_plan_create (&plan, &bp, FV_BACKEND_CUDA, 0, stream) != FV_OK)
@@ -194,8 +195,8 @@ main (int argc, char **argv)
         /* each path forced (the plan's choice is the faster of the two) */
         setenv ("FASTVISION_BOX_PATH", path ? "table" : "two-pass", 1);
         fv_box_params bp = {};
-        bp.width = s.w; bp.height = s.h; bp.channels = ch;
-        bp.channel_mask = ch == 4 ? 0x7 : 1; bp.sample = FV_U8;
+        bp.frame.width = s.w; bp.frame.height = s.h; bp.frame.channels = ch;
+        bp.channel_mask = ch == 4 ? 0x7 : 1; bp.frame.sample = FV_U8;
         bp.radius_x = bp.radius_y = r; bp.mode = FV_BOX_MEAN;
         fv_box_plan *bplan;
         if (fv_box_plan_create (&bplan, &bp, FV_BACKEND_CUDA, 0, stream) != FV_OK) {

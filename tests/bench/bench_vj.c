@@ -149,7 +149,7 @@ main (int argc, char **argv)
     else if (!strcmp (a, "--raw"))
       raw = 1;
     else if (i + 1 < argc && !strcmp (a, "--threads"))
-      p.threads = atoi (argv[++i]);
+      p.frame.threads = atoi (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--iters"))
       iters = atoi (argv[++i]);
     else if (i + 1 < argc && !strcmp (a, "--scale"))
@@ -202,8 +202,8 @@ main (int argc, char **argv)
       free (im);
       im = tu;
     }
-    p.width = im->width;
-    p.height = im->height;
+    p.frame.width = im->width;
+    p.frame.height = im->height;
     fv_vj_plan *plan;
     fv_status st = fv_vj_plan_create (&plan, c, &p, cuda ? FV_BACKEND_CUDA : FV_BACKEND_CPU, 0, NULL);
     if (st != FV_OK) {

@@ -21,10 +21,11 @@ static void
 probe (int w, int h, int tile, void *src, void *dst)
 {
   fv_conv_params p = { 0 };
-  p.width = w; p.height = h; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.frame.width = w; p.frame.height = h; p.frame.channels = 1; p.channel_mask = 1;
+  p.frame.sample = FV_U8;
   p.kernel = gauss; p.kernel_width = p.kernel_height = 31; p.normalize = 1;
   p.border = FV_BORDER_MIRROR; p.method = FV_CONV_FFT; p.tile = tile;
-  p.spread.max_device_bytes = (size_t) -1;
+  p.frame.spread.max_device_bytes = (size_t) -1;
   fv_conv_plan *pl = NULL;
   double t0 = now_ms ();
   if (fv_conv_plan_create (&pl, &p, FV_BACKEND_CUDA, 0, NULL) != FV_OK) {

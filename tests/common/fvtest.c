@@ -110,9 +110,9 @@ fvt_ref_box (const fv_box_params *p, const fv_image *src, int x, int y, int c)
   u128 sum = 0, sumsq = 0;
   uint64_t n = 0;
   for (long dy = -p->radius_y; dy <= p->radius_y; dy++) {
-    int iny, sy = ref_map (y + dy, p->height, p->border, &iny);
+    int iny, sy = ref_map (y + dy, p->frame.height, p->border, &iny);
     for (long dx = -p->radius_x; dx <= p->radius_x; dx++) {
-      int inx, sx = ref_map (x + dx, p->width, p->border, &inx);
+      int inx, sx = ref_map (x + dx, p->frame.width, p->border, &inx);
       int inside = inx && iny;
       if (p->border == FV_BORDER_RENORMALIZE && !inside)
         continue;       /* not part of the window at all */
@@ -124,7 +124,7 @@ fvt_ref_box (const fv_box_params *p, const fv_image *src, int x, int y, int c)
       sumsq += (u128) v * v;
     }
   }
-  uint32_t maxv = p->sample == FV_U8 ? 255 : 65535;
+  uint32_t maxv = p->frame.sample == FV_U8 ? 255 : 65535;
   switch (p->mode) {
     case FV_BOX_MEAN:     /* round(sum/n), ties up */
       return (uint32_t) ((2 * sum + n) / (2 * (u128) n));
@@ -151,9 +151,9 @@ fvt_check_box (const fv_box_params *p, const fv_image *src, const fv_image *dst,
     const char *label)
 {
   long bad = 0;
-  for (int y = 0; y < p->height; y++)
-    for (int x = 0; x < p->width; x++)
-      for (int c = 0; c < p->channels; c++) {
+  for (int y = 0; y < p->frame.height; y++)
+    for (int x = 0; x < p->frame.width; x++)
+      for (int c = 0; c < p->frame.channels; c++) {
         uint32_t want = (p->channel_mask >> c) & 1 ? fvt_ref_box (p, src, x, y, c)
             : fvt_get (src, x, y, c);
         uint32_t got = fvt_get (dst, x, y, c);
@@ -240,11 +240,11 @@ fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c)
       double k = p->kernel[j * kw + i];
       ksum += k;
       long ux = (long) x + sgn * (i - cx), uy = (long) y + sgn * (j - cy);
-      long sx = ref_index (ux, p->width, p->border);
-      long sy = ref_index (uy, p->height, p->border);
+      long sx = ref_index (ux, p->frame.width, p->border);
+      long sy = ref_index (uy, p->frame.height, p->border);
       if (sx < 0 || sy < 0)
         continue;
-      if (ux >= 0 && ux < p->width && uy >= 0 && uy < p->height)
+      if (ux >= 0 && ux < p->frame.width && uy >= 0 && uy < p->frame.height)
         inside += k;
       acc += k * fvt_get (src, (int) sx, (int) sy, c);
     }
@@ -256,7 +256,7 @@ fvt_ref_conv (const void *params, const fv_image *src, int x, int y, int c)
     if (fabs (ksum) > 1e-9 * kabs && fabs (inside) > 1e-6 * kabs)
       s = p->normalize ? 1.0 / inside : ksum / inside;
   }
-  double v = acc * s + p->bias, maxv = p->sample == FV_U8 ? 255 : 65535;
+  double v = acc * s + p->bias, maxv = p->frame.sample == FV_U8 ? 255 : 65535;
   return v < 0 ? 0 : v > maxv ? maxv : v;
 }
 

@@ -45,17 +45,19 @@ check (GstVideoInfo *info, GstBuffer *in, GstBuffer *out, const float *k, int kw
   fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
   int ch = GST_VIDEO_FRAME_COMP_PSTRIDE (&fi, 0);
-  fv_conv_params p = { GST_VIDEO_FRAME_WIDTH (&fi), GST_VIDEO_FRAME_HEIGHT (&fi), ch, mask,
-    FV_U8, k, kw, kh, normalize, bias, border, FV_CONV_AUTO, 0, 0 };
+  fv_conv_params p = { .frame.width = GST_VIDEO_FRAME_WIDTH (&fi),
+      .frame.height = GST_VIDEO_FRAME_HEIGHT (&fi), .frame.channels = ch, .channel_mask = mask,
+      .frame.sample = FV_U8, .kernel = k, .kernel_width = kw, .kernel_height = kh,
+      .normalize = normalize, .bias = bias, .border = border, .method = FV_CONV_AUTO };
   p.convolve = convolve;
   fv_image a = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (&fi, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0), p.width, p.height, ch, FV_U8, FV_MEM_HOST);
+      GST_VIDEO_FRAME_PLANE_STRIDE (&fi, 0), p.frame.width, p.frame.height, ch, FV_U8, FV_MEM_HOST);
   fv_image b = a;
   b.data = GST_VIDEO_FRAME_PLANE_DATA (&fo, 0);
   b.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, 0);
   long bad = 0;
-  for (int y = 0; y < p.height; y++)
-    for (int x = 0; x < p.width; x++)
+  for (int y = 0; y < p.frame.height; y++)
+    for (int x = 0; x < p.frame.width; x++)
       for (int c = 0; c < ch; c++) {
         double want = (mask >> c & 1) ? fvt_ref_conv (&p, &a, x, y, c) : fvt_get (&a, x, y, c);
         bad += fabs (fvt_get (&b, x, y, c) - want) > 1.0;

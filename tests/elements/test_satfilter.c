@@ -69,26 +69,27 @@ check_output (const GstVideoInfo *in_info, GstBuffer *in, GstBuffer *out, guint 
   for (int p = 0; p < fs->n; p++) {
     const PlaneSpec *ps = &fs->pl[p];
     fv_box_params bp = { 0 };
-    bp.width = GST_VIDEO_FRAME_COMP_WIDTH (&fi, p == 0 ? 0 : (fs->n == 2 ? 1 : p));
-    bp.height = GST_VIDEO_FRAME_COMP_HEIGHT (&fi, p == 0 ? 0 : (fs->n == 2 ? 1 : p));
-    bp.channels = ps->channels;
+    bp.frame.width = GST_VIDEO_FRAME_COMP_WIDTH (&fi, p == 0 ? 0 : (fs->n == 2 ? 1 : p));
+    bp.frame.height = GST_VIDEO_FRAME_COMP_HEIGHT (&fi, p == 0 ? 0 : (fs->n == 2 ? 1 : p));
+    bp.frame.channels = ps->channels;
     bp.channel_mask = ps->mask;
-    bp.sample = fs->bits == 16 ? FV_U16 : FV_U8;
+    bp.frame.sample = fs->bits == 16 ? FV_U16 : FV_U8;
     bp.radius_x = ps->wsub ? (radius + 1) >> 1 : radius;
     bp.radius_y = ps->hsub ? (radius + 1) >> 1 : radius;
     bp.mode = mode; bp.border = border; bp.sensitivity = sens;
     fv_image a = fv_image_make (GST_VIDEO_FRAME_PLANE_DATA (&fi, p),
-        GST_VIDEO_FRAME_PLANE_STRIDE (&fi, p), bp.width, bp.height, bp.channels, bp.sample,
+        GST_VIDEO_FRAME_PLANE_STRIDE (&fi, p), bp.frame.width, bp.frame.height, bp.frame.channels,
+            bp.frame.sample,
         FV_MEM_HOST);
     fv_image b = a;
     b.data = GST_VIDEO_FRAME_PLANE_DATA (&fo, p);
     b.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&fo, p);
-    for (int y = 0; y < bp.height; y++)
-      for (int x = 0; x < bp.width; x++) {
+    for (int y = 0; y < bp.frame.height; y++)
+      for (int x = 0; x < bp.frame.width; x++) {
         int fx = x << ps->wsub, fy = y << ps->hsub;
         int in_roi = rw <= 0 || (fx + (1 << ps->wsub) > rx0 && fx < rx0 + rw
             && fy + (1 << ps->hsub) > ry0 && fy < ry0 + rh);
-        for (int c = 0; c < bp.channels; c++) {
+        for (int c = 0; c < bp.frame.channels; c++) {
           uint32_t want = in_roi && (ps->mask >> c & 1) ? fvt_ref_box (&bp, &a, x, y, c)
               : fvt_get (&a, x, y, c);
           uint32_t got = fvt_get (&b, x, y, c);

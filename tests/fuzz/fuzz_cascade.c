@@ -16,7 +16,8 @@ scan (const fv_cascade *c, const fv_image *im, int simd, int *n)
     unsetenv ("FASTVISION_VJ_NO_SIMD");
   else
     setenv ("FASTVISION_VJ_NO_SIMD", "1", 1);
-  fv_vj_params p = { im->width, im->height, 1.25, 0, 0, 0, 0, 0, 1 };
+  fv_vj_params p = { .frame.width = im->width, .frame.height = im->height, .scale_factor = 1.25,
+      .frame.threads = 1 };
   fv_vj_plan *plan = NULL;
   fv_rect *out = NULL;
   *n = -1;

@@ -22,17 +22,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       for (unsigned i = 0; i < sizeof src; i++)
         src[i] = (uint8_t) (i * 37);
       fv_conv_params p = { 0 };
-      p.width = 13;
-      p.height = 11;
-      p.channels = 1;
+      p.frame.width = 13;
+      p.frame.height = 11;
+      p.frame.channels = 1;
       p.channel_mask = 1;
-      p.sample = FV_U8;
+      p.frame.sample = FV_U8;
       p.kernel = k.taps;
       p.kernel_width = k.width;
       p.kernel_height = k.height;
       p.border = (fv_border) (size % 5);
       p.method = FV_CONV_DIRECT;
-      p.threads = 1;
+      p.frame.threads = 1;
       fv_conv_plan *plan = NULL;
       if (fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK) {
         fv_image a = fv_image_make (src, 13, 13, 11, 1, FV_U8, FV_MEM_HOST);

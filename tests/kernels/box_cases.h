@@ -37,10 +37,10 @@ box_for_each_case (box_case_fn fn, void *user)
             int nch = small ? 4 : (s == 1 ? 2 : 1);
             for (int ci = 0; ci < nch; ci++) {
               fv_box_params p = { 0 };
-              p.width = w; p.height = h;
-              p.channels = chans[ci].channels;
+              p.frame.width = w; p.frame.height = h;
+              p.frame.channels = chans[ci].channels;
               p.channel_mask = chans[ci].mask;
-              p.sample = (fv_sample) s;
+              p.frame.sample = (fv_sample) s;
               p.radius_x = radii[ri][0]; p.radius_y = radii[ri][1];
               p.mode = (fv_box_mode) mode;
               p.border = (fv_border) border;
@@ -53,12 +53,13 @@ box_for_each_case (box_case_fn fn, void *user)
   for (int mode = 0; mode <= FV_BOX_THRESHOLD; mode++)
     for (int border = 0; border <= FV_BORDER_ZERO; border++) {
       fv_box_params p = { 0 };
-      p.width = 20; p.height = 13; p.channels = 1; p.channel_mask = 1;
-      p.sample = FV_U16; p.radius_x = 300; p.radius_y = 290;
+      p.frame.width = 20; p.frame.height = 13; p.frame.channels = 1; p.channel_mask = 1;
+      p.frame.sample = FV_U16; p.radius_x = 300; p.radius_y = 290;
       p.mode = (fv_box_mode) mode; p.border = (fv_border) border;
       p.sensitivity = 0.05;
       fn (&p, 3, 0, user);
-      p.width = 10; p.height = 9; p.sample = FV_U8; p.radius_x = 131; p.radius_y = 140;
+      p.frame.width = 10; p.frame.height = 9; p.frame.sample = FV_U8; p.radius_x = 131;
+      p.radius_y = 140;
       fn (&p, 0, 1, user);
     }
 }
@@ -73,13 +74,13 @@ box_check_windows (const fv_box_params *pp, fv_backend backend, const fv_image *
     int dst_pad, const char *label)
 {
   fv_box_params p = *pp;
-  const int w = p.width, h = p.height;
-  p.roi_width = (w + 1) / 2;
-  p.roi_height = (h + 2) / 3;
-  p.roi_x = w - p.roi_width;
-  p.roi_y = h / 2;
-  const int rw = p.roi_width, rh = p.roi_height;
-  const int wins[][4] = { { p.roi_x, p.roi_y, rw, rh }, { 0, 0, rw, rh },
+  const int w = p.frame.width, h = p.frame.height;
+  p.frame.roi_width = (w + 1) / 2;
+  p.frame.roi_height = (h + 2) / 3;
+  p.frame.roi_x = w - p.frame.roi_width;
+  p.frame.roi_y = h / 2;
+  const int rw = p.frame.roi_width, rh = p.frame.roi_height;
+  const int wins[][4] = { { p.frame.roi_x, p.frame.roi_y, rw, rh }, { 0, 0, rw, rh },
     { w - rw, h - rh, rw, rh }, { w / 2, h / 2, 1, 1 },
     { (w - 1) / 3, (h - 1) / 4, rw > 1 ? rw - 1 : 1, rh } };
   fv_box_plan *plan;
@@ -87,8 +88,8 @@ box_check_windows (const fv_box_params *pp, fv_backend backend, const fv_image *
     FVT_CHECK (0, "%s: window plan: %s", label, fv_last_error ());
     return 1;
   }
-  fv_image dst = fvt_image_new (w, h, p.channels, p.sample, dst_pad, NULL);
-  const uint32_t sentinel = p.sample == FV_U8 ? 0xA5 : 0xA5A5;
+  fv_image dst = fvt_image_new (w, h, p.frame.channels, p.frame.sample, dst_pad, NULL);
+  const uint32_t sentinel = p.frame.sample == FV_U8 ? 0xA5 : 0xA5A5;
   long bad = 0;
   for (int k = 0; k < (int) (sizeof wins / sizeof wins[0]); k++) {
     const int x0 = wins[k][0], y0 = wins[k][1], x1 = x0 + wins[k][2], y1 = y0 + wins[k][3];
@@ -98,7 +99,7 @@ box_check_windows (const fv_box_params *pp, fv_backend backend, const fv_image *
     FVT_CHECK (st == FV_OK, "%s: window %d: %s", label, k, fv_last_error ());
     for (int y = 0; y < h; y++)
       for (int x = 0; x < w; x++)
-        for (int c = 0; c < p.channels; c++) {
+        for (int c = 0; c < p.frame.channels; c++) {
           const int inside = x >= x0 && x < x1 && y >= y0 && y < y1;
           const uint32_t want = !inside ? sentinel : (p.channel_mask >> c) & 1
               ? fvt_ref_box (&p, src, x, y, c) : fvt_get (src, x, y, c);

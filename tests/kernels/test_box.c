@@ -20,13 +20,16 @@ run_cpu_case (const fv_box_params *pp, int src_pad, int dst_pad, void *user)
 {
   fvt_rng *rng = user;
   fv_box_params p = *pp;
-  p.threads = threads_to_use;
-  fv_image src = fvt_image_new (p.width, p.height, p.channels, p.sample, src_pad, rng);
-  fv_image dst = fvt_image_new (p.width, p.height, p.channels, p.sample, dst_pad, NULL);
+  p.frame.threads = threads_to_use;
+  fv_image src = fvt_image_new (p.frame.width, p.frame.height, p.frame.channels, p.frame.sample,
+      src_pad, rng);
+  fv_image dst = fvt_image_new (p.frame.width, p.frame.height, p.frame.channels, p.frame.sample,
+      dst_pad, NULL);
   fv_box_plan *plan;
   char label[160];
   snprintf (label, sizeof label, "%dx%dx%d %d-bit r=%d,%d mode=%d border=%d mask=%x",
-      p.width, p.height, p.channels, p.sample * 8, p.radius_x, p.radius_y, p.mode,
+      p.frame.width, p.frame.height, p.frame.channels, p.frame.sample * 8, p.radius_x, p.radius_y,
+          p.mode,
       p.border, p.channel_mask);
   fv_status st = fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL);
   FVT_CHECK (st == FV_OK, "%s: plan: %s", label, fv_last_error ());
@@ -52,11 +55,12 @@ real_image (const char *path, fvt_rng *rng)
   for (int mode = 0; mode <= FV_BOX_THRESHOLD; mode++)
     for (int border = 0; border <= FV_BORDER_ZERO; border++) {
       fv_box_params p = { 0 };
-      p.width = im->width; p.height = im->height; p.channels = im->channels;
-      p.channel_mask = (1u << im->channels) - 1; p.sample = FV_U8;
+      p.frame.width = im->width; p.frame.height = im->height; p.frame.channels = im->channels;
+      p.channel_mask = (1u << im->channels) - 1; p.frame.sample = FV_U8;
       p.radius_x = p.radius_y = 4 + mode;
       p.mode = mode; p.border = border; p.sensitivity = 0.15;
-      fv_image dst = fvt_image_new (p.width, p.height, p.channels, p.sample, 3, NULL);
+      fv_image dst = fvt_image_new (p.frame.width, p.frame.height, p.frame.channels,
+          p.frame.sample, 3, NULL);
       fv_box_plan *plan;
       FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "plan");
       FVT_CHECK (fv_box_execute (plan, im, &dst) == FV_OK, "execute");
@@ -75,20 +79,21 @@ bad_input (void)
 {
   fv_box_params p = { 0 };
   fv_box_plan *plan = (fv_box_plan *) 1;
-  p.width = 0; p.height = 5; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.frame.width = 0; p.frame.height = 5; p.frame.channels = 1; p.channel_mask = 1;
+  p.frame.sample = FV_U8;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID
       && plan == NULL, "zero width accepted");
-  p.width = 5; p.radius_x = FV_BOX_MAX_RADIUS + 1;
+  p.frame.width = 5; p.radius_x = FV_BOX_MAX_RADIUS + 1;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID,
       "radius beyond the maximum accepted");
   p.radius_x = 1; p.sensitivity = 2.0;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID,
       "sensitivity 2 accepted");
   p.sensitivity = 0.5;
-  p.roi_x = 2; p.roi_width = 4; p.roi_height = 1;
+  p.frame.roi_x = 2; p.frame.roi_width = 4; p.frame.roi_height = 1;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID
       && strstr (fv_last_error (), "outside the 5x5 frame"), "a window past the frame accepted");
-  p.roi_x = 0; p.roi_width = 0; p.roi_height = 0;
+  p.frame.roi_x = 0; p.frame.roi_width = 0; p.frame.roi_height = 0;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "valid plan");
   fv_image c = fvt_image_new (5, 5, 1, FV_U8, 0, NULL);
   FVT_CHECK (fv_box_execute_roi (plan, &c, &c, 0, 0, 1, 1) == FV_ERR_INVALID,
@@ -161,11 +166,12 @@ static void
 box_windows (fvt_rng *rng)
 {
   fv_box_params p = { 0 };
-  p.width = 90; p.height = 70; p.channels = 3; p.channel_mask = 7; p.sample = FV_U8;
+  p.frame.width = 90; p.frame.height = 70; p.frame.channels = 3; p.channel_mask = 7;
+  p.frame.sample = FV_U8;
   p.radius_x = 3; p.radius_y = 5; p.mode = FV_BOX_MEAN; p.border = FV_BORDER_MIRROR;
-  fv_image src = fvt_image_new (p.width, p.height, 3, FV_U8, 2, rng);
-  fv_image whole = fvt_image_new (p.width, p.height, 3, FV_U8, 0, NULL);
-  fv_image dst = fvt_image_new (p.width, p.height, 3, FV_U8, 1, NULL);
+  fv_image src = fvt_image_new (p.frame.width, p.frame.height, 3, FV_U8, 2, rng);
+  fv_image whole = fvt_image_new (p.frame.width, p.frame.height, 3, FV_U8, 0, NULL);
+  fv_image dst = fvt_image_new (p.frame.width, p.frame.height, 3, FV_U8, 1, NULL);
   fv_box_plan *plan;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "whole plan");
   FVT_CHECK (fv_box_execute (plan, &src, &whole) == FV_OK, "whole frame");
@@ -174,16 +180,16 @@ box_windows (fvt_rng *rng)
   FVT_CHECK (fv_box_windows_create (&c, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "windows");
   for (int k = 0; k < 40; k++) {
     const int w = 1 + (int) (fvt_next (rng) % 60), h = 1 + (int) (fvt_next (rng) % 50);
-    const int x = (int) (fvt_next (rng) % (unsigned) (p.width - w + 1));
-    const int y = (int) (fvt_next (rng) % (unsigned) (p.height - h + 1));
-    for (int r = 0; r < p.height; r++)   /* dst starts as src */
+    const int x = (int) (fvt_next (rng) % (unsigned) (p.frame.width - w + 1));
+    const int y = (int) (fvt_next (rng) % (unsigned) (p.frame.height - h + 1));
+    for (int r = 0; r < p.frame.height; r++)   /* dst starts as src */
       memcpy ((char *) dst.data + (size_t) r * dst.stride, (char *) src.data
-          + (size_t) r * src.stride, (size_t) p.width * 3);
+          + (size_t) r * src.stride, (size_t) p.frame.width * 3);
     FVT_CHECK (fv_box_windows_filter (c, &src, &dst, x, y, w, h) == FV_OK,
         "window %dx%d at (%d, %d): %s", w, h, x, y, fv_last_error ());
     long bad = 0;
-    for (int yy = 0; yy < p.height; yy++)
-      for (int xx = 0; xx < p.width; xx++)
+    for (int yy = 0; yy < p.frame.height; yy++)
+      for (int xx = 0; xx < p.frame.width; xx++)
         for (int ch = 0; ch < 3; ch++) {
           const int in = xx >= x && xx < x + w && yy >= y && yy < y + h;
           bad += fvt_get (&dst, xx, yy, ch) != fvt_get (in ? &whole : &src, xx, yy, ch);
@@ -215,13 +221,17 @@ static void
 run_cuda_case (const fv_box_params *p, int src_pad, int dst_pad, void *user)
 {
   fvt_rng *rng = user;
-  fv_image src = fvt_image_new (p->width, p->height, p->channels, p->sample, src_pad, rng);
-  fv_image want = fvt_image_new (p->width, p->height, p->channels, p->sample, dst_pad, NULL);
-  fv_image got = fvt_image_new (p->width, p->height, p->channels, p->sample, dst_pad, NULL);
+  fv_image src = fvt_image_new (p->frame.width, p->frame.height, p->frame.channels,
+      p->frame.sample, src_pad, rng);
+  fv_image want = fvt_image_new (p->frame.width, p->frame.height, p->frame.channels,
+      p->frame.sample, dst_pad, NULL);
+  fv_image got = fvt_image_new (p->frame.width, p->frame.height, p->frame.channels,
+      p->frame.sample, dst_pad, NULL);
   fv_box_plan *cpu, *gpu;
   char label[160];
   snprintf (label, sizeof label, "%dx%dx%d %d-bit r=%d,%d mode=%d border=%d mask=%x",
-      p->width, p->height, p->channels, p->sample * 8, p->radius_x, p->radius_y, p->mode,
+      p->frame.width, p->frame.height, p->frame.channels, p->frame.sample * 8, p->radius_x,
+          p->radius_y, p->mode,
       p->border, p->channel_mask);
   FVT_CHECK (fv_box_plan_create (&cpu, p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "cpu plan");
   fv_status st = fv_box_plan_create (&gpu, p, FV_BACKEND_CUDA, 0, NULL);
@@ -233,7 +243,7 @@ run_cuda_case (const fv_box_params *p, int src_pad, int dst_pad, void *user)
     long bad = compare (&want, &got);
     FVT_CHECK (bad == 0, "%s: %ld rows differ from the CPU", label, bad);
     fv_box_plan_destroy (gpu);
-    if (p->width * p->height <= 4096)   /* window plans on host frames */
+    if (p->frame.width * p->frame.height <= 4096)   /* window plans on host frames */
       FVT_CHECK (box_check_windows (p, FV_BACKEND_CUDA, &src, dst_pad, label) == 0,
           "%s: window plans", label);
   }
@@ -250,9 +260,10 @@ device_images_budget (fvt_rng *rng, int w, int h, int ch, fv_sample s, int radiu
     fv_box_mode mode, size_t budget)
 {
   fv_box_params p = { 0 };
-  p.spread.max_device_bytes = budget;
-  p.width = w; p.height = h; p.channels = ch; p.channel_mask = ch == 4 ? 0x7 : (1u << ch) - 1;
-  p.sample = s; p.radius_x = p.radius_y = radius; p.mode = mode; p.sensitivity = 0.15;
+  p.frame.spread.max_device_bytes = budget;
+  p.frame.width = w; p.frame.height = h; p.frame.channels = ch; p.channel_mask = ch == 4 ? 0x7
+      : (1u << ch) - 1;
+  p.frame.sample = s; p.radius_x = p.radius_y = radius; p.mode = mode; p.sensitivity = 0.15;
   fv_image src = fvt_image_new (w, h, ch, s, 0, rng);
   fv_image want = fvt_image_new (w, h, ch, s, 0, NULL), got = want;
   got.data = malloc (want.stride * h);
@@ -306,9 +317,9 @@ banded_host_frames (fvt_rng *rng)
     else
       unsetenv ("FASTVISION_BOX_BANDS");
     fv_box_params p = { 0 };
-    p.width = cases[i].w; p.height = cases[i].h; p.channels = cases[i].ch;
-    p.channel_mask = p.channels == 4 ? 0x7 : (1u << p.channels) - 1;
-    p.sample = cases[i].bits == 16 ? FV_U16 : FV_U8;
+    p.frame.width = cases[i].w; p.frame.height = cases[i].h; p.frame.channels = cases[i].ch;
+    p.channel_mask = p.frame.channels == 4 ? 0x7 : (1u << p.frame.channels) - 1;
+    p.frame.sample = cases[i].bits == 16 ? FV_U16 : FV_U8;
     p.radius_x = p.radius_y = cases[i].r;
     p.mode = cases[i].mode;
     p.border = cases[i].border;
@@ -340,21 +351,22 @@ chunked (fvt_rng *rng)
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     fv_box_params p = { 0 };
-    p.width = cases[i].w; p.height = cases[i].h; p.channels = cases[i].ch;
-    p.channel_mask = p.channels == 4 ? 0x7 : (1u << p.channels) - 1;
-    p.sample = cases[i].bits == 16 ? FV_U16 : FV_U8;
+    p.frame.width = cases[i].w; p.frame.height = cases[i].h; p.frame.channels = cases[i].ch;
+    p.channel_mask = p.frame.channels == 4 ? 0x7 : (1u << p.frame.channels) - 1;
+    p.frame.sample = cases[i].bits == 16 ? FV_U16 : FV_U8;
     p.radius_x = p.radius_y = cases[i].r;
     p.mode = cases[i].mode; p.border = cases[i].border; p.sensitivity = 0.15;
-    p.spread.max_device_bytes = cases[i].budget;
+    p.frame.spread.max_device_bytes = cases[i].budget;
     run_cuda_case (&p, 1, 2, rng);
   }
   device_images_budget (rng, 1920, 1080, 4, FV_U8, 15, FV_BOX_MEAN, 6u << 20);
   device_images_budget (rng, 3840, 2160, 1, FV_U16, 100, FV_BOX_THRESHOLD, 48u << 20);
   device_images_budget (rng, 7680, 4320, 1, FV_U8, 15, FV_BOX_STDDEV, 64u << 20);
   fv_box_params p = { 0 };
-  p.width = 7680; p.height = 4320; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.frame.width = 7680; p.frame.height = 4320; p.frame.channels = 1; p.channel_mask = 1;
+  p.frame.sample = FV_U8;
   p.radius_x = p.radius_y = 500; p.mode = FV_BOX_MEAN;
-  p.spread.max_device_bytes = 1u << 20;
+  p.frame.spread.max_device_bytes = 1u << 20;
   fv_box_plan *plan = NULL;
   FVT_CHECK (fv_box_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, NULL) == FV_ERR_NOMEM
       && strstr (fv_last_error (), "budget"), "a 1 MB budget for 8K r=500 was not refused: %s",
@@ -373,8 +385,8 @@ segments (fvt_rng *rng)
     for (int mode = FV_BOX_MEAN; mode <= FV_BOX_THRESHOLD; mode += FV_BOX_THRESHOLD - FV_BOX_MEAN)
       for (int border = 0; border <= FV_BORDER_ZERO; border++) {
         fv_box_params p = { 0 };
-        p.width = 2049; p.height = 37; p.channels = 4; p.channel_mask = 0xb;
-        p.sample = FV_U8; p.radius_x = radii[r]; p.radius_y = (int) r * 3;
+        p.frame.width = 2049; p.frame.height = 37; p.frame.channels = 4; p.channel_mask = 0xb;
+        p.frame.sample = FV_U8; p.radius_x = radii[r]; p.radius_y = (int) r * 3;
         p.mode = (fv_box_mode) mode; p.border = (fv_border) border; p.sensitivity = 0.1;
         run_cuda_case (&p, 5, 3, rng);
       }

@@ -126,10 +126,11 @@ static void
 plan_choose (void)
 {
   static const int leaf = 1;   /* a table entry that exists */
-  fv_spread forced = { 0 };
-  forced.min_chunks = 2;
+  fv_frame forced = { 0 };
+  forced.width = forced.height = 64;
+  forced.spread.min_chunks = 2;
   int chunked = -1;
-  fv_plan_choice c = { FV_BACKEND_CPU, &leaf, 1, &forced, 0, { 1000, 1000 }, "a test plan" };
+  fv_plan_choice c = { FV_BACKEND_CPU, &leaf, &forced, 1, 0, { 1000, 1000 }, "a test plan" };
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 0,
       "CPU: %d chunked, %s", chunked, fv_last_error ());
   c.backend = (fv_backend) 7;
@@ -138,29 +139,35 @@ plan_choose (void)
   c.leaf_init = NULL;
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_ERR_NO_CUDA, "CUDA absent, not refused");
 #if FV_HAVE_CUDA
-  fv_spread none = { 0 }, two = { 0 }, never = { 0 };
-  two.ndevices = 2;
-  two.devices[1] = 1;
-  never.max_device_bytes = (size_t) -1;
+  fv_frame none = forced, two = forced, never = forced, window = forced;
+  none.spread.min_chunks = never.spread.min_chunks = 0;
+  two.spread.ndevices = 2;
+  two.spread.devices[1] = 1;
+  never.spread.max_device_bytes = (size_t) -1;
+  window.roi_width = window.roi_height = 8;   /* a window of the frame */
   c.leaf_init = &leaf;
   g_setenv ("FASTVISION_MAX_MEMORY_MB", "1", TRUE);
   c.host_bytes[0] = 1e12;   /* the whole-frame plan would not fit; its chunked row does */
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 1,
       "forced chunks: %d chunked, %s", chunked, fv_last_error ());
-  c.spread = &two;
+  c.frame = &two;
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 1, "two devices: %d",
       chunked);
-  c.can_chunk = 0;   /* a window: the leaf, whose host bytes pass the limit */
+  c.frame = &window;   /* a window, chunks forced: the leaf, whose host bytes pass the limit */
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_ERR_INVALID && chunked == 0
       && strstr (fv_last_error (), "a test plan") && strstr (fv_last_error (), "more than the 1 MB"),
       "a window over the limit: %s", fv_last_error ());
-  c.can_chunk = 1;
-  c.spread = &never;
+  c.frame = &forced;   /* chunks forced, but the kernel has no chunked row: the leaf */
+  c.has_chunked = 0;
+  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_ERR_INVALID && chunked == 0,
+      "no chunked row: %d chunked", chunked);
+  c.has_chunked = 1;
+  c.frame = &never;
   c.device_bytes = (size_t) 1 << 50;   /* never chunked, however large */
   c.host_bytes[0] = 1000;
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 0, "never: %d chunked",
       chunked);
-  c.spread = &none;
+  c.frame = &none;
   c.device_bytes = 0;   /* no device bytes: chunks only where the spread asks */
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 0, "none: %d chunked",
       chunked);

@@ -27,8 +27,9 @@ box_case (fvt_rng *rng, int w, int h, int ch, fv_sample s, int r, fv_box_mode mo
     fv_border border, const fv_spread *sp, const char *name, int device)
 {
   fv_box_params p = { 0 };
-  p.width = w; p.height = h; p.channels = ch; p.channel_mask = ch == 4 ? 0x7 : (1u << ch) - 1;
-  p.sample = s; p.radius_x = r; p.radius_y = r + 1; p.mode = mode; p.border = border;
+  p.frame.width = w; p.frame.height = h; p.frame.channels = ch; p.channel_mask = ch == 4 ? 0x7
+      : (1u << ch) - 1;
+  p.frame.sample = s; p.radius_x = r; p.radius_y = r + 1; p.mode = mode; p.border = border;
   p.sensitivity = 0.15;
   char what[200];
   snprintf (what, sizeof what, "box %dx%dx%d %d-bit r=%d mode %d border %d, %s, %s", w, h, ch,
@@ -36,7 +37,7 @@ box_case (fvt_rng *rng, int w, int h, int ch, fv_sample s, int r, fv_box_mode mo
   fv_image src = fvt_image_new (w, h, ch, s, 3, rng);
   fv_box_plan *cpu, *gpu;
   FVT_CHECK (fv_box_plan_create (&cpu, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "cpu plan");
-  p.spread = *sp;
+  p.frame.spread = *sp;
   fv_status st = fv_box_plan_create (&gpu, &p, FV_BACKEND_CUDA, 0, NULL);
   FVT_CHECK (st == FV_OK, "%s: plan: %s", what, fv_last_error ());
   if (st == FV_OK) {
@@ -58,10 +59,11 @@ static void
 box_rows (fvt_rng *rng)
 {
   fv_box_params p = { 0 };
-  p.width = 301; p.height = 203; p.channels = 3; p.channel_mask = 0x5; p.sample = FV_U16;
+  p.frame.width = 301; p.frame.height = 203; p.frame.channels = 3; p.channel_mask = 0x5;
+  p.frame.sample = FV_U16;
   p.radius_x = 9; p.radius_y = 14; p.mode = FV_BOX_THRESHOLD; p.border = FV_BORDER_MIRROR;
   p.sensitivity = 0.1;
-  fv_image src = fvt_image_new (p.width, p.height, 3, FV_U16, 3, rng);
+  fv_image src = fvt_image_new (p.frame.width, p.frame.height, 3, FV_U16, 3, rng);
   fv_box_plan *cpu, *gpu;
   fv_box_plan_create (&cpu, &p, FV_BACKEND_CPU, 0, NULL);
   FVT_CHECK (fv_box_plan_create (&gpu, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK, "plan");
@@ -70,7 +72,7 @@ box_rows (fvt_rng *rng)
   for (int w = 0; w < 4; w++)
     for (int device = 0; device <= 1; device++) {
       const int row0 = windows[w][0], rows = windows[w][1];
-      fv_image got = fvt_image_new (p.width, rows, 3, FV_U16, 2, NULL);
+      fv_image got = fvt_image_new (p.frame.width, rows, 3, FV_U16, 2, NULL);
       fv_image d = device ? to_device (&got) : got;
       fv_image s = device ? to_device (&src) : src;
       FVT_CHECK (fv_box_execute_rows (gpu, &s, &d, row0, rows) == FV_OK, "rows %d+%d: %s",
@@ -88,7 +90,7 @@ box_rows (fvt_rng *rng)
           device ? "device" : "host", bad);
       fvt_image_free (&got);
     }
-  fv_image one = fvt_image_new (p.width, 1, 3, FV_U16, 0, NULL);
+  fv_image one = fvt_image_new (p.frame.width, 1, 3, FV_U16, 0, NULL);
   FVT_CHECK (fv_box_execute_rows (cpu, &src, &one, 5, 1) == FV_ERR_INVALID, "CPU rows taken");
   FVT_CHECK (fv_box_execute_rows (gpu, &src, &one, 203, 1) == FV_ERR_INVALID,
       "rows past the frame taken");
@@ -140,9 +142,10 @@ conv_case (fvt_rng *rng, int w, int h, int ch, fv_sample s, int kw, int kh,
   for (int i = 0; i < kw * kh; i++)
     k[i] = (float) (fvt_next (rng) % 1000) / 1000.0f - 0.2f;
   fv_conv_params p = { 0 };
-  p.width = w; p.height = h; p.channels = ch; p.channel_mask = ch == 4 ? 0x7 : (1u << ch) - 1;
-  p.sample = s; p.kernel = k; p.kernel_width = kw; p.kernel_height = kh; p.normalize = 1;
-  p.border = border; p.method = method; p.convolve = convolve; p.spread = *sp;
+  p.frame.width = w; p.frame.height = h; p.frame.channels = ch; p.channel_mask = ch == 4 ? 0x7
+      : (1u << ch) - 1;
+  p.frame.sample = s; p.kernel = k; p.kernel_width = kw; p.kernel_height = kh; p.normalize = 1;
+  p.border = border; p.method = method; p.convolve = convolve; p.frame.spread = *sp;
   char what[200];
   snprintf (what, sizeof what, "conv %dx%dx%d %d-bit %dx%d method %d border %d%s, %s, %s", w, h,
       ch, s * 8, kw, kh, method, border, convolve ? " convolve" : "", name,
@@ -191,13 +194,15 @@ conv_rows (fvt_rng *rng)
     for (int i = 0; i < kw * kh; i++)
       k[i] = (float) (fvt_next (rng) % 1000) / 1000.0f - 0.2f;
     fv_conv_params p = { 0 };
-    p.width = 301; p.height = variant == 1 ? 2100 : 203; p.channels = 3; p.channel_mask = 0x5;
-    p.sample = FV_U16; p.kernel = k; p.kernel_width = kw; p.kernel_height = kh; p.normalize = 1;
+    p.frame.width = 301; p.frame.height = variant == 1 ? 2100
+        : 203; p.frame.channels = 3; p.channel_mask = 0x5;
+    p.frame.sample = FV_U16; p.kernel = k; p.kernel_width = kw; p.kernel_height = kh;
+    p.normalize = 1;
     p.border = variant == 1 ? FV_BORDER_RENORMALIZE : FV_BORDER_MIRROR;
     p.method = variant == 2 ? FV_CONV_DIRECT : FV_CONV_FFT;
     p.batch_rows = variant == 1;
     p.tile = variant == 0 ? 40 : 0;   /* tiles 40 high: windows cut through them */
-    fv_image src = fvt_image_new (p.width, p.height, 3, FV_U16, 3, rng);
+    fv_image src = fvt_image_new (p.frame.width, p.frame.height, 3, FV_U16, 3, rng);
     fv_conv_plan *gpu = NULL, *cpu = NULL;
     FVT_CHECK (fv_conv_plan_create (&gpu, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK,
         "conv rows %d: plan: %s", variant, fv_last_error ());
@@ -208,7 +213,7 @@ conv_rows (fvt_rng *rng)
     for (int w = 0; gpu && w < 5; w++) {
       const int row0 = (variant == 1 ? tall : windows)[w][0];
       const int rows = (variant == 1 ? tall : windows)[w][1];
-      fv_image got = fvt_image_new (p.width, rows, 3, FV_U16, 7, NULL);
+      fv_image got = fvt_image_new (p.frame.width, rows, 3, FV_U16, 7, NULL);
       fv_image d = to_device (&got);
       FVT_CHECK (fv_conv_execute_rows (gpu, &s, &d, row0, rows) == FV_OK, "conv rows %d, "
           "%d+%d: %s", variant, row0, rows, fv_last_error ());
@@ -216,7 +221,7 @@ conv_rows (fvt_rng *rng)
       fv_cuda_free (d.data);
       long bad = 0, differ = 0, pad = 0;
       for (int y = 0; y < rows; y++) {
-        for (int x = 0; x < p.width; x++)
+        for (int x = 0; x < p.frame.width; x++)
           for (int c = 0; c < 3; c++) {
             const double want = (p.channel_mask >> c & 1)
                 ? fvt_ref_conv (&p, &src, x, row0 + y, c) : fvt_get (&src, x, row0 + y, c);
@@ -231,11 +236,11 @@ conv_rows (fvt_rng *rng)
           variant, row0, rows, bad, pad, differ);
       fvt_image_free (&got);
     }
-    fv_image one = fvt_image_new (p.width, 1, 3, FV_U16, 0, NULL);
+    fv_image one = fvt_image_new (p.frame.width, 1, 3, FV_U16, 0, NULL);
     fv_image done = to_device (&one);
     FVT_CHECK (!gpu || fv_conv_execute_rows (gpu, &src, &one, 5, 1) == FV_ERR_INVALID,
         "conv rows: host frames taken");
-    FVT_CHECK (!gpu || fv_conv_execute_rows (gpu, &s, &done, p.height, 1) == FV_ERR_INVALID,
+    FVT_CHECK (!gpu || fv_conv_execute_rows (gpu, &s, &done, p.frame.height, 1) == FV_ERR_INVALID,
         "conv rows: rows past the frame taken");
     FVT_CHECK (!cpu || fv_conv_execute_rows (cpu, &s, &done, 5, 1) == FV_ERR_INVALID,
         "conv rows: a CPU plan took rows");
@@ -265,14 +270,15 @@ conv_tall_chunks (fvt_rng *rng)
   for (int i = 0; i < kw * kw; i++)
     k[i] = (float) (fvt_next (rng) % 1000) / 1000.0f;
   fv_conv_params p = { 0 };
-  p.width = w; p.height = h; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.frame.width = w; p.frame.height = h; p.frame.channels = 1; p.channel_mask = 1;
+  p.frame.sample = FV_U8;
   p.kernel = k; p.kernel_width = p.kernel_height = kw; p.normalize = 1;
   p.border = FV_BORDER_MIRROR; p.method = FV_CONV_FFT;
   fv_conv_plan *whole = NULL, *chunked = NULL;
   fv_image src = fvt_image_new (w, h, 1, FV_U8, 3, rng);
   FVT_CHECK (fv_conv_plan_create (&whole, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK,
       "tall chunks: whole plan: %s", fv_last_error ());
-  p.spread.max_device_bytes = (size_t) 120 << 20;   /* the whole plan needs ~310 MB */
+  p.frame.spread.max_device_bytes = (size_t) 120 << 20;   /* the whole plan needs ~310 MB */
   FVT_CHECK (fv_conv_plan_create (&chunked, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK,
       "tall chunks: chunked plan: %s", fv_last_error ());
   const fv_chunk_plan *cp = chunked ? fv_conv_plan_chunks (chunked) : NULL;
@@ -366,14 +372,15 @@ choice_tests (fvt_rng *rng)
   if (n < 2)
     return;
   fv_box_params p = { 0 };
-  p.width = 1500; p.height = 900; p.channels = 1; p.channel_mask = 1; p.sample = FV_U8;
+  p.frame.width = 1500; p.frame.height = 900; p.frame.channels = 1; p.channel_mask = 1;
+  p.frame.sample = FV_U8;
   p.radius_x = p.radius_y = 9; p.mode = FV_BOX_MEAN; p.border = FV_BORDER_MIRROR;
-  fv_image src = fvt_image_new (p.width, p.height, 1, FV_U8, 3, rng);
+  fv_image src = fvt_image_new (p.frame.width, p.frame.height, 1, FV_U8, 3, rng);
   fv_box_plan *cpu, *gpu;
   FVT_CHECK (fv_box_plan_create (&cpu, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "cpu plan");
   for (int d = 0; d < n && d < FV_MAX_DEVICE_ENTRIES; d++)
-    p.spread.devices[p.spread.ndevices++] = d;
-  p.spread.note = count_note;
+    p.frame.spread.devices[p.frame.spread.ndevices++] = d;
+  p.frame.spread.note = count_note;
   notes = 0;
   FVT_CHECK (fv_box_plan_create (&gpu, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK, "plan: %s",
       fv_last_error ());

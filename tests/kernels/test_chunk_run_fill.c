@@ -48,7 +48,7 @@ static void
 same_measure (fv_fill_plan *gpu, const fv_image *src, const fv_fill_params *p, const char *what)
 {
   fv_fill_params q = *p;
-  memset (&q.spread, 0, sizeof q.spread);
+  memset (&q.frame.spread, 0, sizeof q.frame.spread);
   fv_fill_plan *cpu;
   FVT_CHECK (fv_fill_plan_create (&cpu, &q, FV_BACKEND_CPU, 0, NULL) == FV_OK, "%s: cpu plan",
       what);
@@ -88,8 +88,9 @@ fill_case (const fv_image *src, int conn, int output, unsigned value, const fv_s
 {
   const int w = src->width, h = src->height;
   fv_fill_params p = { 0 };
-  p.width = w; p.height = h; p.threshold = 100; p.fill_value = value; p.connectivity = conn;
-  p.output = output; p.spread = *sp; p.measure = measure;
+  p.frame.width = w; p.frame.height = h; p.threshold = 100; p.fill_value = value;
+  p.connectivity = conn;
+  p.output = output; p.frame.spread = *sp; p.measure = measure;
   char what[200];
   snprintf (what, sizeof what, "fill %dx%d conn %d output %d value %u measure %d, %s, %s", w,
       h, conn, output, value, measure, name, device ? "device" : "host");
@@ -198,10 +199,10 @@ fill_tests (fvt_rng *rng, const char *data)
      * plan (no chunks run) after the timed frames, every frame exact */
     {
       fv_fill_params p = { 0 };
-      p.width = sp1.width; p.height = sp1.height; p.threshold = 100; p.fill_value = 255;
-      p.connectivity = 8; p.spread = all;
-      p.spread.keep_spread = 0;
-      uint8_t *want = malloc ((size_t) p.width * p.height);
+      p.frame.width = sp1.width; p.frame.height = sp1.height; p.threshold = 100; p.fill_value = 255;
+      p.connectivity = 8; p.frame.spread = all;
+      p.frame.spread.keep_spread = 0;
+      uint8_t *want = malloc ((size_t) p.frame.width * p.frame.height);
       fvt_ref_fill (&sp1, p.threshold, 8, FV_FILL_FILLED, 255, want);
       fv_fill_plan *plan;
       FVT_CHECK (fv_fill_plan_create (&plan, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK,
@@ -210,9 +211,9 @@ fill_tests (fvt_rng *rng, const char *data)
         fv_image got = run_on (fill_exec, plan, &sp1, f & 1, "fill over all GPUs, chosen");
         const fv_chunk_run_stats *st = fv_chunk_run_last ();
         long bad = 0;
-        for (int y = 0; y < p.height; y++)
-          for (int x = 0; x < p.width; x++)
-            bad += fvt_get (&got, x, y, 0) != want[(size_t) y * p.width + x];
+        for (int y = 0; y < p.frame.height; y++)
+          for (int x = 0; x < p.frame.width; x++)
+            bad += fvt_get (&got, x, y, 0) != want[(size_t) y * p.frame.width + x];
         FVT_CHECK (bad == 0, "fill over all GPUs, frame %d: %ld pixels differ", f, bad);
         if (f >= 6)
           FVT_CHECK (st->home_only && st->todo == 0, "fill over all GPUs, frame %d: %s", f,
@@ -249,20 +250,21 @@ measure_over_devices (const char *data)
   FVT_CHECK (im != NULL, "cannot read %s", path);
   if (!im)
     return;
-  fv_fill_params p = { im->width, im->height, 127, 255, 4, FV_FILL_FILLED, 0, 0, { 0 },
-    FV_FILL_MEASURE_BOTH };
+  fv_fill_params p = { .frame.width = im->width, .frame.height = im->height, .threshold = 127,
+      .fill_value = 255, .connectivity = 4, .output = FV_FILL_FILLED,
+      .measure = FV_FILL_MEASURE_BOTH };
   const int n = fv_cuda_device_count ();
   for (int way = 0; way < 3 + (n > 1); way++) {
     fv_fill_params q = p;
     const char *names[] = { "devices 0,0, chosen", "devices 0,0, spread", "in 6 chunks",
       "devices 0,1, chosen" };
     if (way != 2) {
-      q.spread.devices[0] = 0;
-      q.spread.devices[1] = way == 3 ? 1 : 0;
-      q.spread.ndevices = 2;
-      q.spread.keep_spread = way == 1;
+      q.frame.spread.devices[0] = 0;
+      q.frame.spread.devices[1] = way == 3 ? 1 : 0;
+      q.frame.spread.ndevices = 2;
+      q.frame.spread.keep_spread = way == 1;
     } else {
-      q.spread.min_chunks = 6;
+      q.frame.spread.min_chunks = 6;
     }
     q.connectivity = way == 1 ? 8 : 4;
     fv_fill_plan *gpu;
@@ -296,10 +298,11 @@ static void
 vj_case (const fv_cascade *c, const fv_image *im, const fv_spread *sp, const char *name,
     int device, double sf)
 {
-  fv_vj_params p = { im->width, im->height, sf, 3, 0, 0, 0, 0, 0 };
+  fv_vj_params p = { .frame.width = im->width, .frame.height = im->height, .scale_factor = sf,
+      .min_neighbors = 3 };
   fv_vj_plan *whole, *split;
   FVT_CHECK (fv_vj_plan_create (&whole, c, &p, FV_BACKEND_CUDA, 0, NULL) == FV_OK, "vj plan");
-  p.spread = *sp;
+  p.frame.spread = *sp;
   /* the plan's own allocations (the device's free memory moves with the
    * other tests on the same GPU) */
   const size_t held0 = fv_cuda_allocated ();

@@ -36,7 +36,10 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
   for (int conv = 0; conv <= 1; conv++)
   for (int border = 0; border <= FV_BORDER_WRAP; border++)
     for (int method = FV_CONV_FFT; method <= FV_CONV_SEPARABLE; method++) {
-      fv_conv_params p = { w, h, ch, mask, s, k, kw, kh, normalize, bias, border, method, 0, 0 };
+      fv_conv_params p = { .frame.width = w, .frame.height = h, .frame.channels = ch,
+          .channel_mask = mask, .frame.sample = s, .kernel = k, .kernel_width = kw,
+          .kernel_height = kh, .normalize = normalize, .bias = bias, .border = border,
+          .method = method };
       p.tile = force_tile;
       p.convolve = conv;   /* true convolution and filter2D's correlation */
       fv_conv_plan *plan;
@@ -85,8 +88,10 @@ run (int w, int h, int ch, unsigned mask, fv_sample s, const float *k, int kw, i
 static double
 plan_measured (const float *k, int kw)
 {
-  fv_conv_params p = { WISDOM_W, WISDOM_H, 1, 1, FV_U8, k, kw, kw, 1, 0, FV_BORDER_MIRROR,
-    FV_CONV_FFT, 0, 1 };
+  fv_conv_params p = { .frame.width = WISDOM_W, .frame.height = WISDOM_H, .frame.channels = 1,
+      .channel_mask = 1, .frame.sample = FV_U8, .kernel = k, .kernel_width = kw,
+      .kernel_height = kw, .normalize = 1, .border = FV_BORDER_MIRROR, .method = FV_CONV_FFT,
+      .measure = 1 };
   p.tile = -1;
   fv_conv_plan *plan = NULL;
   gint64 t0 = g_get_monotonic_time ();
@@ -313,8 +318,9 @@ main (int argc, char **argv)
   }
   if (backend == FV_BACKEND_CPU) {   /* auto's choice, pinned (after the forks
                                         above: worker threads do not survive one) */
-    fv_conv_params p = { 129, 67, 1, 1, FV_U8, gauss, 15, 15, 1, 0, FV_BORDER_MIRROR,
-      FV_CONV_AUTO, 0, 0 };
+    fv_conv_params p = { .frame.width = 129, .frame.height = 67, .frame.channels = 1,
+        .channel_mask = 1, .frame.sample = FV_U8, .kernel = gauss, .kernel_width = 15,
+        .kernel_height = 15, .normalize = 1, .border = FV_BORDER_MIRROR, .method = FV_CONV_AUTO };
     const struct { const float *k; fv_conv_method want; } cases[] = {
       /* the near-Gaussian: FFT with FFTW; direct sums with GStreamer's 4x slower
        * FFT (cost model: 28 n log2 n against 129 * 67 * 225 taps) */
@@ -355,8 +361,10 @@ main (int argc, char **argv)
         continue;
       for (int border = 0; border <= FV_BORDER_WRAP; border++)
         for (int method = FV_CONV_FFT; method <= FV_CONV_SEPARABLE; method++) {
-          fv_conv_params p = { im->width, im->height, im->channels, (1u << im->channels) - 1,
-            FV_U8, gauss, 15, 15, 1, 0, border, method, 0, 0 };
+          fv_conv_params p = { .frame.width = im->width, .frame.height = im->height,
+              .frame.channels = im->channels, .channel_mask = (1u << im->channels) - 1,
+              .frame.sample = FV_U8, .kernel = gauss, .kernel_width = 15, .kernel_height = 15,
+              .normalize = 1, .border = border, .method = method };
           fv_conv_plan *plan;
           FVT_CHECK (fv_conv_plan_create (&plan, &p, backend, 0, NULL) == FV_OK, "plan");
           fv_image dst = fvt_image_new (im->width, im->height, im->channels, FV_U8, 0, NULL);
@@ -395,8 +403,10 @@ main (int argc, char **argv)
   force_tile = 0;
   if (backend == FV_BACKEND_CUDA) {   /* the layouts those runs pinned */
     for (int t = -1; t <= 13; t += 14) {
-      fv_conv_params p = { 61, 47, 1, 1, FV_U8, gauss, 15, 15, 1, 0, FV_BORDER_MIRROR,
-        FV_CONV_FFT, 0, 0 };
+      fv_conv_params p = { .frame.width = 61, .frame.height = 47, .frame.channels = 1,
+          .channel_mask = 1, .frame.sample = FV_U8, .kernel = gauss, .kernel_width = 15,
+          .kernel_height = 15, .normalize = 1, .border = FV_BORDER_MIRROR,
+          .method = FV_CONV_FFT };
       p.tile = t;
       fv_conv_plan *plan;
       int px = 0, py = 0, n = 0;
@@ -422,7 +432,9 @@ main (int argc, char **argv)
       int w = 53, h = 37;
       fv_image src = fvt_image_new (w, h, 1, FV_U8, 2, &rng);
       fv_image a = fvt_image_new (w, h, 1, FV_U8, 0, NULL), b = fvt_image_new (w, h, 1, FV_U8, 0, NULL);
-      fv_conv_params p = { w, h, 1, 1, FV_U8, k33, 3, 3, 1, 0, border, method, 0, 0 };
+      fv_conv_params p = { .frame.width = w, .frame.height = h, .frame.channels = 1,
+          .channel_mask = 1, .frame.sample = FV_U8, .kernel = k33, .kernel_width = 3,
+          .kernel_height = 3, .normalize = 1, .border = border, .method = method };
       p.tile = tile;   /* GPU: overlap-save tiles of the frame or of each window */
       fv_conv_plan *plain;
       FVT_CHECK (fv_conv_plan_create (&plain, &p, backend, 0, NULL) == FV_OK, "plan");
@@ -492,7 +504,9 @@ main (int argc, char **argv)
   }
   /* bad kernels */
   float zero_sum[3] = { 1, -2, 1 }, nan_k[2] = { 1, NAN };
-  fv_conv_params p = { 8, 8, 1, 1, FV_U8, zero_sum, 3, 1, 1, 0, 0, 0, 0, 0 };
+  fv_conv_params p = { .frame.width = 8, .frame.height = 8, .frame.channels = 1,
+      .channel_mask = 1, .frame.sample = FV_U8, .kernel = zero_sum, .kernel_width = 3,
+      .kernel_height = 1, .normalize = 1 };
   fv_conv_plan *plan;
   FVT_CHECK (fv_conv_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID,
       "zero-sum kernel normalized");

@@ -123,8 +123,8 @@ run_kernels (const fv_image *src, uint8_t *out)
   const int W = src->width, H = src->height;
   fv_image d = fv_image_make (out, W, W, H, 1, FV_U8, FV_MEM_HOST);
   fv_box_params bp = { 0 };
-  bp.width = W; bp.height = H; bp.channels = 1; bp.channel_mask = 1;
-  bp.sample = FV_U8; bp.radius_x = 7; bp.radius_y = 4; bp.threads = 4;
+  bp.frame.width = W; bp.frame.height = H; bp.frame.channels = 1; bp.channel_mask = 1;
+  bp.frame.sample = FV_U8; bp.radius_x = 7; bp.radius_y = 4; bp.frame.threads = 4;
   fv_box_plan *box;
   FVT_CHECK (fv_box_plan_create (&box, &bp, FV_BACKEND_CPU, 0, NULL) == FV_OK, "box plan: %s",
       fv_last_error ());
@@ -132,7 +132,8 @@ run_kernels (const fv_image *src, uint8_t *out)
   fv_box_plan_destroy (box);
 
   d.data = out + (size_t) W * H;
-  fv_fill_params fp = { W, H, 100, 255, 4, FV_FILL_FILLED, 0, 4 };
+  fv_fill_params fp = { .frame.width = W, .frame.height = H, .threshold = 100, .fill_value = 255,
+      .connectivity = 4, .output = FV_FILL_FILLED, .frame.threads = 4 };
   fv_fill_plan *fill;
   FVT_CHECK (fv_fill_plan_create (&fill, &fp, FV_BACKEND_CPU, 0, NULL) == FV_OK, "fill plan: %s",
       fv_last_error ());
@@ -144,8 +145,9 @@ run_kernels (const fv_image *src, uint8_t *out)
   for (int i = 0; i < 25; i++)
     k[i] = (float) (1 + i % 3) / 50.0f;
   fv_conv_params cp = { 0 };
-  cp.width = W; cp.height = H; cp.channels = 1; cp.channel_mask = 1; cp.sample = FV_U8;
-  cp.kernel = k; cp.kernel_width = cp.kernel_height = 5; cp.threads = 4;
+  cp.frame.width = W; cp.frame.height = H; cp.frame.channels = 1; cp.channel_mask = 1;
+  cp.frame.sample = FV_U8;
+  cp.kernel = k; cp.kernel_width = cp.kernel_height = 5; cp.frame.threads = 4;
   cp.method = FV_CONV_DIRECT;
   fv_conv_plan *conv;
   FVT_CHECK (fv_conv_plan_create (&conv, &cp, FV_BACKEND_CPU, 0, NULL) == FV_OK,

@@ -147,7 +147,8 @@ joined_grid (const char *name, const fv_image *src, unsigned thr, int conn, int 
       const int x1 = i + 1 < cols ? xs[i + 1] : W, y1 = r + 1 < rows ? ys[r + 1] : H;
       ref_pieces (src, thr, conn, want, xs[i], ys[r], x1 - xs[i], y1 - ys[r], &pc[r * cols + i]);
     }
-  fv_fill_params p = { W, H, thr, 255, conn, FV_FILL_FILLED, 0, 1 };
+  fv_fill_params p = { .frame.width = W, .frame.height = H, .threshold = thr, .fill_value = 255,
+      .connectivity = conn, .output = FV_FILL_FILLED, .frame.threads = 1 };
   p.measure = measure;
   fv_fill_plan *plan;
   FVT_CHECK (fv_fill_plan_create (&plan, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "plan");
@@ -206,7 +207,9 @@ check (const char *name, const fv_image *src, unsigned thr)
   for (int conn = 4; conn <= 8; conn += 4)
     for (int output = 0; output <= 1; output++)
       for (int threads = 1; threads <= 5; threads += 2) {
-        fv_fill_params p = { W, H, thr, 200 + output, conn, output, threads == 1 ? 0 : 7, threads };
+        fv_fill_params p = { .frame.width = W, .frame.height = H, .threshold = thr,
+            .fill_value = 200 + output, .connectivity = conn, .output = output,
+            .seeds = threads == 1 ? 0 : 7, .frame.threads = threads };
         /* every plan also measures, checked below: holes and parts, or
          * holes; on the CPU several threads measure in bands of rows whose
          * seams join after (3 and 5 bands: regions across every seam) */
@@ -390,7 +393,8 @@ geometry (void)
           if (q <= 1 && (!ring || q >= 0.5 * 0.5))
             fvt_set (&im, x, y, 0, 255);
         }
-      fv_fill_params p = { W, H, 127, 255, 4, FV_FILL_FILLED, 0, 1 };
+      fv_fill_params p = { .frame.width = W, .frame.height = H, .threshold = 127,
+          .fill_value = 255, .connectivity = 4, .output = FV_FILL_FILLED, .frame.threads = 1 };
       p.measure = FV_FILL_MEASURE_BOTH;
       fv_fill_plan *plan;
       if (fv_fill_plan_create (&plan, &p, backend, 0, NULL) != FV_OK) {
@@ -500,7 +504,8 @@ main (int argc, char **argv)
     free (im);
   }
   /* bad parameters */
-  fv_fill_params p = { 10, 10, 255, 255, 4, FV_FILL_FILLED, 0, 0 };
+  fv_fill_params p = { .frame.width = 10, .frame.height = 10, .threshold = 255, .fill_value = 255,
+      .connectivity = 4, .output = FV_FILL_FILLED };
   fv_fill_plan *plan;
   FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID, "threshold 255");
   p.threshold = 127; p.connectivity = 6;
@@ -516,5 +521,22 @@ main (int argc, char **argv)
   }
   p.measure = 4;
   FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID, "measure 4");
+  /* the frame description: one 8-bit channel, no window */
+  p.measure = 0;
+  p.frame.channels = 3;
+  FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID
+      && strstr (fv_last_error (), "one channel of 8 bits"), "3 channels: %s", fv_last_error ());
+  p.frame.channels = 1;
+  p.frame.sample = FV_U16;
+  FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID, "16 bits");
+  p.frame.sample = FV_U8;
+  p.frame.roi_width = p.frame.roi_height = 4;
+  FVT_CHECK (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_ERR_INVALID
+      && strstr (fv_last_error (), "no window"), "a window: %s", fv_last_error ());
+  p.frame.roi_width = p.frame.roi_height = 0;
+  if (fv_fill_plan_create (&plan, &p, backend, 0, NULL) == FV_OK)
+    fv_fill_plan_destroy (plan);
+  else
+    FVT_CHECK (0, "one channel of FV_U8 refused: %s", fv_last_error ());
   return fvt_summary (backend == FV_BACKEND_CUDA ? "test_fill --cuda" : "test_fill");
 }

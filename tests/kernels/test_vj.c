@@ -127,7 +127,8 @@ raw_cases (void)
     FVT_CHECK (im && c, "%s or %s: %s", path, cname, fv_last_error ());
     if (im && c) {
       fv_image cr = crop (im, x, y, w, h, 3 + ncases);
-      fv_vj_params p = { w, h, sf, 0, mn, mn, mx, mx, 0 };
+      fv_vj_params p = { .frame.width = w, .frame.height = h, .scale_factor = sf, .min_width = mn,
+          .min_height = mn, .max_width = mx, .max_height = mx };
       int got;
       fv_rect *r = detect (c, &p, &cr, backend, &got, NULL, NULL);
       int same = r && got == n && !memcmp (r, want, sizeof *r * n);
@@ -209,7 +210,8 @@ photo_agreement (void)
       fv_image *im = fvt_load_pnm (pgm);
       FVT_CHECK (im != NULL, "cannot load %s", pgm);
       if (im) {
-        fv_vj_params p = { im->width, im->height, 1.1, 3, 24, 24, 0, 0, 0 };
+        fv_vj_params p = { .frame.width = im->width, .frame.height = im->height,
+            .scale_factor = 1.1, .min_neighbors = 3, .min_width = 24, .min_height = 24 };
         fv_detection *d = NULL;
         int nd = 0, nr;
         fv_rect *raw = detect (c, &p, im, backend, &nr, &d, &nd);
@@ -251,7 +253,8 @@ small_frames (void)
   fvt_rng rng = { 99 };
   for (size_t i = 0; c && i < sizeof sizes / sizeof sizes[0]; i++) {
     fv_image im = fvt_image_new (sizes[i][0], sizes[i][1], 1, FV_U8, 5, &rng);
-    fv_vj_params p = { im.width, im.height, 1.1, 3, 0, 0, 0, 0, 0 };
+    fv_vj_params p = { .frame.width = im.width, .frame.height = im.height, .scale_factor = 1.1,
+        .min_neighbors = 3 };
     int n;
     fv_rect *r = detect (c, &p, &im, backend, &n, NULL, NULL);
     FVT_CHECK (n == 0, "%dx%d frame: %d windows", im.width, im.height, n);
@@ -269,12 +272,13 @@ equal_paths_one (const fv_cascade *c, const char *name, size_t k, const fv_image
   for (int t = 0; t < 2; t++) {
     int w = t ? 331 : 640, h = t ? 207 : 480;
     fv_image im = mixed_frame (w, h, rng, photo);
-    fv_vj_params p = { w, h, 1.1, 0, 0, 0, 0, 0, 1 };
+    fv_vj_params p = { .frame.width = w, .frame.height = h, .scale_factor = 1.1,
+        .frame.threads = 1 };
     int n1, n2, n3;
     setenv ("FASTVISION_VJ_NO_SIMD", "1", 1);
     fv_rect *a = detect (c, &p, &im, FV_BACKEND_CPU, &n1, NULL, NULL);
     unsetenv ("FASTVISION_VJ_NO_SIMD");
-    p.threads = 3;
+    p.frame.threads = 3;
     fv_rect *b = detect (c, &p, &im, FV_BACKEND_CPU, &n2, NULL, NULL);
     FVT_CHECK (n1 == n2 && n1 >= 0 && !memcmp (a, b, sizeof *a * n1),
         "%s %dx%d: scalar one thread %d windows, SIMD three threads %d", name, w, h, n1, n2);
@@ -338,7 +342,8 @@ append_raw (const fv_cascade *c, const fv_vj_params *p, const fv_vj_part *part,
 static void
 bands_case (const fv_cascade *c, const char *name, const fv_image *im, fv_backend be)
 {
-  fv_vj_params p = { im->width, im->height, 1.1, 0, 0, 0, 0, 0, 1 };
+  fv_vj_params p = { .frame.width = im->width, .frame.height = im->height, .scale_factor = 1.1,
+      .frame.threads = 1 };
   fv_vj_plan *whole;
   FVT_CHECK (fv_vj_plan_create (&whole, c, &p, be, 0, NULL) == FV_OK, "plan: %s", fv_last_error ());
   const fv_detection *d;
@@ -401,7 +406,7 @@ resize_rows (void)
   for (size_t i = 0; i < sizeof widths / sizeof *widths; i++)
     for (size_t j = 0; j < sizeof factors / sizeof *factors; j++) {
       const int W = widths[i];
-      fv_vj_params p = { .width = W, .height = 3, .scale_factor = factors[j] };
+      fv_vj_params p = { .frame.width = W, .frame.height = 3, .scale_factor = factors[j] };
       fv_vj_pyramid py;
       FVT_CHECK (fv_vj_pyramid_init (&py, &c, &p, NULL, 1) == FV_OK, "pyramid %d: %s", W,
           fv_last_error ());
@@ -439,16 +444,20 @@ static void
 bad_input (void)
 {
   fv_cascade *c = fv_cascade_load (cascade_path ("haarcascade_frontalface_default.xml"));
-  fv_vj_params good = { 64, 48, 1.1, 3, 0, 0, 0, 0, 0 };
-  fv_vj_params bad[5];
-  for (int i = 0; i < 5; i++)
+  fv_vj_params good = { .frame.width = 64, .frame.height = 48, .scale_factor = 1.1,
+      .min_neighbors = 3 };
+  fv_vj_params bad[8];
+  for (int i = 0; i < 8; i++)
     bad[i] = good;
   bad[0].scale_factor = 1.0;
   bad[1].min_neighbors = -1;
-  bad[2].width = 0;
+  bad[2].frame.width = 0;
   bad[3].max_width = -5;
   bad[4].scale_factor = NAN;
-  for (int i = 0; c && i < 5; i++) {
+  bad[5].frame.channels = 3;   /* the frame description: one 8-bit channel, no window */
+  bad[6].frame.sample = FV_U16;
+  bad[7].frame.roi_width = bad[7].frame.roi_height = 16;
+  for (int i = 0; c && i < 8; i++) {
     fv_vj_plan *plan = (fv_vj_plan *) 1;
     FVT_CHECK (fv_vj_plan_create (&plan, c, &bad[i], FV_BACKEND_CPU, 0, NULL) == FV_ERR_INVALID
         && plan == NULL, "bad parameters %d accepted", i);
@@ -482,8 +491,8 @@ gpu_sums_one (const fv_cascade *c, const char *name, size_t k, const fv_image *p
     if (k > 0 && sizes[i][0] > 1000)   /* the large frame with one cascade */
       continue;
     fv_image im = mixed_frame (sizes[i][0], sizes[i][1], rng, photo);
-    fv_vj_params p = { .width = im.width, .height = im.height, .scale_factor = 1.1,
-      .min_neighbors = 3 };
+    fv_vj_params p = { .frame.width = im.width, .frame.height = im.height, .scale_factor = 1.1,
+        .min_neighbors = 3 };
     fv_vj_plan *pl;
     fv_status st = fv_vj_plan_create (&pl, c, &p, FV_BACKEND_CUDA, 0, NULL);
     FVT_CHECK (st == FV_OK, "%s plan: %s", name, fv_last_error ());

@@ -54,7 +54,8 @@ static void
 turned_windows_case (const fv_cascade *c, const char *name, const fv_image *im, fv_backend be,
     uint64_t seed, int *total)
 {
-  fv_vj_params p = { im->width, im->height, 1.1, 3, 0, 0, 0, 0, 2 };
+  fv_vj_params p = { .frame.width = im->width, .frame.height = im->height, .scale_factor = 1.1,
+      .min_neighbors = 3, .frame.threads = 2 };
   fv_vj_plan *plan;
   FVT_CHECK (fv_vj_plan_create (&plan, c, &p, be, 0, NULL) == FV_OK, "plan: %s", fv_last_error ());
   fv_vj_turn_params tp = { 2, { -25, 20 }, 0, 4, 1 };
@@ -118,7 +119,8 @@ turned_windows_case (const fv_cascade *c, const char *name, const fv_image *im, 
 static void
 column_starts_case (const fv_cascade *c, const char *name, const fv_image *im, int *total)
 {
-  fv_vj_params p = { im->width, im->height, 1.1, 3, 0, 0, 0, 0, 2 };
+  fv_vj_params p = { .frame.width = im->width, .frame.height = im->height, .scale_factor = 1.1,
+      .min_neighbors = 3, .frame.threads = 2 };
   fv_vj_plan *plan;
   FVT_CHECK (fv_vj_plan_create (&plan, c, &p, FV_BACKEND_CPU, 0, NULL) == FV_OK, "plan: %s",
       fv_last_error ());
@@ -281,7 +283,8 @@ turned_sequence (void)
   fv_image up = mixed_frame (640, 480, &rng, photo);
   fv_image im = fvt_image_new (640, 480, 1, FV_U8, 3, NULL);
   FVT_CHECK (fv_rotate_u8 (&up, &im, fv_rotation_of (-20), 1, NULL) == FV_OK, "rotate");
-  fv_vj_params p = { 640, 480, 1.1, 3, 0, 0, 0, 0, 2 };
+  fv_vj_params p = { .frame.width = 640, .frame.height = 480, .scale_factor = 1.1,
+      .min_neighbors = 3, .frame.threads = 2 };
   const fv_backend bes[] = { FV_BACKEND_CPU, FV_BACKEND_CUDA };
   fv_vj_turned_det first[2][8][16], edge_boxes[2][16];
   int nfirst[2][8], nedge[2] = { 0, 0 };
