@@ -164,8 +164,9 @@ fv_fill_cuda_first (fv_fill_plan *pl, const fv_image *src, unsigned sides, int *
     const fv_image *dst)
 {
   fv_fill_cuda *c = (fv_fill_cuda *) pl->state;
-  if (src->mem == FV_MEM_HOST || dst->mem == FV_MEM_HOST || src->width > pl->p.width
-      || src->height > pl->p.height || dst->width != src->width || dst->height != src->height) {
+  if (src->mem == FV_MEM_HOST || dst->mem == FV_MEM_HOST || src->width > pl->p.frame.width
+      || src->height > pl->p.frame.height || dst->width != src->width
+      || dst->height != src->height) {
     fv_set_last_error ("a chunk's first pass takes device memory of at most the plan's size");
     return FV_ERR_INVALID;
   }

@@ -357,7 +357,7 @@ layout_workspace (fv_vj_cuda *c, const fv_vj_plan *pl, const BlobLayout &o)
   w.planes = at (w.queues + queues * sizeof (uint32_t));
   w.plane_bytes = ((size_t) py->plane * (c->has_tilted ? 3 : 2) + 64) * sizeof (uint32_t);
   w.src = at (w.planes + w.plane_bytes);
-  w.pitch = at (pl->p.width);
+  w.pitch = at (pl->p.frame.width);
   w.keys = at (w.src + w.pitch * py->src_h);
   w.bytes = w.keys + sizeof (unsigned long long) * c->d.key_cap;
 }
@@ -454,7 +454,7 @@ fv_vj_cuda_init (fv_vj_plan *pl, int device, void *stream)
 static size_t
 pyramid_bytes (const fv_vj_plan *pl, const fv_vj_pyramid *py)
 {
-  return (size_t) pl->p.width * py->src_h + (size_t) py->plane * 12 + (size_t) py->windows * 8
+  return (size_t) pl->p.frame.width * py->src_h + (size_t) py->plane * 12 + (size_t) py->windows * 8
       + (size_t) py->windows / 2 + ((size_t) 2 << 20);   /* windows / 2: the word-level table */
 }
 
@@ -530,9 +530,9 @@ fv_vj_cuda_execute (fv_vj_plan *pl, const fv_image *gray, const fv_image *unused
 #define MARK(i) if (c->profile) cudaEventRecord (c->ev[i], st)
   MARK (0);
   fv::DevView in;
-  FV_CUDA_TRY (fv::stage_in (gray, rows, pl->py.src_h, pl->p.width, c->d_src, c->d_pitch, st,
+  FV_CUDA_TRY (fv::stage_in (gray, rows, pl->py.src_h, pl->p.frame.width, c->d_src, c->d_pitch, st,
       &in));
-  Frame f = { (const unsigned char *) in.data, in.stride, pl->p.width, pl->py.src_h };
+  Frame f = { (const unsigned char *) in.data, in.stride, pl->p.frame.width, pl->py.src_h };
   MARK (1);
   row_scan<<<(unsigned) ((c->total_rows + 7) / 8), 256, 0, st>>> (c->g, f, c->planes, c->total_rows);
   if (c->has_tilted) {
