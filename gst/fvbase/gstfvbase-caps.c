@@ -89,7 +89,7 @@ gst_fv_base_set_context (GstElement *element, GstContext *context)
   gint device = priv->device_id;
   GST_OBJECT_UNLOCK (element);
   fv_cuda_ctx_set_context (element, context, device, &priv->dev.cuda_ctx);
-  GST_ELEMENT_CLASS (gst_fv_base_parent ())->set_context (element, context);
+  GST_ELEMENT_CLASS (BASE_PARENT_CLASS)->set_context (element, context);
 }
 
 gboolean
@@ -105,7 +105,7 @@ gst_fv_base_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
     GST_DEBUG_OBJECT (trans, "proposed a pool of %s memory%s", kind->name,
         kind->on_device ? "" : " (page-locked)");
   else
-    ok = GST_BASE_TRANSFORM_CLASS (gst_fv_base_parent ())->propose_allocation (trans,
+    ok = GST_BASE_TRANSFORM_CLASS (BASE_PARENT_CLASS)->propose_allocation (trans,
         decide_query, query);
   return ok;
 }
@@ -118,7 +118,7 @@ gst_fv_base_decide_allocation (GstBaseTransform *trans, GstQuery *query)
   gst_query_parse_allocation (query, &caps, NULL);
   if (fv_memory_kind_info (fv_memory_kind_of_caps (caps))->decide (dev, query, caps))
     return gst_query_get_n_allocation_pools (query) > 0;
-  return GST_BASE_TRANSFORM_CLASS (gst_fv_base_parent ())->decide_allocation (trans, query);
+  return GST_BASE_TRANSFORM_CLASS (BASE_PARENT_CLASS)->decide_allocation (trans, query);
 }
 
 /* Refused caps: tell the user what the element takes, once, rather than
@@ -192,7 +192,7 @@ gst_fv_base_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
       && fv_cuda_ctx_query (GST_ELEMENT (trans), query, BPRIV (trans)->dev.cuda_ctx))
     return TRUE;
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_fv_base_parent ())->query (trans,
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (BASE_PARENT_CLASS)->query (trans,
       direction, query);
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS) {
     GstCaps *caps;

@@ -40,10 +40,11 @@ typedef struct {
   const FvMemoryKindInfo *in_mem, *out_mem;
 } GstFvBasePrivate;
 
-GstFvBasePrivate *gst_fv_base_private (GstFvBase *b);
-/* the parent class (GstVideoFilter's), for chaining up */
-gpointer gst_fv_base_parent (void);
-#define BPRIV(b) gst_fv_base_private (GST_FV_BASE (b))
+/* the private state of any GstFvBase instance */
+GstFvBasePrivate *gst_fv_base_private (gpointer instance);
+/* the parent class (GstVideoFilter's), for chaining up from this layer's files */
+#define BASE_PARENT_CLASS g_type_class_peek (GST_TYPE_VIDEO_FILTER)
+#define BPRIV(b) gst_fv_base_private (b)
 
 /* gstfvbase-props.c: the properties */
 void gst_fv_base_set_property (GObject *object, guint prop_id, const GValue *value,

@@ -16,15 +16,9 @@ GST_DEBUG_CATEGORY (gst_fv_base_debug);
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstFvBase, gst_fv_base, GST_TYPE_VIDEO_FILTER);
 
 GstFvBasePrivate *
-gst_fv_base_private (GstFvBase *b)
+gst_fv_base_private (gpointer instance)
 {
-  return (GstFvBasePrivate *) gst_fv_base_get_instance_private (b);
-}
-
-gpointer
-gst_fv_base_parent (void)
-{
-  return gst_fv_base_parent_class;
+  return gst_fv_base_get_instance_private (GST_FV_BASE (instance));
 }
 
 const FvDevice *
@@ -328,13 +322,12 @@ gst_fv_base_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 static gboolean
 gst_fv_base_start (GstBaseTransform *trans)
 {
-  GstFvBase *self = GST_FV_BASE (trans);
-  GstFvBasePrivate *priv = BPRIV (self);
+  GstFvBasePrivate *priv = BPRIV (trans);
   priv->warned_caps = priv->warned_pinned = FALSE;
-  GST_OBJECT_LOCK (self);
+  GST_OBJECT_LOCK (trans);
   priv->device_changed = FALSE;
-  GST_OBJECT_UNLOCK (self);
-  return gst_fv_base_resolve (self);
+  GST_OBJECT_UNLOCK (trans);
+  return gst_fv_base_resolve (GST_FV_BASE (trans));
 }
 
 static gboolean

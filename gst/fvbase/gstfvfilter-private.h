@@ -36,8 +36,8 @@ typedef struct {
 } GstFvFilterPrivate;
 
 GstFvFilterPrivate *gst_fv_filter_private (GstFvFilter *f);
-/* the parent class (GstFvBase's), for chaining up */
-gpointer gst_fv_filter_parent (void);
+/* the parent class (GstFvBase's), for chaining up from this layer's files */
+#define FILTER_PARENT_CLASS g_type_class_peek (GST_TYPE_FV_BASE)
 #define PRIV(f) gst_fv_filter_private (f)
 
 /* gstfvfilter-stream.c: the entries this layer adds to GstFvBase's */

@@ -9,7 +9,7 @@
 
 #define GST_CAT_DEFAULT gst_fv_filter_debug
 
-#define BASE_TRANSFORM_PARENT GST_BASE_TRANSFORM_CLASS (gst_fv_filter_parent ())
+#define BASE_TRANSFORM_PARENT GST_BASE_TRANSFORM_CLASS (FILTER_PARENT_CLASS)
 
 gboolean
 gst_fv_filter_start (GstBaseTransform *trans)
@@ -34,7 +34,7 @@ gst_fv_filter_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_in
     return FALSE;
   }
   /* the pads' memory kinds; marks the settings changed */
-  if (!GST_VIDEO_FILTER_CLASS (gst_fv_filter_parent ())->set_info (vf, incaps, in_info,
+  if (!GST_VIDEO_FILTER_CLASS (FILTER_PARENT_CLASS)->set_info (vf, incaps, in_info,
           outcaps, out_info))
     return FALSE;
   PRIV (self)->planes = GST_FV_FILTER_GET_CLASS (self)->luma_only

@@ -10,19 +10,11 @@
 GST_DEBUG_CATEGORY (gst_fv_filter_debug);
 #define GST_CAT_DEFAULT gst_fv_filter_debug
 
-
-
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstFvFilter, gst_fv_filter, GST_TYPE_FV_BASE);
 GstFvFilterPrivate *
 gst_fv_filter_private (GstFvFilter *f)
 {
   return (GstFvFilterPrivate *) gst_fv_filter_get_instance_private (f);
-}
-
-gpointer
-gst_fv_filter_parent (void)
-{
-  return gst_fv_filter_parent_class;
 }
 
 

@@ -165,10 +165,9 @@ rect_union (fvt_rng *rng)
 static void
 box_windows (fvt_rng *rng)
 {
-  fv_box_params p = { 0 };
-  p.frame.width = 90; p.frame.height = 70; p.frame.channels = 3; p.channel_mask = 7;
-  p.frame.sample = FV_U8;
-  p.radius_x = 3; p.radius_y = 5; p.mode = FV_BOX_MEAN; p.border = FV_BORDER_MIRROR;
+  fv_box_params p = { .frame = { .width = 90, .height = 70, .channels = 3, .sample = FV_U8 },
+      .channel_mask = 7, .radius_x = 3, .radius_y = 5, .mode = FV_BOX_MEAN,
+      .border = FV_BORDER_MIRROR };
   fv_image src = fvt_image_new (p.frame.width, p.frame.height, 3, FV_U8, 2, rng);
   fv_image whole = fvt_image_new (p.frame.width, p.frame.height, 3, FV_U8, 0, NULL);
   fv_image dst = fvt_image_new (p.frame.width, p.frame.height, 3, FV_U8, 1, NULL);
