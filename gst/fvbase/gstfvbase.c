@@ -64,8 +64,9 @@ gst_fv_base_take_changes (GstFvBase *base, gboolean *changed, gboolean *device_c
   GST_OBJECT_UNLOCK (base);
 }
 
-gboolean
-gst_fv_base_frames_on_device (GstFvBase *base)
+/* Whether either pad's frames live on the device. */
+static gboolean
+frames_on_device (GstFvBase *base)
 {
   const GstFvBasePrivate *priv = BPRIV (base);
   return priv->in_mem->on_device || priv->out_mem->on_device;
@@ -172,7 +173,7 @@ run_frame (GstFvBase *self, GstVideoFrame *in, GstVideoFrame *out)
   fv_device_push (&priv->dev);
   const gint64 t0 = g_get_monotonic_time ();
   GstBuffer *const outbuf = out ? out->buffer : NULL;
-  const gboolean on_device = gst_fv_base_frames_on_device (self);
+  const gboolean on_device = frames_on_device (self);
   const gboolean can_order = priv->in_mem->on_device && (!out || priv->out_mem->on_device)
       && fv_cuda_ctx_frame_can_order (in->buffer, outbuf);
   if (!klass->prepare || klass->prepare (self)) {
@@ -264,7 +265,7 @@ gst_fv_base_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *out
   GstFvBase *self = GST_FV_BASE (trans);
   GstFvBasePrivate *priv = BPRIV (self);
   gst_fv_base_check_pinned (self, outbuf);
-  if (!gst_fv_base_frames_on_device (self))
+  if (!frames_on_device (self))
     return GST_BASE_TRANSFORM_CLASS (gst_fv_base_parent_class)->transform (trans, inbuf, outbuf);
   GstVideoFrame in, out;
   fv_device_push (&priv->dev);   /* the input may be waited for on our stream */
@@ -351,7 +352,7 @@ gst_fv_base_set_info (GstVideoFilter *vf, GstCaps *incaps, GstVideoInfo *in_info
   /* GStreamer 1.22's CUDA allocator places the V plane of odd-height I420
    * half a row off (cudaupload ! cudadownload alone changes the frame):
    * our results follow the layout it describes, but say so */
-  if (gst_fv_base_frames_on_device (self)
+  if (frames_on_device (self)
       && GST_VIDEO_INFO_FORMAT (in_info) == GST_VIDEO_FORMAT_I420
       && GST_VIDEO_INFO_HEIGHT (in_info) % 2)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("I420 of odd height (%d) in CUDA memory: "

@@ -105,9 +105,6 @@ void gst_fv_base_take_changes (GstFvBase *base, gboolean *changed, gboolean *dev
  * first); FALSE: said as an error. */
 gboolean gst_fv_base_resolve (GstFvBase *base);
 
-/* Whether either pad's frames live on the device. */
-gboolean gst_fv_base_frames_on_device (GstFvBase *base);
-
 /* For elements that hold frames (the layer above's frames in flight):
  * maps the input for reading and the output for writing, each in its
  * memory's way, with no extra reference; call with the context current.

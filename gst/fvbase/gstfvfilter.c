@@ -5,7 +5,6 @@
 #include "gstfvfilter-private.h"
 #include "fvmeta.h"
 #include "fvhold.h"
-#include "fv_cuda.h"
 
 GST_DEBUG_CATEGORY (gst_fv_filter_debug);
 #define GST_CAT_DEFAULT gst_fv_filter_debug
@@ -145,8 +144,9 @@ static GstFlowReturn
 copy_passed_planes (GstFvFilter *self, GstVideoFrame *in, GstVideoFrame *out)
 {
   GstFvFilterPrivate *priv = PRIV (self);
+  gpointer stream = gst_fv_base_device (GST_FV_BASE (self))->stream;
   for (gint p = priv->planes; p < priv->layout.n_planes; p++)
-    if (!fv_plane_copy (&priv->layout, out, in, p, gst_fv_base_device (GST_FV_BASE (self))->stream)) {
+    if (!fv_plane_copy (&priv->layout, out, in, p, stream)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot copy plane %d.", p),
           ("%s", fv_last_error ()));
       return GST_FLOW_ERROR;

@@ -2,9 +2,10 @@
 /* The frame a plan is made for: the head of every kernel's parameters
  * (fv_box_params, fv_conv_params, fv_fill_params and fv_vj_params begin
  * with it, as `frame`), so that what the kernels share reads it in one
- * place: the planner's order (fv_planner.h: a window is never chunked, the
- * spread decides chunks), the chunked back ends (a chunk is the frame
- * description at the chunk's size) and the memory checks. */
+ * place: the planner's order reads it (fv_planner.h: a window is never
+ * chunked, the spread decides chunks), and the box filter's, the
+ * convolution's and the fill's chunk sub-plans are the parameters with
+ * frame.width and frame.height set to the chunk's. */
 #ifndef FV_FRAME_H
 #define FV_FRAME_H
 

@@ -36,7 +36,6 @@ typedef struct {
                                 * parameters): its window (a window is never chunked) and
                                 * its spread, with any chunks the kernel itself needs in
                                 * min_chunks */
-  int has_chunked;             /* the kernel has a chunked row in this build */
   size_t device_bytes;         /* the whole-frame CUDA plan's device bytes (0: chunks only
                                 * where the spread asks) */
   double host_bytes[2];        /* host bytes: [0] the leaf plan's, [1] the chunked row's own */

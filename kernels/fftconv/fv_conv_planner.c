@@ -224,7 +224,7 @@ fv_conv_plan_create (fv_conv_plan **out, const fv_conv_params *p, fv_backend bac
   /* the order every kernel's planner keeps (fv_planner.h); chunks: see
    * fv_conv_cuda_plan.c, whose sub-plans come back here at their size */
   const fv_conv_plan whole = { .p = *p };
-  const fv_plan_choice choice = { backend, FV_PLAN_INIT_PTR (backend, backends), &p->frame, 1,
+  const fv_plan_choice choice = { backend, FV_PLAN_INIT_PTR (backend, backends), &p->frame,
     backend == FV_BACKEND_CUDA ? backends[backend]->bytes (&whole) : 0,
     { fv_conv_plan_estimate (p), 0 }, "the convolution plan" };
   int chunked = 0;

@@ -84,7 +84,7 @@ fv_fill_plan_create (fv_fill_plan **out, const fv_fill_params *p, fv_backend bac
   /* the order every kernel's planner keeps (fv_planner.h) */
   const fv_fill_plan whole = { .p = *p };
   const void *init = FV_PLAN_INIT (backend, backends);
-  const fv_plan_choice choice = { backend, init, &q.frame, 1,
+  const fv_plan_choice choice = { backend, init, &q.frame,
     backend == FV_BACKEND_CUDA && init ? backends[backend].bytes (&whole) : 0,
     { (double) fv_fill_plan_bytes (&q, backend), (double) fv_fill_plan_bytes (&q,
           FV_BACKEND_CUDA) }, "the fill's plan" };

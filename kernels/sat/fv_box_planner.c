@@ -186,7 +186,7 @@ fv_box_plan_create (fv_box_plan **out, const fv_box_params *params,
    * FV_ERR_NOMEM) do chunks take over below */
   const double host = (double) fv_box_plan_bytes (params, backend);
   const fv_plan_choice choice = { backend, FV_PLAN_INIT (backend, backends),
-    &params->frame, 1, 0, { host, host }, "the box filter's plan" };
+    &params->frame, 0, { host, host }, "the box filter's plan" };
   int chunked = 0;
   if ((st = fv_plan_choose (&choice, device, &chunked)) != FV_OK)
     return st;

@@ -93,7 +93,7 @@ fv_vj_plan_create_part (fv_vj_plan **out, const fv_cascade *c, const fv_vj_param
     char what[160];
     snprintf (what, sizeof what, "the detector's plan for %dx%d at scale factor %g (%d levels)",
         p->frame.width, p->frame.height, p->scale_factor, pl->py.nlevels);
-    const fv_plan_choice choice = { backend, (const void *) pl->be->init, &pl->p.frame, 1,
+    const fv_plan_choice choice = { backend, (const void *) pl->be->init, &pl->p.frame,
       backend == FV_BACKEND_CUDA ? pl->be->bytes (pl) : 0,
       { (double) (own + (backend == FV_BACKEND_CPU ? pl->be->bytes (pl) : 0)), (double) own },
       what };

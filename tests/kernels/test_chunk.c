@@ -130,7 +130,7 @@ plan_choose (void)
   forced.width = forced.height = 64;
   forced.spread.min_chunks = 2;
   int chunked = -1;
-  fv_plan_choice c = { FV_BACKEND_CPU, &leaf, &forced, 1, 0, { 1000, 1000 }, "a test plan" };
+  fv_plan_choice c = { FV_BACKEND_CPU, &leaf, &forced, 0, { 1000, 1000 }, "a test plan" };
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_OK && chunked == 0,
       "CPU: %d chunked, %s", chunked, fv_last_error ());
   c.backend = (fv_backend) 7;
@@ -157,11 +157,6 @@ plan_choose (void)
   FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_ERR_INVALID && chunked == 0
       && strstr (fv_last_error (), "a test plan") && strstr (fv_last_error (), "more than the 1 MB"),
       "a window over the limit: %s", fv_last_error ());
-  c.frame = &forced;   /* chunks forced, but the kernel has no chunked row: the leaf */
-  c.has_chunked = 0;
-  FVT_CHECK (fv_plan_choose (&c, 0, &chunked) == FV_ERR_INVALID && chunked == 0,
-      "no chunked row: %d chunked", chunked);
-  c.has_chunked = 1;
   c.frame = &never;
   c.device_bytes = (size_t) 1 << 50;   /* never chunked, however large */
   c.host_bytes[0] = 1000;
