@@ -17,13 +17,27 @@
 
 
 /* Direct valid correlation of buf (stride bstride) into out (W x H), row
- * by row; the inner loop runs along x, built for AVX2 too. */
+ * by row. Blocks of 64 outputs are summed in registers over every tap
+ * (GCC's vector types: AVX2 where the machine has it, SSE pairs
+ * otherwise), then stored once; the rest of the row tap by tap. Either
+ * way an output's products are added in the same order (rows of the
+ * kernel, then columns), so the two give the same floats. Summing in
+ * registers reads each output once instead of once a tap, and no longer
+ * depends on where the output row lies against the input rows (a store
+ * a tap to the row being read made the loop 7-11% slower or faster with
+ * the buffers' placement). */
 typedef struct {
   const fv_conv_plan *pl;
   const float *buf;
   int bstride;
   float *out;
 } direct_job;
+
+#if defined(__GNUC__)
+typedef float direct_vec __attribute__ ((vector_size (32)));
+#define DIRECT_LANES 8
+#define DIRECT_VECS 8                      /* 64 outputs a block */
+#endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__ ((target_clones ("avx2", "default")))
@@ -36,15 +50,36 @@ direct_row (void *ctx, long y, int me)
   const fv_conv_plan *pl = d->pl;
   const int W = pl->ow, kw = pl->p.kernel_width, kh = pl->p.kernel_height;
   float *o = d->out + (size_t) y * W;
-  for (int x = 0; x < W; x++)
+  int x0 = 0;
+#if defined(__GNUC__)
+  for (; x0 + DIRECT_LANES * DIRECT_VECS <= W; x0 += DIRECT_LANES * DIRECT_VECS) {
+    direct_vec acc[DIRECT_VECS];
+    for (int q = 0; q < DIRECT_VECS; q++)
+      acc[q] = (direct_vec) { 0 };
+    for (int j = 0; j < kh; j++) {
+      const float *r = d->buf + (size_t) (y + j) * d->bstride + x0;
+      const float *k = pl->kernel + (size_t) j * kw;
+      for (int i = 0; i < kw; i++) {
+        const float t = k[i];
+        for (int q = 0; q < DIRECT_VECS; q++) {
+          direct_vec v;
+          memcpy (&v, r + i + q * DIRECT_LANES, sizeof v);
+          acc[q] += t * v;
+        }
+      }
+    }
+    memcpy (o + x0, acc, sizeof acc);
+  }
+#endif
+  for (int x = x0; x < W; x++)
     o[x] = 0.0f;
-  for (int j = 0; j < kh; j++) {
+  for (int j = 0; j < kh && x0 < W; j++) {
     const float *r = d->buf + (size_t) (y + j) * d->bstride;
     const float *k = pl->kernel + (size_t) j * kw;
     for (int i = 0; i < kw; i++) {
       const float t = k[i];
       const float *ri = r + i;
-      for (int x = 0; x < W; x++)
+      for (int x = x0; x < W; x++)
         o[x] += t * ri[x];
     }
   }
