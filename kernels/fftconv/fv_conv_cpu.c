@@ -17,15 +17,15 @@
 
 
 /* Direct valid correlation of buf (stride bstride) into out (W x H), row
- * by row. Blocks of 64 outputs are summed in registers over every tap
- * (GCC's vector types: AVX2 where the machine has it, SSE pairs
- * otherwise), then stored once; the rest of the row tap by tap. Either
- * way an output's products are added in the same order (rows of the
- * kernel, then columns), so the two give the same floats. Summing in
- * registers reads each output once instead of once a tap, and no longer
- * depends on where the output row lies against the input rows (a store
- * a tap to the row being read made the loop 7-11% slower or faster with
- * the buffers' placement). */
+ * by row. Outputs are summed a block at a time over every tap, in the
+ * way of the separable passes (fv_conv_separable.c): a fixed count, so
+ * that the compiler keeps the block in vector registers (four of
+ * AVX-512, eight of AVX2) and each multiply-add loads one input; the
+ * block is stored once. The last columns go by blocks of 16, then one by
+ * one. Before, each tap added into the output row in memory: twice the
+ * loads and a store a tap, and a speed that hung on where the output row
+ * lay against the input rows (7-11% between two builds that placed the
+ * plan's buffers differently, docs/benchmarks.md). */
 typedef struct {
   const fv_conv_plan *pl;
   const float *buf;
@@ -33,14 +33,27 @@ typedef struct {
   float *out;
 } direct_job;
 
-#if defined(__GNUC__)
-typedef float direct_vec __attribute__ ((vector_size (32)));
-#define DIRECT_LANES 8
-#define DIRECT_VECS 8                      /* 64 outputs a block */
-#endif
+#define DIRECT_BLOCK 64
+
+/* o[x + b] = sum_j sum_i k[j * kw + i] * in[j * stride + x + i + b], b < B */
+static inline __attribute__ ((always_inline)) void
+direct_block (const float *restrict in, size_t stride, int x, const float *restrict k, int kw,
+    int kh, float *restrict o, const int B)
+{
+  float acc[DIRECT_BLOCK];
+  for (int b = 0; b < B; b++)
+    acc[b] = 0.0f;
+  for (int j = 0; j < kh; j++)
+    for (int i = 0; i < kw; i++) {
+      const float c = k[(size_t) j * kw + i], *r = in + (size_t) j * stride + x + i;
+      for (int b = 0; b < B; b++)
+        acc[b] += c * r[b];
+    }
+  memcpy (o + x, acc, sizeof (float) * B);
+}
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__ ((target_clones ("avx2", "default")))
+__attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 static void
 direct_row (void *ctx, long y, int me)
@@ -49,40 +62,15 @@ direct_row (void *ctx, long y, int me)
   const direct_job *d = ctx;
   const fv_conv_plan *pl = d->pl;
   const int W = pl->ow, kw = pl->p.kernel_width, kh = pl->p.kernel_height;
+  const float *in = d->buf + (size_t) y * d->bstride;
   float *o = d->out + (size_t) y * W;
-  int x0 = 0;
-#if defined(__GNUC__)
-  for (; x0 + DIRECT_LANES * DIRECT_VECS <= W; x0 += DIRECT_LANES * DIRECT_VECS) {
-    direct_vec acc[DIRECT_VECS];
-    for (int q = 0; q < DIRECT_VECS; q++)
-      acc[q] = (direct_vec) { 0 };
-    for (int j = 0; j < kh; j++) {
-      const float *r = d->buf + (size_t) (y + j) * d->bstride + x0;
-      const float *k = pl->kernel + (size_t) j * kw;
-      for (int i = 0; i < kw; i++) {
-        const float t = k[i];
-        for (int q = 0; q < DIRECT_VECS; q++) {
-          direct_vec v;
-          memcpy (&v, r + i + q * DIRECT_LANES, sizeof v);
-          acc[q] += t * v;
-        }
-      }
-    }
-    memcpy (o + x0, acc, sizeof acc);
-  }
-#endif
-  for (int x = x0; x < W; x++)
-    o[x] = 0.0f;
-  for (int j = 0; j < kh && x0 < W; j++) {
-    const float *r = d->buf + (size_t) (y + j) * d->bstride;
-    const float *k = pl->kernel + (size_t) j * kw;
-    for (int i = 0; i < kw; i++) {
-      const float t = k[i];
-      const float *ri = r + i;
-      for (int x = x0; x < W; x++)
-        o[x] += t * ri[x];
-    }
-  }
+  int x = 0;
+  for (; x + DIRECT_BLOCK <= W; x += DIRECT_BLOCK)
+    direct_block (in, d->bstride, x, pl->kernel, kw, kh, o, DIRECT_BLOCK);
+  for (; x + 16 <= W; x += 16)
+    direct_block (in, d->bstride, x, pl->kernel, kw, kh, o, 16);
+  for (; x < W; x++)
+    direct_block (in, d->bstride, x, pl->kernel, kw, kh, o, 1);
 }
 
 static void
