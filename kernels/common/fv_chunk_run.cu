@@ -549,6 +549,9 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
   s->total_ms = ms;
   s->todo = whole ? 0 : r->plan.n;   /* the whole frame: no chunks */
   s->home_only = way == WAY_HOME;
+  const bool chosen = r->calls >= TIMED_CALLS;
+  s->home_ms = chosen ? r->best[WAY_HOME] : 0;
+  s->spread_ms = chosen ? r->best[WAY_SPREAD] : 0;
   for (int i = 0; i < r->nent; i++) {
     s->device[i] = r->e[i].device;
     s->chunks[i] = whole ? 0 : r->e[i].chunks;

@@ -143,6 +143,10 @@ typedef struct {
   double total_ms;
   int todo;                /* the chunks it was to run */
   int home_only;
+  /* over several GPUs, once the runner has chosen: the best times of the
+   * two ways it timed, which decided home_only (0 before, and for a plan
+   * that never chooses) */
+  double home_ms, spread_ms;
 } fv_chunk_run_stats;
 
 const fv_chunk_run_stats *fv_chunk_run_last (void);

@@ -406,6 +406,9 @@ choice_tests (fvt_rng *rng)
       FVT_CHECK (home < 0 || home == st->home_only, "frame %d: the way changed", f);
       home = st->home_only;
       FVT_CHECK (!home || used == 1, "frame %d: one device chosen, %x used", f, used);
+      FVT_CHECK (home == (st->home_ms < st->spread_ms) && st->spread_ms > 0, "frame %d: %s "
+          "chosen, timed %.3f ms on one device and %.3f spread", f, home ? "one device" : "spread",
+          st->home_ms, st->spread_ms);
     }
     fvt_image_free (&got);
   }
