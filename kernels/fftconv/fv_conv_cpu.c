@@ -33,22 +33,16 @@ typedef struct {
   float *out;
 } direct_job;
 
-#define DIRECT_BLOCK 64
-
 /* o[x + b] = sum_j sum_i k[j * kw + i] * in[j * stride + x + i + b], b < B */
 static inline __attribute__ ((always_inline)) void
 direct_block (const float *restrict in, size_t stride, int x, const float *restrict k, int kw,
     int kh, float *restrict o, const int B)
 {
-  float acc[DIRECT_BLOCK];
+  float acc[FV_CONV_BLOCK];
   for (int b = 0; b < B; b++)
     acc[b] = 0.0f;
   for (int j = 0; j < kh; j++)
-    for (int i = 0; i < kw; i++) {
-      const float c = k[(size_t) j * kw + i], *r = in + (size_t) j * stride + x + i;
-      for (int b = 0; b < B; b++)
-        acc[b] += c * r[b];
-    }
+    fv_conv_taps_add (acc, in + (size_t) j * stride + x, k + (size_t) j * kw, kw, B);
   memcpy (o + x, acc, sizeof (float) * B);
 }
 
@@ -65,8 +59,8 @@ direct_row (void *ctx, long y, int me)
   const float *in = d->buf + (size_t) y * d->bstride;
   float *o = d->out + (size_t) y * W;
   int x = 0;
-  for (; x + DIRECT_BLOCK <= W; x += DIRECT_BLOCK)
-    direct_block (in, d->bstride, x, pl->kernel, kw, kh, o, DIRECT_BLOCK);
+  for (; x + FV_CONV_BLOCK <= W; x += FV_CONV_BLOCK)
+    direct_block (in, d->bstride, x, pl->kernel, kw, kh, o, FV_CONV_BLOCK);
   for (; x + 16 <= W; x += 16)
     direct_block (in, d->bstride, x, pl->kernel, kw, kh, o, 16);
   for (; x < W; x++)

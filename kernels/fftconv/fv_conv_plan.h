@@ -77,6 +77,23 @@ void fv_conv_extend (const fv_conv_plan *pl, const fv_image *src, int c, int x0,
 void fv_conv_store_row (const fv_conv_params *p, const float *r, const float *sc, float s, int n,
     int c, char *d);
 
+/* The CPU's sums of taps, a block of B outputs (B <= FV_CONV_BLOCK, a
+ * constant where it is inlined, so that the compiler keeps the block in
+ * vector registers and each multiply-add loads one input):
+ * acc[b] += sum_i taps[i] * in[i + b] for b < B. The separable row pass
+ * and the direct sums (a kernel row at a time) add with it. */
+#define FV_CONV_BLOCK 64
+static inline __attribute__ ((always_inline)) void
+fv_conv_taps_add (float *restrict acc, const float *restrict in, const float *restrict taps,
+    int n, const int B)
+{
+  for (int i = 0; i < n; i++) {
+    const float c = taps[i], *x = in + i;
+    for (int b = 0; b < B; b++)
+      acc[b] += c * x[b];
+  }
+}
+
 /* Method separable (fv_conv_separable.c): the correlation of an extended
  * window (buf holds ew-wide rows, bstride apart) into out; */
 void fv_conv_separable_run (const fv_conv_plan *pl, const float *buf, int bstride, float *out);

@@ -60,10 +60,10 @@ fv_conv_separate (const float *k, int kw, int kh, float *col, float *row)
   return fv_conv_separate_within (k, kw, kh, 0.0, col, row);
 }
 
-/* Outputs a block: a fixed count, so that the compiler keeps them in
- * vector registers (four of AVX-512), every multiply-add loading one
- * input; the last columns by blocks of 16, then one by one. */
-#define BLOCK 64
+/* Outputs a block: FV_CONV_BLOCK (fv_conv_plan.h), a fixed count, so that
+ * the compiler keeps them in vector registers (four of AVX-512), every
+ * multiply-add loading one input; the last columns by blocks of 16, then
+ * one by one. */
 
 /* Column sums of columns [u, u + B) for m output rows: t[r * n + u ...] =
  * sum_j col[j] * rows[(r + j) * stride + u ...]. */
@@ -73,7 +73,7 @@ column_block (const float *restrict rows, size_t stride, int u, int m, const flo
 {
   for (int r = 0; r < m; r++) {
     const float *in = rows + (size_t) r * stride + u;
-    float acc[BLOCK];
+    float acc[FV_CONV_BLOCK];
     for (int b = 0; b < B; b++)
       acc[b] = col[0] * in[b];
     for (int j = 1; j < kh; j++) {
@@ -94,8 +94,8 @@ column_pass (const float *restrict rows, size_t stride, int n, int m, const floa
     int kh, float *restrict t)
 {
   int u = 0;
-  for (; u + BLOCK <= n; u += BLOCK)
-    column_block (rows, stride, u, m, col, kh, t, n, BLOCK);
+  for (; u + FV_CONV_BLOCK <= n; u += FV_CONV_BLOCK)
+    column_block (rows, stride, u, m, col, kh, t, n, FV_CONV_BLOCK);
   for (; u + 16 <= n; u += 16)
     column_block (rows, stride, u, m, col, kh, t, n, 16);
   for (; u < n; u++)
@@ -107,14 +107,10 @@ static inline __attribute__ ((always_inline)) void
 row_block (const float *restrict t, int x, const float *restrict row, int kw,
     float *restrict o, const int B)
 {
-  float acc[BLOCK];
+  float acc[FV_CONV_BLOCK];
   for (int b = 0; b < B; b++)
     acc[b] = row[0] * t[x + b];
-  for (int i = 1; i < kw; i++) {
-    const float c = row[i], *in = t + x + i;
-    for (int b = 0; b < B; b++)
-      acc[b] += c * in[b];
-  }
+  fv_conv_taps_add (acc, t + x + 1, row + 1, kw - 1, B);
   memcpy (o + x, acc, sizeof (float) * B);
 }
 
@@ -126,8 +122,8 @@ static void
 row_pass (const float *restrict t, int n, const float *restrict row, int kw, float *restrict o)
 {
   int x = 0;
-  for (; x + BLOCK <= n; x += BLOCK)
-    row_block (t, x, row, kw, o, BLOCK);
+  for (; x + FV_CONV_BLOCK <= n; x += FV_CONV_BLOCK)
+    row_block (t, x, row, kw, o, FV_CONV_BLOCK);
   for (; x + 16 <= n; x += 16)
     row_block (t, x, row, kw, o, 16);
   for (; x < n; x++)
