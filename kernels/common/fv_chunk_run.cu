@@ -540,7 +540,7 @@ fv_chunk_run_execute (fv_chunk_run *r, const fv_image *src, const fv_image *dst)
   const double ms = fv_now_ms () - r->t0;
   if (st == FV_OK && timed)
     chose (r, way, ms);
-  if (st == FV_OK && r->sized && way == WAY_SPREAD && r->resized < 2) {
+  if (st == FV_OK && r->sized && way == WAY_SPREAD && r->resized < RESIZES) {
     resize_bands (r);
     r->resized++;
   }

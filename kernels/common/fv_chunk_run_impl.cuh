@@ -44,6 +44,12 @@ struct Entry {
 /* How a spread runner runs its frames: timing both ways first, then one. */
 enum Way { WAY_SPREAD, WAY_HOME };
 #define TIMED_CALLS 5   /* the first spread untimed, then spread, home, spread, home */
+/* Bands sized to speeds are resized after each of the first RESIZES spread
+ * frames. Three: the frame's GPU packs the other GPUs' bands for them (the
+ * fill, fv_fill_chunk_cuda.cu), so its speed depends on their share, and
+ * the first frame's times include setting up; on two H200 a third round
+ * brought the fill at 16384^2 from 0.90-1.03 ms to 0.85-0.87 */
+#define RESIZES 3
 
 struct fv_chunk_run {
   fv_chunk_run_params p;

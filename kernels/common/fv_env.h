@@ -64,6 +64,10 @@ extern "C" {
 /* satfilter GPU: "table" or "two-pass" makes the mean and threshold take
  * that path wherever it can run (unset: the plan's choice, fv_box_cuda.cu) */
 #define FV_ENV_BOX_PATH "FASTVISION_BOX_PATH"
+/* autofill GPU over several GPUs: pieces in which the frame's GPU sends
+ * a band of its frame to another GPU as bits and writes the result back
+ * (0: that GPU reads and writes the frame in place; 4) */
+#define FV_ENV_FILL_PIECES "FASTVISION_FILL_PIECES"
 /* autofill GPU measure: set, prints each phase's time */
 #define FV_ENV_FILL_MEASURE_PROFILE "FASTVISION_FILL_MEASURE_PROFILE"
 

@@ -2,6 +2,9 @@
 /* The fill of a chunk of a larger frame in two passes, and the seams'
  * union-find between them (fv_fill_plan.h; fv_fill_chunked.c runs them). */
 #include "fv_fill_tiles.cuh"
+#include "../common/fv_cuda.h"
+#include "../common/fv_env.h"
+#include <cstring>
 
 namespace {
 
@@ -159,6 +162,179 @@ fv_fill_cuda_seams (void *stream, int *parent, int *ed, const fv_fill_side *side
   return FV_OK;
 }
 
+/* ---- a chunk whose frame lies on another GPU, the home ----
+ * Its pixels would cross the link between the GPUs twice (read, then
+ * written: device 1's band of a 16384^2 frame on two H200 took 4-5 times
+ * what device 0's pixels took, read in place or staged by copy engines).
+ * Instead the home packs the chunk's background into bits, a bit a pixel,
+ * in pieces of whole tile rows, and copies each piece here, where it is
+ * labelled as it arrives; once the tiles are joined, each piece's bits of
+ * what reaches the outside are written back into the home's scratch, and
+ * the home writes the pixels from both. A pixel crosses as two bits. */
+
+/* The home's stream, events and scratch for chunks of up to `tiles` tiles
+ * (the plan's size: bands resized over the first frames need no more),
+ * made (again) when the home changes. */
+static cudaError_t
+home_open (fv_fill_cuda *c, int device, size_t tiles)
+{
+  fv_fill_home *h = &c->home;
+  if (h->stream && h->device == device && h->words >= tiles * T)
+    return cudaSuccess;
+  fv_fill_home_close (c);
+  h->pieces = (int) fv_env_int (FV_ENV_FILL_PIECES, 4);
+  h->pieces = h->pieces < 0 ? 0 : h->pieces > MAX_PIECES ? MAX_PIECES : h->pieces;
+  cudaError_t e = cudaSuccess;
+  for (int k = 0; k < MAX_PIECES && e == cudaSuccess; k++)
+    e = cudaEventCreateWithFlags (&h->written[k], cudaEventDisableTiming);
+  if (e == cudaSuccess)
+    e = cudaEventCreateWithFlags (&h->start, cudaEventDisableTiming);
+  if (e == cudaSuccess)
+    e = fv_cuda_use_device (device);
+  /* the home's own chunks fill its SMs: its blocks for this chunk go
+   * first as SMs free up, or this GPU would wait for the home's frame */
+  int least = 0, greatest = 0;
+  if (e == cudaSuccess)
+    e = cudaDeviceGetStreamPriorityRange (&least, &greatest);
+  if (e == cudaSuccess)
+    e = cudaStreamCreateWithPriority (&h->stream, cudaStreamNonBlocking, greatest);
+  h->device = device;
+  for (int k = 0; k < MAX_PIECES && e == cudaSuccess; k++)
+    e = cudaEventCreateWithFlags (&h->packed[k], cudaEventDisableTiming);
+  if (e == cudaSuccess)
+    e = cudaEventCreateWithFlags (&h->done, cudaEventDisableTiming);
+  if (e == cudaSuccess)
+    e = cudaMalloc (&h->bg, tiles * T * sizeof (unsigned));
+  if (e == cudaSuccess)
+    e = cudaMalloc (&h->out, tiles * T * sizeof (unsigned));
+  h->words = e == cudaSuccess ? tiles * T : 0;
+  cudaError_t back = fv_cuda_use_device (c->ps.device);
+  return e != cudaSuccess ? e : back;
+}
+
+/* Pieces of whole tile rows, about `want`, none empty. */
+static int
+pieces_of (const Frame &f, int want)
+{
+  const int rows = f.tiles / f.tiles_x, per = (rows + want - 1) / want;
+  return (rows + per - 1) / per;
+}
+
+/* Tiles of piece k of n (pieces_of's n; the last takes the rest). */
+static void
+piece_tiles (const Frame &f, int k, int n, int *t0, int *t1)
+{
+  const int rows = f.tiles / f.tiles_x, per = (rows + n - 1) / n;
+  const int r0 = k * per, r1 = r0 + per < rows ? r0 + per : rows;
+  *t0 = r0 * f.tiles_x;
+  *t1 = r1 * f.tiles_x;
+}
+
+static int
+device_of (const void *p)
+{
+  cudaPointerAttributes at;
+  const bool ok = cudaPointerGetAttributes (&at, p) == cudaSuccess
+      && at.type == cudaMemoryTypeDevice;
+  cudaGetLastError ();
+  return ok ? at.device : -1;
+}
+
+/* pack_tiles' and unpack_tiles' blocks for tiles [t0, t1) (whole rows) */
+static dim3
+pack_grid (const Frame &f, int t0, int t1)
+{
+  return dim3 ((f.tiles_x + PACK_TILES - 1) / PACK_TILES, (t1 - t0) / f.tiles_x);
+}
+
+/* The first pass of a chunk whose src and dst lie on the home (queued). */
+static fv_status
+first_from_home (fv_fill_cuda *c, const fv_fill_params *p, const Frame &at_home,
+    const fv_image *dst, int *edges)
+{
+  fv_fill_home *h = &c->home;
+  const int n = pieces_of (at_home, h->pieces);
+  Frame f = at_home;   /* here: the bits alone */
+  f.src = nullptr;
+  f.sstride = 0;
+  /* the home packs and sends each piece once this stream's earlier work
+   * (which may still read the bits) is done */
+  FV_CUDA_TRY (cudaEventRecord (h->start, c->ps.stream));
+  FV_CUDA_TRY (fv_cuda_use_device (h->device));
+  FV_CUDA_TRY (cudaStreamWaitEvent (h->stream, h->start, 0));
+  for (int k = 0; k < n; k++) {
+    int t0, t1;
+    piece_tiles (f, k, n, &t0, &t1);
+    pack_tiles<<<pack_grid (f, t0, t1), PACK_THREADS, 0, h->stream>>> (at_home, h->bg, t0, t1);
+    FV_CUDA_TRY (cudaMemcpyAsync (c->bits + (size_t) t0 * T, h->bg + (size_t) t0 * T,
+        (size_t) (t1 - t0) * T * sizeof (unsigned), cudaMemcpyDefault, h->stream));
+    FV_CUDA_TRY (cudaEventRecord (h->packed[k], h->stream));
+  }
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  for (int k = 0; k < n; k++) {
+    int t0, t1;
+    piece_tiles (f, k, n, &t0, &t1);
+    FV_CUDA_TRY (cudaStreamWaitEvent (c->ps.stream, h->packed[k], 0));
+    label_tiles (c, f, t0, t1);
+  }
+  join (c, f);
+  const int ne = 2 * (c->w + c->h), blocks = (ne + 255) / 256;
+  edge_roots<<<blocks, 256, 0, c->ps.stream>>> (f, c->slots, c->edge_roots);
+  edge_claim<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, c->slots);
+  edge_first<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, c->slots, edges);
+  for (int k = 0; k < n; k++) {
+    int t0, t1;
+    piece_tiles (f, k, n, &t0, &t1);
+    write_range (c, p, f, nullptr, 0, WRITE_FIRST, t0, t1, h->out);
+    FV_CUDA_TRY (cudaEventRecord (h->written[k], c->ps.stream));
+  }
+  edge_release<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, nullptr, c->slots);
+  FV_CUDA_TRY (cudaGetLastError ());
+  FV_CUDA_TRY (fv_cuda_use_device (h->device));
+  const unsigned char fv = (unsigned char) p->fill_value;
+  for (int k = 0; k < n; k++) {
+    int t0, t1;
+    piece_tiles (f, k, n, &t0, &t1);
+    FV_CUDA_TRY (cudaStreamWaitEvent (h->stream, h->written[k], 0));
+    unpack_tiles<<<pack_grid (f, t0, t1), PACK_THREADS, 0, h->stream>>> (f, h->bg, h->out,
+        (unsigned char *) dst->data, dst->stride, fv, p->output == FV_FILL_FILLED ? fv : 0, t0,
+        t1);
+  }
+  FV_CUDA_TRY (cudaEventRecord (h->done, h->stream));
+  FV_CUDA_TRY (cudaGetLastError ());
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  /* this stream's end waits for the home's writes */
+  FV_CUDA_TRY (cudaStreamWaitEvent (c->ps.stream, h->done, 0));
+  return FV_OK;
+}
+
+extern "C" void
+fv_fill_home_close (fv_fill_cuda *c)
+{
+  fv_fill_home *h = &c->home;
+  if (h->stream)   /* nothing here writes the home's scratch any more */
+    cudaStreamSynchronize (c->ps.stream);
+  for (int k = 0; k < MAX_PIECES; k++)
+    if (h->written[k])
+      cudaEventDestroy (h->written[k]);
+  if (h->start)
+    cudaEventDestroy (h->start);
+  if (h->stream && fv_cuda_use_device (h->device) == cudaSuccess) {
+    cudaStreamSynchronize (h->stream);
+    for (int k = 0; k < MAX_PIECES; k++)
+      if (h->packed[k])
+        cudaEventDestroy (h->packed[k]);
+    if (h->done)
+      cudaEventDestroy (h->done);
+    cudaFree (h->bg);
+    cudaFree (h->out);
+    cudaStreamDestroy (h->stream);
+    fv_cuda_use_device (c->ps.device);
+  }
+  cudaGetLastError ();
+  memset (h, 0, sizeof *h);
+}
+
 extern "C" fv_status
 fv_fill_cuda_first (fv_fill_plan *pl, const fv_image *src, unsigned sides, int *edges,
     const fv_image *dst)
@@ -175,6 +351,15 @@ fv_fill_cuda_first (fv_fill_plan *pl, const fv_image *src, unsigned sides, int *
   c->h = src->height;
   c->sides = sides;
   const Frame f = frame_of (pl, src->data, src->stride, c->w, c->h, sides);
+  /* src and dst on one other GPU (read and written in place over peer
+   * access): through that GPU, as bits */
+  const int home = device_of (src->data);
+  if (home >= 0 && home != c->ps.device && device_of (dst->data) == home) {
+    const Frame most = frame_of (pl, nullptr, 0, pl->p.frame.width, pl->p.frame.height, sides);
+    FV_CUDA_TRY (home_open (c, home, (size_t) most.tiles));
+    if (c->home.pieces > 0)
+      return first_from_home (c, &pl->p, f, dst, edges);
+  }
   label (c, f);
   const int n = 2 * (c->w + c->h), blocks = (n + 255) / 256;
   edge_roots<<<blocks, 256, 0, c->ps.stream>>> (f, c->slots, c->edge_roots);

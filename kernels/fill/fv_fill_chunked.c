@@ -371,7 +371,9 @@ fv_fill_chunked_init (fv_fill_plan *pl, int device, void *stream)
    * entry a device (a chunk more is a seam more and a plan more) */
   rp.lanes = 1;   /* more lanes: more seams, and no faster (docs/benchmarks.md) */
   rp.per_entry = 1;
-  rp.peer_direct = 1;   /* each pass reads or writes a pixel once */
+  /* each pass reads or writes a pixel once; another GPU's band of this
+   * frame goes through this GPU as bits (fv_fill_cuda_first) */
+  rp.peer_direct = 1;
   /* over several devices, the whole frame on this one when it fits: the
    * runner runs it when that times faster than spreading (chunks on one
    * device cost the fill more than the whole frame does) */

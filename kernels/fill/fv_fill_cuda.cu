@@ -129,6 +129,7 @@ fv_fill_cuda_free (fv_fill_plan *pl)
   cudaFree (c->d_dst);
   cudaFree (c->filled);
   fv_fill_measure_dev_free (c->measure);
+  fv_fill_home_close (c);
   c->ps.close ();
   free (c);
   pl->state = nullptr;

@@ -126,7 +126,10 @@ void fv_fill_measure_free (fv_fill_plan *pl);
  * same component; dst (src's size) gets the fill as if no seam led outside.
  * The second writes into that dst again where the components of the edge
  * pixels marked in `outside` (a byte each, device or mapped host memory)
- * change it; the plan must still hold that chunk's first pass. */
+ * change it; the plan must still hold that chunk's first pass. src and
+ * dst on another GPU (peer access enabled both ways): the first pass has
+ * that GPU pack src into bits and write dst from bits, in pieces
+ * (FASTVISION_FILL_PIECES), on a stream of its own there. */
 fv_status fv_fill_cuda_first (fv_fill_plan *plan, const fv_image *src, unsigned sides,
     int *edges, const fv_image *dst);
 fv_status fv_fill_cuda_second (fv_fill_plan *plan, const unsigned char *outside,

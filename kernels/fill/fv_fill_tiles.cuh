@@ -19,8 +19,28 @@ constexpr int WALL = -1;
 constexpr int NEWLY = -2;     /* chunked, second pass: a root the seams showed outside */
 constexpr int TILES_A_BLOCK = 8;
 constexpr unsigned ALL = 0xffffffffu;
+constexpr int MAX_PIECES = 64;  /* a chunk on another GPU: copied in pieces */
 
 }  // namespace
+
+/* A chunk whose frame lies on another GPU, the home (fv_fill_chunk_cuda.cu):
+ * a stream there, its scratch (a bit a pixel: the chunk's background as
+ * the home packs it, and what reaches the outside as this GPU found it),
+ * and the events between the two GPUs' streams, a pair a piece; made when
+ * first needed. */
+struct fv_fill_home {
+  int device;             /* where it is made (stream not NULL) */
+  int pieces;             /* the chunk's pieces; 0: such a chunk is read in place */
+  size_t words;           /* each scratch's */
+  cudaStream_t stream;
+  unsigned *bg, *out;
+  cudaEvent_t packed[MAX_PIECES], written[MAX_PIECES];   /* on the home, on this GPU */
+  cudaEvent_t start, done;                               /* on this GPU, on the home */
+};
+
+struct fv_fill_cuda;
+/* its home part freed (fv_fill_chunk_cuda.cu) */
+extern "C" void fv_fill_home_close (fv_fill_cuda *c);
 
 struct fv_fill_cuda {
   fv::PlanStream ps;
@@ -34,6 +54,7 @@ struct fv_fill_cuda {
   unsigned char *d_src, *d_dst;
   size_t d_pitch;
   unsigned *filled;       /* measuring parts: the filled bits */
+  fv_fill_home home;      /* chunked: a chunk whose frame is on another GPU */
   fv_fill_measure_dev *measure;   /* measuring: labels and sums on the device */
 };
 
@@ -102,6 +123,20 @@ load_row (const Frame &f, int tile)
     if (r == t.lane)
       t.bg = word;
   }
+  t.border = border_bits (f, t.x0, t.y0, t.lane, t.bg);
+  return t;
+}
+
+/* This lane's row of the tile from background bits packed already (by
+ * load_row, on the frame's GPU) */
+__device__ TileRow
+bits_row (const Frame &f, int tile, const unsigned *bits)
+{
+  TileRow t;
+  t.lane = threadIdx.x & 31;
+  t.x0 = tile % f.tiles_x * T;
+  t.y0 = tile / f.tiles_x * T;
+  t.bg = bits[(size_t) tile * T + t.lane];
   t.border = border_bits (f, t.x0, t.y0, t.lane, t.bg);
   return t;
 }
@@ -193,15 +228,17 @@ edge_mask (int lane, int lr, int lc)
 }
 
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
-label_edges (Frame f, int *slots, unsigned *bits)
+label_edges (Frame f, int *slots, unsigned *bits, int t0, int t1)
 {
   __shared__ int lab[TILES_A_BLOCK][SLOTS];
-  const int warp = threadIdx.x / 32, tile = blockIdx.x * TILES_A_BLOCK + warp;
-  if (tile >= f.tiles)
+  const int warp = threadIdx.x / 32, tile = t0 + blockIdx.x * TILES_A_BLOCK + warp;
+  if (tile >= t1)
     return;   /* whole warps: the shuffles below see all their lanes */
-  const TileRow t = load_row (f, tile);
+  /* no pixels: the bits are packed already (a chunk of another GPU's frame) */
+  const TileRow t = f.src ? load_row (f, tile) : bits_row (f, tile, bits);
   const int lane = t.lane;
-  bits[(size_t) tile * T + lane] = t.bg;
+  if (f.src)
+    bits[(size_t) tile * T + lane] = t.bg;
   if (tile == 0 && lane == 0)
     slots[0] = 0;   /* the outside, its own root */
   for (int i = lane; i < SLOTS; i += 32)
@@ -341,13 +378,56 @@ join_edges (Frame f, int *slots)
  * it; measuring, the bits it kept lose them too). */
 enum WriteMode { WRITE_WHOLE, WRITE_FIRST, WRITE_FIX };
 
+/* An output pixel from its background bit and whether the outside reaches
+ * it: contour on_contour, background reached 0, enclosed fv. */
+__device__ __forceinline__ unsigned
+out_pixel (unsigned bg, unsigned reached, unsigned char fv, unsigned char on_contour)
+{
+  return !(bg & 1) ? on_contour : (reached & 1) ? 0 : fv;
+}
+
+/* A tile's pixels from its background rows m and what of them reaches the
+ * outside (each lane its row) */
+__device__ __forceinline__ void
+store_tile (const Frame &f, int x0, int y0, int lane, unsigned m, unsigned out,
+    unsigned char *dst, size_t dstride, unsigned char fv, unsigned char on_contour, bool aligned)
+{
+  if (aligned) {   /* four rows at a time, four pixels a lane */
+    const int q = lane % 8 * 4, x = x0 + q;
+    for (int r0 = 0; r0 < T; r0 += 4) {
+      const int r = r0 + lane / 8, y = y0 + r;
+      const unsigned bg = __shfl_sync (ALL, m, r) >> q, o = __shfl_sync (ALL, out, r) >> q;
+      unsigned word = 0;
+      for (int k = 0; k < 4; k++)
+        word |= out_pixel (bg >> k, o >> k, fv, on_contour) << 8 * k;
+      unsigned char *row = dst + (size_t) y * dstride;
+      if (y >= f.h || x >= f.w)
+        continue;
+      if (x + 3 < f.w)
+        *(unsigned *) (row + x) = word;
+      else
+        for (int k = 0; x + k < f.w; k++)
+          row[x + k] = (unsigned char) (word >> 8 * k);
+    }
+    return;
+  }
+  /* a row at a time across the warp again, coalesced */
+  for (int r = 0; r < T; r++) {
+    const unsigned bg = __shfl_sync (ALL, m, r), o = __shfl_sync (ALL, out, r);
+    const int x = x0 + lane, y = y0 + r;
+    if (x < f.w && y < f.h)
+      dst[(size_t) y * dstride + x] = (unsigned char) out_pixel (bg >> lane, o >> lane, fv,
+          on_contour);
+  }
+}
+
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
 write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
     size_t dstride, unsigned char fv, unsigned char on_contour, bool aligned, bool keep_enclosed,
-    unsigned *filled, WriteMode mode, unsigned char *seamed)
+    unsigned *filled, WriteMode mode, unsigned char *seamed, int t0, int t1, unsigned *outb)
 {
-  const int warp = threadIdx.x / 32, tile = blockIdx.x * TILES_A_BLOCK + warp;
-  if (tile >= f.tiles || (mode == WRITE_FIX && !seamed[tile]))
+  const int warp = threadIdx.x / 32, tile = t0 + blockIdx.x * TILES_A_BLOCK + warp;
+  if (tile >= t1 || (mode == WRITE_FIX && !seamed[tile]))
     return;
   const int lane = threadIdx.x & 31;
   const int x0 = tile % f.tiles_x * T, y0 = tile / f.tiles_x * T;
@@ -399,31 +479,92 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
     }
     return;
   }
-  if (aligned) {   /* four rows at a time, four pixels a lane */
-    const int q = lane % 8 * 4, x = x0 + q;
-    for (int r0 = 0; r0 < T; r0 += 4) {
-      const int r = r0 + lane / 8, y = y0 + r;
-      const unsigned bg = __shfl_sync (ALL, m, r) >> q, o = __shfl_sync (ALL, out, r) >> q;
-      unsigned word = 0;
-      for (int k = 0; k < 4; k++)
-        word |= (unsigned) (!(bg >> k & 1) ? on_contour : (o >> k & 1) ? 0 : fv) << 8 * k;
-      unsigned char *row = dst + (size_t) y * dstride;
-      if (y >= f.h || x >= f.w)
-        continue;
-      if (x + 3 < f.w)
-        *(unsigned *) (row + x) = word;
-      else
-        for (int k = 0; x + k < f.w; k++)
-          row[x + k] = (unsigned char) (word >> 8 * k);
-    }
+  if (outb) {   /* a chunk of another GPU's frame: its bytes are written there */
+    outb[(size_t) tile * T + lane] = out;
     return;
   }
-  /* a row at a time across the warp again, coalesced */
-  for (int r = 0; r < T; r++) {
-    const unsigned bg = __shfl_sync (ALL, m, r), o = __shfl_sync (ALL, out, r);
-    const int x = x0 + lane, y = y0 + r;
-    if (x < f.w && y < f.h)
-      dst[(size_t) y * dstride + x] = !(bg >> lane & 1) ? on_contour : (o >> lane & 1) ? 0 : fv;
+  store_tile (f, x0, y0, lane, m, out, dst, dstride, fv, on_contour, aligned);
+}
+
+/* A chunk of another GPU's frame, on that GPU: its tiles' background bits
+ * packed (then copied to the chunk's GPU, which labels them) and its
+ * pixels written back from them and the bits of what reaches the outside
+ * (as write_tiles would have). Streaming kernels, so that the frame's GPU,
+ * busy with its own chunk, spends little on them: a block a row of tiles
+ * PACK_TILES wide, each thread 16 pixels of a row at a time (one 16-byte
+ * load or store where aligned), the bits through shared memory so that
+ * the block reads and writes them whole. */
+constexpr int PACK_TILES = 16;
+constexpr int PACK_THREADS = 256;
+
+/* The 16 pixels of row y from column x: background bits (src <= thr) */
+__device__ __forceinline__ unsigned
+pack16 (const Frame &f, int x, int y)
+{
+  if (y >= f.h || x >= f.w)
+    return 0;
+  const unsigned char *p = f.src + (size_t) y * f.sstride + x;
+  unsigned m = 0;
+  if (x + 16 <= f.w && ((uintptr_t) p & 15) == 0) {
+    const uint4 v = *(const uint4 *) p;
+    const unsigned w[4] = { v.x, v.y, v.z, v.w };
+    for (int k = 0; k < 16; k++)
+      m |= (unsigned) ((int) (w[k / 4] >> 8 * (k % 4) & 255) <= f.thr) << k;
+    return m;
+  }
+  for (int k = 0; k < 16 && x + k < f.w; k++)
+    m |= (unsigned) (p[k] <= f.thr) << k;
+  return m;
+}
+
+__global__ void __launch_bounds__ (PACK_THREADS)
+pack_tiles (Frame f, unsigned *bg, int t0, int t1)
+{
+  __shared__ unsigned short half[2 * PACK_TILES][T];
+  const int ty = t0 / f.tiles_x + blockIdx.y, tx0 = blockIdx.x * PACK_TILES;
+  for (int i = threadIdx.x; i < 2 * PACK_TILES * T; i += PACK_THREADS) {
+    const int r = i / (2 * PACK_TILES), s = i % (2 * PACK_TILES);
+    half[s][r] = (unsigned short) pack16 (f, tx0 * T + 16 * s, ty * T + r);
+  }
+  __syncthreads ();
+  const int first = ty * f.tiles_x + tx0;
+  for (int i = threadIdx.x; i < PACK_TILES * T; i += PACK_THREADS) {
+    const int j = i / T, r = i % T;
+    if (tx0 + j < f.tiles_x && first + j < t1)
+      bg[(size_t) (first + j) * T + r] = half[2 * j][r] | (unsigned) half[2 * j + 1][r] << 16;
+  }
+}
+
+__global__ void __launch_bounds__ (PACK_THREADS)
+unpack_tiles (Frame f, const unsigned *bg, const unsigned *outb, unsigned char *dst,
+    size_t dstride, unsigned char fv, unsigned char on_contour, int t0, int t1)
+{
+  __shared__ unsigned m[PACK_TILES * T], o[PACK_TILES * T];
+  const int ty = t0 / f.tiles_x + blockIdx.y, tx0 = blockIdx.x * PACK_TILES;
+  const int first = ty * f.tiles_x + tx0;
+  for (int i = threadIdx.x; i < PACK_TILES * T; i += PACK_THREADS) {
+    const bool in = tx0 + i / T < f.tiles_x && first + i / T < t1;
+    m[i] = in ? bg[(size_t) first * T + i] : 0;
+    o[i] = in ? outb[(size_t) first * T + i] : 0;
+  }
+  __syncthreads ();
+  for (int i = threadIdx.x; i < 2 * PACK_TILES * T; i += PACK_THREADS) {
+    const int r = i / (2 * PACK_TILES), s = i % (2 * PACK_TILES);
+    const int x = tx0 * T + 16 * s, y = ty * T + r;
+    if (y >= f.h || x >= f.w)
+      continue;
+    const int sh = 16 * (s & 1);
+    const unsigned mb = m[s / 2 * T + r] >> sh, ob = o[s / 2 * T + r] >> sh;
+    unsigned w[4] = { 0, 0, 0, 0 };
+    for (int k = 0; k < 16; k++)
+      w[k / 4] |= out_pixel (mb >> k, ob >> k, fv, on_contour) << 8 * (k % 4);
+    unsigned char *p = dst + (size_t) y * dstride + x;
+    if (x + 16 <= f.w && ((uintptr_t) p & 15) == 0) {
+      *(uint4 *) p = make_uint4 (w[0], w[1], w[2], w[3]);
+    } else {
+      for (int k = 0; k < 16 && x + k < f.w; k++)
+        p[k] = (unsigned char) (w[k / 4] >> 8 * (k % 4));
+    }
   }
 }
 
@@ -435,27 +576,53 @@ frame_of (const fv_fill_plan *pl, const void *src, size_t stride, int w, int h, 
     tiles_x * ((h + T - 1) / T), pl->p.connectivity == 8, sides };
 }
 
-/* Passes 1 and 2: every tile's edge pixels labelled, and joined. */
+/* Pass 1 over tiles [t0, t1): their edge pixels labelled. */
 static void
-label (fv_fill_cuda *c, const Frame &f)
+label_tiles (fv_fill_cuda *c, const Frame &f, int t0, int t1)
 {
-  const int blocks = (f.tiles + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
-  label_edges<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits);
+  const int blocks = (t1 - t0 + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
+  if (blocks > 0)
+    label_edges<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, t0,
+        t1);
+}
+
+/* Pass 2: the tiles' edge pixels joined. */
+static void
+join (fv_fill_cuda *c, const Frame &f)
+{
   if (f.tiles > 1)
     join_edges<<<dim3 ((f.tiles * T + 255) / 256, 2), 256, 0, c->ps.stream>>> (f, c->slots);
 }
 
-/* Pass 3, into out (device memory) */
+/* Passes 1 and 2 over every tile. */
+static inline void
+label (fv_fill_cuda *c, const Frame &f)
+{
+  label_tiles (c, f, 0, f.tiles);
+  join (c, f);
+}
+
+/* Pass 3 over tiles [t0, t1), into out (device memory; its tile rows as
+ * the frame's) */
+static void
+write_range (fv_fill_cuda *c, const fv_fill_params *p, const Frame &f, unsigned char *out,
+    size_t ostride, WriteMode mode, int t0, int t1, unsigned *outb = nullptr)
+{
+  const int blocks = (t1 - t0 + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
+  const unsigned char fv = (unsigned char) p->fill_value;
+  const bool aligned = ((uintptr_t) out | ostride) % 4 == 0;   /* word stores */
+  if (blocks > 0)
+    write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
+        ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0,
+        c->filled, mode, c->seamed, t0, t1, outb);
+}
+
+/* Pass 3 over every tile */
 static void
 write (fv_fill_cuda *c, const fv_fill_params *p, const Frame &f, unsigned char *out,
     size_t ostride, WriteMode mode)
 {
-  const int blocks = (f.tiles + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
-  const unsigned char fv = (unsigned char) p->fill_value;
-  const bool aligned = ((uintptr_t) out | ostride) % 4 == 0;   /* word stores */
-  write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
-      ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0, c->filled,
-      mode, c->seamed);
+  write_range (c, p, f, out, ostride, mode, 0, f.tiles);
 }
 
 }  // namespace

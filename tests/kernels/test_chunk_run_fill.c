@@ -241,6 +241,16 @@ fill_tests (fvt_rng *rng, const char *data)
     setenv ("FASTVISION_CHUNK_PEER_DIRECT", "0", 1);
     fill_case (&sp2, 4, FV_FILL_FILLED, 255, &all, "tall spiral, all GPUs, staged", 1, 3);
     unsetenv ("FASTVISION_CHUNK_PEER_DIRECT");
+    /* the others' bands read and written in place (no bits from the
+     * frame's GPU), and sent as bits in three pieces (the default: 4) */
+    setenv ("FASTVISION_FILL_PIECES", "0", 1);
+    fill_case (&sp1, 8, FV_FILL_FILLED, 255, &all, "spiral, all GPUs, read in place", 0, 3);
+    setenv ("FASTVISION_FILL_PIECES", "3", 1);
+    fill_case (&sp2, 8, FV_FILL_HOLES, 255, &all, "tall spiral, all GPUs, bits in 3 pieces",
+        1, 3);
+    fill_case (&noise, 4, FV_FILL_FILLED, 255, &all, "noise, all GPUs, bits in 3 pieces",
+        0, 0);
+    unsetenv ("FASTVISION_FILL_PIECES");
   }
   fvt_image_free (&sp1);
   fvt_image_free (&sp2);
