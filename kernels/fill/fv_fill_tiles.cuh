@@ -227,6 +227,10 @@ edge_mask (int lane, int lr, int lc)
   return lane == 0 || lane == lr ? ALL : 1u | 1u << lc;
 }
 
+/* FROM_BITS: no pixels, the bits are packed already (a chunk of another
+ * GPU's frame); a template, so that the frame's own path compiles as it
+ * did (a run-time branch here cost the whole-frame fill 5% on the H200) */
+template <bool FROM_BITS>
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
 label_edges (Frame f, int *slots, unsigned *bits, int t0, int t1)
 {
@@ -234,10 +238,9 @@ label_edges (Frame f, int *slots, unsigned *bits, int t0, int t1)
   const int warp = threadIdx.x / 32, tile = t0 + blockIdx.x * TILES_A_BLOCK + warp;
   if (tile >= t1)
     return;   /* whole warps: the shuffles below see all their lanes */
-  /* no pixels: the bits are packed already (a chunk of another GPU's frame) */
-  const TileRow t = f.src ? load_row (f, tile) : bits_row (f, tile, bits);
+  const TileRow t = FROM_BITS ? bits_row (f, tile, bits) : load_row (f, tile);
   const int lane = t.lane;
-  if (f.src)
+  if (!FROM_BITS)
     bits[(size_t) tile * T + lane] = t.bg;
   if (tile == 0 && lane == 0)
     slots[0] = 0;   /* the outside, its own root */
@@ -421,6 +424,9 @@ store_tile (const Frame &f, int x0, int y0, int lane, unsigned m, unsigned out,
   }
 }
 
+/* TO_BITS: a chunk of another GPU's frame, whose pixels are written there
+ * from the bits of what reaches the outside (outb); a template as above */
+template <bool TO_BITS>
 __global__ void __launch_bounds__ (32 * TILES_A_BLOCK)
 write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
     size_t dstride, unsigned char fv, unsigned char on_contour, bool aligned, bool keep_enclosed,
@@ -479,7 +485,7 @@ write_tiles (Frame f, const int *slots, unsigned *bits, unsigned char *dst,
     }
     return;
   }
-  if (outb) {   /* a chunk of another GPU's frame: its bytes are written there */
+  if (TO_BITS) {
     outb[(size_t) tile * T + lane] = out;
     return;
   }
@@ -581,9 +587,9 @@ static void
 label_tiles (fv_fill_cuda *c, const Frame &f, int t0, int t1)
 {
   const int blocks = (t1 - t0 + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
+  const auto kernel = f.src ? label_edges<false> : label_edges<true>;
   if (blocks > 0)
-    label_edges<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, t0,
-        t1);
+    kernel<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, t0, t1);
 }
 
 /* Pass 2: the tiles' edge pixels joined. */
@@ -611,10 +617,11 @@ write_range (fv_fill_cuda *c, const fv_fill_params *p, const Frame &f, unsigned 
   const int blocks = (t1 - t0 + TILES_A_BLOCK - 1) / TILES_A_BLOCK;
   const unsigned char fv = (unsigned char) p->fill_value;
   const bool aligned = ((uintptr_t) out | ostride) % 4 == 0;   /* word stores */
+  const auto kernel = outb ? write_tiles<true> : write_tiles<false>;
   if (blocks > 0)
-    write_tiles<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out,
-        ostride, fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0,
-        c->filled, mode, c->seamed, t0, t1, outb);
+    kernel<<<blocks, 32 * TILES_A_BLOCK, 0, c->ps.stream>>> (f, c->slots, c->bits, out, ostride,
+        fv, p->output == FV_FILL_FILLED ? fv : 0, aligned, p->measure != 0, c->filled, mode,
+        c->seamed, t0, t1, outb);
 }
 
 /* Pass 3 over every tile */
