@@ -275,14 +275,21 @@ fv_cuda_host_alloc_mapped (size_t size)
 }
 
 extern "C" int
-fv_cuda_image_on_device (const fv_image *im, int device)
+fv_cuda_image_device (const fv_image *im)
 {
   cudaPointerAttributes at;
   const bool ok = im->mem == FV_MEM_DEVICE
       && cudaPointerGetAttributes (&at, im->data) == cudaSuccess
-      && at.type == cudaMemoryTypeDevice && at.device == device;
+      && at.type == cudaMemoryTypeDevice;
   cudaGetLastError ();
-  return ok;
+  return ok ? at.device : -1;
+}
+
+extern "C" int
+fv_cuda_image_on_device (const fv_image *im, int device)
+{
+  const int d = fv_cuda_image_device (im);
+  return d >= 0 && d == device;
 }
 
 /* The calling thread's CUDA context (fv_cuda_place), through the driver's

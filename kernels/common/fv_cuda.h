@@ -76,6 +76,8 @@ fv_status fv_cuda_fill_rect (void *plane, size_t stride, int pstride, int x0, in
  * others: the default device-memory budget of plans. */
 fv_status fv_cuda_free_budget (size_t *budget);
 
+/* The device whose memory im is, or -1 (not device memory). */
+int fv_cuda_image_device (const fv_image *im);
 /* 1 when im is device memory of `device` (its kernels may read it). */
 int fv_cuda_image_on_device (const fv_image *im, int device);
 /* Device memory of another GPU that kernels on `device` may use in place:

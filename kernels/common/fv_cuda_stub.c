@@ -26,6 +26,7 @@ void fv_cuda_stream_destroy (void *stream) { }
 void *fv_cuda_host_alloc (size_t size) { return NULL; }
 void *fv_cuda_host_alloc_mapped (size_t size) { return NULL; }
 fv_status fv_cuda_free_budget (size_t *budget) { *budget = 0; return FV_ERR_NO_CUDA; }
+int fv_cuda_image_device (const fv_image *im) { return -1; }
 int fv_cuda_image_on_device (const fv_image *im, int device) { return 0; }
 int fv_cuda_image_peer (const fv_image *im, int device) { return 0; }
 void fv_cuda_place_save (fv_cuda_place *p) { p->ctx = NULL; p->device = -1; }

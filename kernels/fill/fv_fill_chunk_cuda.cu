@@ -172,18 +172,20 @@ fv_fill_cuda_seams (void *stream, int *parent, int *ed, const fv_fill_side *side
  * what reaches the outside are written back into the home's scratch, and
  * the home writes the pixels from both. A pixel crosses as two bits. */
 
-/* The home's stream, events and scratch for chunks of up to `tiles` tiles
- * (the plan's size: bands resized over the first frames need no more),
- * made (again) when the home changes. */
+/* The home's stream, events and scratch for chunks up to the plan's size
+ * (bands resized over the first frames need no more), made (again) when
+ * the home changes; none left made when that fails. */
 static cudaError_t
-home_open (fv_fill_cuda *c, int device, size_t tiles)
+home_open (fv_fill_cuda *c, const fv_fill_plan *pl, int device)
 {
   fv_fill_home *h = &c->home;
-  if (h->stream && h->device == device && h->words >= tiles * T)
+  if (h->stream && h->device == device)
     return cudaSuccess;
   fv_fill_home_close (c);
   h->pieces = (int) fv_env_int (FV_ENV_FILL_PIECES, 4);
   h->pieces = h->pieces < 0 ? 0 : h->pieces > MAX_PIECES ? MAX_PIECES : h->pieces;
+  const size_t words = (size_t) frame_of (pl, nullptr, 0, pl->p.frame.width,
+      pl->p.frame.height, ALL_SIDES).tiles * T;
   cudaError_t e = cudaSuccess;
   for (int k = 0; k < MAX_PIECES && e == cudaSuccess; k++)
     e = cudaEventCreateWithFlags (&h->written[k], cudaEventDisableTiming);
@@ -204,11 +206,12 @@ home_open (fv_fill_cuda *c, int device, size_t tiles)
   if (e == cudaSuccess)
     e = cudaEventCreateWithFlags (&h->done, cudaEventDisableTiming);
   if (e == cudaSuccess)
-    e = cudaMalloc (&h->bg, tiles * T * sizeof (unsigned));
+    e = cudaMalloc (&h->bg, words * sizeof (unsigned));
   if (e == cudaSuccess)
-    e = cudaMalloc (&h->out, tiles * T * sizeof (unsigned));
-  h->words = e == cudaSuccess ? tiles * T : 0;
+    e = cudaMalloc (&h->out, words * sizeof (unsigned));
   cudaError_t back = fv_cuda_use_device (c->ps.device);
+  if (e != cudaSuccess)
+    fv_fill_home_close (c);
   return e != cudaSuccess ? e : back;
 }
 
@@ -230,16 +233,6 @@ piece_tiles (const Frame &f, int k, int n, int *t0, int *t1)
   *t1 = r1 * f.tiles_x;
 }
 
-static int
-device_of (const void *p)
-{
-  cudaPointerAttributes at;
-  const bool ok = cudaPointerGetAttributes (&at, p) == cudaSuccess
-      && at.type == cudaMemoryTypeDevice;
-  cudaGetLastError ();
-  return ok ? at.device : -1;
-}
-
 /* pack_tiles' and unpack_tiles' blocks for tiles [t0, t1) (whole rows) */
 static dim3
 pack_grid (const Frame &f, int t0, int t1)
@@ -247,51 +240,39 @@ pack_grid (const Frame &f, int t0, int t1)
   return dim3 ((f.tiles_x + PACK_TILES - 1) / PACK_TILES, (t1 - t0) / f.tiles_x);
 }
 
-/* The first pass of a chunk whose src and dst lie on the home (queued). */
+/* The home packs the n pieces of the chunk (at_home: its pixels there) and
+ * copies each into this plan's bits, once this stream's earlier work
+ * (which may still read the bits) is done; queued. */
 static fv_status
-first_from_home (fv_fill_cuda *c, const fv_fill_params *p, const Frame &at_home,
-    const fv_image *dst, int *edges)
+home_pack (fv_fill_cuda *c, const Frame &at_home, int n)
 {
   fv_fill_home *h = &c->home;
-  const int n = pieces_of (at_home, h->pieces);
-  Frame f = at_home;   /* here: the bits alone */
-  f.src = nullptr;
-  f.sstride = 0;
-  /* the home packs and sends each piece once this stream's earlier work
-   * (which may still read the bits) is done */
   FV_CUDA_TRY (cudaEventRecord (h->start, c->ps.stream));
   FV_CUDA_TRY (fv_cuda_use_device (h->device));
   FV_CUDA_TRY (cudaStreamWaitEvent (h->stream, h->start, 0));
   for (int k = 0; k < n; k++) {
     int t0, t1;
-    piece_tiles (f, k, n, &t0, &t1);
-    pack_tiles<<<pack_grid (f, t0, t1), PACK_THREADS, 0, h->stream>>> (at_home, h->bg, t0, t1);
+    piece_tiles (at_home, k, n, &t0, &t1);
+    pack_tiles<<<pack_grid (at_home, t0, t1), PACK_THREADS, 0, h->stream>>> (at_home, h->bg, t0,
+        t1);
     FV_CUDA_TRY (cudaMemcpyAsync (c->bits + (size_t) t0 * T, h->bg + (size_t) t0 * T,
         (size_t) (t1 - t0) * T * sizeof (unsigned), cudaMemcpyDefault, h->stream));
     FV_CUDA_TRY (cudaEventRecord (h->packed[k], h->stream));
   }
-  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  for (int k = 0; k < n; k++) {
-    int t0, t1;
-    piece_tiles (f, k, n, &t0, &t1);
-    FV_CUDA_TRY (cudaStreamWaitEvent (c->ps.stream, h->packed[k], 0));
-    label_tiles (c, f, t0, t1);
-  }
-  join (c, f);
-  const int ne = 2 * (c->w + c->h), blocks = (ne + 255) / 256;
-  edge_roots<<<blocks, 256, 0, c->ps.stream>>> (f, c->slots, c->edge_roots);
-  edge_claim<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, c->slots);
-  edge_first<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, c->slots, edges);
-  for (int k = 0; k < n; k++) {
-    int t0, t1;
-    piece_tiles (f, k, n, &t0, &t1);
-    write_range (c, p, f, nullptr, 0, WRITE_FIRST, t0, t1, h->out);
-    FV_CUDA_TRY (cudaEventRecord (h->written[k], c->ps.stream));
-  }
-  edge_release<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, nullptr, c->slots);
   FV_CUDA_TRY (cudaGetLastError ());
-  FV_CUDA_TRY (fv_cuda_use_device (h->device));
+  FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
+  return FV_OK;
+}
+
+/* The home writes dst's pixels, each piece once this GPU has written its
+ * bits of what reaches the outside; this stream's end waits for it. */
+static fv_status
+home_unpack (fv_fill_cuda *c, const fv_fill_params *p, const Frame &f, const fv_image *dst,
+    int n)
+{
+  fv_fill_home *h = &c->home;
   const unsigned char fv = (unsigned char) p->fill_value;
+  FV_CUDA_TRY (fv_cuda_use_device (h->device));
   for (int k = 0; k < n; k++) {
     int t0, t1;
     piece_tiles (f, k, n, &t0, &t1);
@@ -303,7 +284,6 @@ first_from_home (fv_fill_cuda *c, const fv_fill_params *p, const Frame &at_home,
   FV_CUDA_TRY (cudaEventRecord (h->done, h->stream));
   FV_CUDA_TRY (cudaGetLastError ());
   FV_CUDA_TRY (fv_cuda_use_device (c->ps.device));
-  /* this stream's end waits for the home's writes */
   FV_CUDA_TRY (cudaStreamWaitEvent (c->ps.stream, h->done, 0));
   return FV_OK;
 }
@@ -352,23 +332,48 @@ fv_fill_cuda_first (fv_fill_plan *pl, const fv_image *src, unsigned sides, int *
   c->sides = sides;
   const Frame f = frame_of (pl, src->data, src->stride, c->w, c->h, sides);
   /* src and dst on one other GPU (read and written in place over peer
-   * access): through that GPU, as bits */
-  const int home = device_of (src->data);
-  if (home >= 0 && home != c->ps.device && device_of (dst->data) == home) {
-    const Frame most = frame_of (pl, nullptr, 0, pl->p.frame.width, pl->p.frame.height, sides);
-    FV_CUDA_TRY (home_open (c, home, (size_t) most.tiles));
-    if (c->home.pieces > 0)
-      return first_from_home (c, &pl->p, f, dst, edges);
+   * access): through that GPU, as bits, in pieces (else one piece, here) */
+  const int home = fv_cuda_image_device (src);
+  bool from_home = false;
+  if (home >= 0 && home != c->ps.device && fv_cuda_image_device (dst) == home) {
+    FV_CUDA_TRY (home_open (c, pl, home));
+    from_home = c->home.pieces > 0;
   }
-  label (c, f);
-  const int n = 2 * (c->w + c->h), blocks = (n + 255) / 256;
-  edge_roots<<<blocks, 256, 0, c->ps.stream>>> (f, c->slots, c->edge_roots);
-  edge_claim<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, c->slots);
-  edge_first<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, c->slots, edges);
-  write (c, &pl->p, f, (unsigned char *) dst->data, dst->stride, WRITE_FIRST);
-  edge_release<<<blocks, 256, 0, c->ps.stream>>> (n, c->edge_roots, nullptr, c->slots);
+  const int n = from_home ? pieces_of (f, c->home.pieces) : 1;
+  Frame here = f;   /* from the home: the bits alone */
+  if (from_home) {
+    here.src = nullptr;
+    here.sstride = 0;
+    const fv_status st = home_pack (c, f, n);
+    if (st != FV_OK)
+      return st;
+  }
+  for (int k = 0; k < n; k++) {
+    int t0, t1;
+    piece_tiles (here, k, n, &t0, &t1);
+    if (from_home)
+      FV_CUDA_TRY (cudaStreamWaitEvent (c->ps.stream, c->home.packed[k], 0));
+    label_tiles (c, here, t0, t1);
+  }
+  join (c, here);
+  const int ne = 2 * (c->w + c->h), blocks = (ne + 255) / 256;
+  edge_roots<<<blocks, 256, 0, c->ps.stream>>> (here, c->slots, c->edge_roots);
+  edge_claim<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, c->slots);
+  edge_first<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, c->slots, edges);
+  for (int k = 0; k < n; k++) {
+    int t0, t1;
+    piece_tiles (here, k, n, &t0, &t1);
+    if (from_home) {
+      write_range (c, &pl->p, here, nullptr, 0, WRITE_FIRST, t0, t1, c->home.out);
+      FV_CUDA_TRY (cudaEventRecord (c->home.written[k], c->ps.stream));
+    } else {
+      write_range (c, &pl->p, here, (unsigned char *) dst->data, dst->stride, WRITE_FIRST, t0,
+          t1);
+    }
+  }
+  edge_release<<<blocks, 256, 0, c->ps.stream>>> (ne, c->edge_roots, nullptr, c->slots);
   FV_CUDA_TRY (cudaGetLastError ());
-  return FV_OK;   /* queued */
+  return from_home ? home_unpack (c, &pl->p, here, dst, n) : FV_OK;   /* queued */
 }
 
 extern "C" fv_status

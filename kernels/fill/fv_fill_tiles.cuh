@@ -29,9 +29,8 @@ constexpr int MAX_PIECES = 64;  /* a chunk on another GPU: copied in pieces */
  * and the events between the two GPUs' streams, a pair a piece; made when
  * first needed. */
 struct fv_fill_home {
-  int device;             /* where it is made (stream not NULL) */
+  int device;             /* where it is made (stream not NULL: the whole of it) */
   int pieces;             /* the chunk's pieces; 0: such a chunk is read in place */
-  size_t words;           /* each scratch's */
   cudaStream_t stream;
   unsigned *bg, *out;
   cudaEvent_t packed[MAX_PIECES], written[MAX_PIECES];   /* on the home, on this GPU */
