@@ -68,6 +68,10 @@ extern "C" {
  * a band of its frame to another GPU as bits and writes the result back
  * (0: that GPU reads and writes the frame in place; 4) */
 #define FV_ENV_FILL_PIECES "FASTVISION_FILL_PIECES"
+/* for tests: autofill GPU, a band of a device frame on the band's own GPU
+ * takes that way too (through a stream of its own there, as bits), so that
+ * one GPU runs what several do (unset) */
+#define FV_ENV_FILL_HOME_HERE "FASTVISION_FILL_HOME_HERE"
 /* autofill GPU measure: set, prints each phase's time */
 #define FV_ENV_FILL_MEASURE_PROFILE "FASTVISION_FILL_MEASURE_PROFILE"
 

@@ -332,10 +332,12 @@ fv_fill_cuda_first (fv_fill_plan *pl, const fv_image *src, unsigned sides, int *
   c->sides = sides;
   const Frame f = frame_of (pl, src->data, src->stride, c->w, c->h, sides);
   /* src and dst on one other GPU (read and written in place over peer
-   * access): through that GPU, as bits, in pieces (else one piece, here) */
+   * access): through that GPU, as bits, in pieces (else one piece, here);
+   * home_here takes that way on this GPU too, so that one GPU tests it */
   const int home = fv_cuda_image_device (src);
   bool from_home = false;
-  if (home >= 0 && home != c->ps.device && fv_cuda_image_device (dst) == home) {
+  if (home >= 0 && (home != c->ps.device || c->home_here)
+      && fv_cuda_image_device (dst) == home) {
     FV_CUDA_TRY (home_open (c, pl, home));
     from_home = c->home.pieces > 0;
   }

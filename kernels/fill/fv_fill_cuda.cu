@@ -17,6 +17,7 @@
  * the tile labelled by 256 threads in shared memory, 0.156 ms this way;
  * see docs/benchmarks.md. */
 #include "fv_fill_tiles.cuh"
+#include "../common/fv_env.h"
 
 extern "C" fv_status
 fv_fill_cuda_regions (fv_fill_plan *pl)
@@ -65,6 +66,7 @@ fv_fill_cuda_init (fv_fill_plan *pl, int device, void *stream)
     return FV_ERR_NOMEM;
   pl->state = c;
   FV_CUDA_TRY (c->ps.open (device, stream));
+  c->home_here = fv_env_int (FV_ENV_FILL_HOME_HERE, 0) != 0;
   const size_t tiles = (size_t) ((p->frame.width + T - 1) / T) * ((p->frame.height + T - 1) / T);
   FV_CUDA_TRY (cudaMalloc (&c->slots, sizeof (int) * (1 + tiles * SLOTS)));
   FV_CUDA_TRY (cudaMalloc (&c->bits, sizeof (unsigned) * tiles * T));

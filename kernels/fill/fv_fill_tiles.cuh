@@ -54,6 +54,8 @@ struct fv_fill_cuda {
   size_t d_pitch;
   unsigned *filled;       /* measuring parts: the filled bits */
   fv_fill_home home;      /* chunked: a chunk whose frame is on another GPU */
+  bool home_here;         /* tests: a chunk whose frame is on this GPU goes through
+                           * the home too (FASTVISION_FILL_HOME_HERE) */
   fv_fill_measure_dev *measure;   /* measuring: labels and sums on the device */
 };
 
